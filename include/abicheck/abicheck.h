@@ -1,0 +1,123 @@
+// abicheck's public API: will this extension module load against these libraries, and if not, why?
+// Only standard and abseil types appear here; everything is returned by value (no pointers into
+// mapped files survive a call).
+#ifndef ABICHECK_ABICHECK_H_
+#define ABICHECK_ABICHECK_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace abicheck {
+
+// What the check is run against. Providers play the libraries already loaded by the host (what
+// `import torch` loaded, RTLD_LOCAL): a DT_NEEDED name matches them by DT_SONAME, or by the
+// name they were given under, without any search (LOADER.md §C2, §E).
+struct CheckOptions {
+  std::vector<std::string> providers;
+  // Objects in the global scope (LD_PRELOAD, RTLD_GLOBAL libraries), with their dependencies.
+  std::vector<std::string> preload;
+  // The Python interpreter (executable or libpython). Without it, unresolved Py*/_Py* references
+  // are reported as expected from the interpreter, not as problems.
+  std::string python;
+  // Directories searched like LD_LIBRARY_PATH.
+  std::vector<std::string> library_path;
+  // Search the host's /etc/ld.so.cache and system library directories (under `sysroot`).
+  bool use_host = true;
+  std::string sysroot;  // "" or "/" is the running system
+};
+
+enum class ProblemKind {
+  kUndefinedSymbol,   // "undefined symbol: X" (LOADER.md §D)
+  kVersionNotFound,   // "version `V' not found (required by M)"
+  kMissingLibrary,    // "cannot open shared object file: No such file or directory"
+  kWrongElfClass,     // "wrong ELF class: ELFCLASS32"
+  kWrongMachine,      // only a library for another machine was found (the loader skips it)
+  kNotLoadable,       // the module itself cannot be dlopen'ed (an executable, no PT_DYNAMIC, ...)
+};
+
+// "undefined_symbol", "version_not_found", ... — the JSON `kind` values.
+const char* ProblemKindName(ProblemKind kind);
+
+// A nearby definition that does exist, and how it differs from what was needed.
+struct Candidate {
+  std::string symbol;     // mangled
+  std::string demangled;
+  std::string library;    // path of the library exporting it
+  std::string version;    // its version, if any
+  std::string relation;   // "signature_changed", "not_in_scope", "version_differs", ...
+  std::vector<std::string> differences;  // "parameter 4: int → unsigned int"
+};
+
+struct Problem {
+  ProblemKind kind = ProblemKind::kUndefinedSymbol;
+  std::string object;     // the object whose reference or dependency fails (its path)
+  std::string symbol;     // mangled, for symbol problems
+  std::string demangled;  // demangled symbol, or the symbol itself for C names
+  std::string version;    // the required version, for versioned symbols and version problems
+  std::string library;    // the DT_NEEDED name (missing library) or the provider (version)
+  std::string message;    // the exact text ld.so/dlerror would print for this failure
+  bool first = false;     // the one failure `dlopen` would report (it stops at the first)
+  std::vector<Candidate> candidates;
+  std::string hint;       // one sentence for a person, may be empty
+};
+
+// How a library of the load came to be there.
+struct LoadedLibrary {
+  std::string name;       // the name it was asked for (DT_NEEDED) or given as
+  std::string path;       // the file
+  std::string found_by;   // "module", "provider", "preload", "interpreter", "rpath", "runpath",
+                          // "library_path", "ld.so.cache", "system", "path"
+  bool newly_loaded = false;  // mapped by this dlopen (so version-checked and relocated)
+};
+
+struct Warning {
+  std::string object;
+  std::string message;
+};
+
+struct Report {
+  std::string module;
+  bool loads = false;
+  std::vector<Problem> problems;
+  std::vector<LoadedLibrary> libraries;   // the module's scope, in breadth-first load order
+  std::vector<Warning> warnings;          // hazards that do not stop the load
+  int interpreter_symbols = 0;            // Py*/_Py* references left to the interpreter
+  int weak_unresolved = 0;                // weak references that stay 0 (allowed)
+  int references_checked = 0;
+};
+
+// Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded.
+// Errors (unreadable or corrupt input, not an ELF file) name the file and the structure:
+// kNotFound, kPermissionDenied, kFailedPrecondition (a directory), kInvalidArgument (not ELF),
+// kDataLoss (corrupt ELF), kResourceExhausted (over a cap).
+absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options);
+
+// Renderers. JSON follows docs/json-schema.md (schema_version 1).
+std::string RenderText(const Report& report, bool color);
+std::string RenderJson(const Report& report);
+
+// `abicheck symbols`: a `nm -D`-like listing of a file's dynamic symbols, with versions
+// (`name@@V` default, `name@V` non-default or needed) and optionally demangled names.
+struct SymbolListOptions {
+  bool demangle = false;
+  bool defined_only = false;
+  bool undefined_only = false;
+  bool json = false;
+};
+absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options);
+
+// Exit codes of the CLI (and what build tooling should map results to).
+inline constexpr int kExitLoads = 0;
+inline constexpr int kExitWillNotLoad = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitBadInput = 3;
+
+// The exit code for a failed call: 3 for unreadable or invalid input, 2 otherwise.
+int ExitCodeForStatus(const absl::Status& status);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_ABICHECK_H_

@@ -1,0 +1,29 @@
+// The one small interface to LLVM's demanglers (Itanium C++ and Rust v0); nothing else in
+// abicheck includes LLVM headers.
+#ifndef ABICHECK_LIB_DEMANGLE_DEMANGLE_H_
+#define ABICHECK_LIB_DEMANGLE_DEMANGLE_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+namespace abicheck {
+
+// The demangled name, or `name` itself when it is not a mangled C++/Rust name (C symbols).
+std::string Demangle(absl::string_view name);
+
+// The parts of a mangled C++ function name, from llvm::ItaniumPartialDemangler.
+struct FunctionParts {
+  std::string context;                // "c10::cuda"
+  std::string base;                   // "c10_cuda_check_implementation"
+  std::vector<std::string> params;    // {"int", "char const*", ...}
+  std::string return_type;            // empty for non-templates
+  std::string qualifiers;             // " const", " &&", ...
+};
+
+// Splits a mangled function name; false when `name` is not a mangled C++ function.
+bool SplitFunction(absl::string_view name, FunctionParts* out);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_DEMANGLE_DEMANGLE_H_

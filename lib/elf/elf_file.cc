@@ -1,0 +1,249 @@
+// Header, program-header and PT_DYNAMIC parsing, bounds-checked through ByteReader.
+#include "lib/elf/elf_file.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+constexpr absl::string_view kNotElfMessage = "not an ELF file";
+
+absl::Status Corrupt(const std::string& name, absl::string_view what) {
+  return absl::DataLossError(absl::StrCat(name, ": ", what));
+}
+
+}  // namespace
+
+bool IsNotElf(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInvalidArgument &&
+         absl::EndsWith(status.message(), kNotElfMessage);
+}
+
+std::string MachineName(uint16_t e_machine) {
+  switch (e_machine) {
+    case elf::EM_386: return "Intel 80386";
+    case elf::EM_ARM: return "ARM";
+    case elf::EM_X86_64: return "x86-64";
+    case elf::EM_AARCH64: return "AArch64";
+    case elf::EM_PPC64: return "PowerPC64";
+    case elf::EM_S390: return "IBM S/390";
+    case elf::EM_RISCV: return "RISC-V";
+    default: return absl::StrFormat("machine 0x%x", e_machine);
+  }
+}
+
+std::string ElfFile::MachineName() const { return abicheck::MachineName(e_machine_); }
+
+absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_t> bytes) {
+  ByteReader raw(bytes, /*big_endian=*/false);
+  static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
+  for (int i = 0; i < 4; ++i) {
+    std::optional<uint8_t> b = raw.ReadAt<uint8_t>(i);
+    if (!b || *b != kMagic[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": ", kNotElfMessage));
+    }
+  }
+  ElfFile f;
+  f.name_ = std::move(name);
+  std::optional<uint8_t> ei_class = raw.ReadAt<uint8_t>(4);
+  std::optional<uint8_t> ei_data = raw.ReadAt<uint8_t>(5);
+  if (!ei_class || !ei_data) return Corrupt(f.name_, "ELF header truncated (e_ident)");
+  if (*ei_class != elf::ELFCLASS32 && *ei_class != elf::ELFCLASS64) {
+    return Corrupt(f.name_, absl::StrFormat("ELF header: invalid EI_CLASS %u", *ei_class));
+  }
+  if (*ei_data != elf::ELFDATA2LSB && *ei_data != elf::ELFDATA2MSB) {
+    return Corrupt(f.name_, absl::StrFormat("ELF header: invalid EI_DATA %u", *ei_data));
+  }
+  f.is_64_ = *ei_class == elf::ELFCLASS64;
+  f.reader_ = ByteReader(bytes, *ei_data == elf::ELFDATA2MSB);
+  const ByteReader& r = f.reader_;
+  const uint64_t ehsize = f.is_64_ ? 64 : 52;
+  if (!r.Contains(0, ehsize)) {
+    return Corrupt(f.name_, absl::StrFormat("ELF header truncated: file is %u bytes, header needs %u",
+                                            r.size(), ehsize));
+  }
+  f.e_type_ = *r.ReadAt<uint16_t>(16);
+  f.e_machine_ = *r.ReadAt<uint16_t>(18);
+  const int w = f.word_size();
+  uint64_t phoff = *r.ReadWord(f.is_64_ ? 32 : 28, w);
+  uint64_t shoff = *r.ReadWord(f.is_64_ ? 40 : 32, w);
+  uint16_t phentsize = *r.ReadAt<uint16_t>(f.is_64_ ? 54 : 42);
+  uint32_t phnum = *r.ReadAt<uint16_t>(f.is_64_ ? 56 : 44);
+  if (phnum == elf::PN_XNUM) {
+    // The real count lives in section header 0's sh_info.
+    std::optional<uint32_t> info = r.ReadAt<uint32_t>(shoff + (f.is_64_ ? 44 : 28));
+    if (!info) return Corrupt(f.name_, "e_phnum is PN_XNUM but section header 0 is unreadable");
+    phnum = *info;
+  }
+  ABICHECK_RETURN_IF_ERROR(f.ParseProgramHeaders(phoff, phentsize, phnum));
+  return f;
+}
+
+absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum) {
+  const uint16_t want = is_64_ ? 56 : 32;
+  if (phnum == 0) return absl::OkStatus();  // e.g. a relocatable object: no dynamic view.
+  if (phentsize != want) {
+    return Corrupt(name_, absl::StrFormat("e_phentsize is %u, expected %u", phentsize, want));
+  }
+  if (!reader_.Contains(phoff, uint64_t{phnum} * want)) {
+    return Corrupt(name_, absl::StrFormat("program headers (%u x %u bytes at 0x%x) run past the "
+                                          "end of the file (0x%x)",
+                                          phnum, want, phoff, reader_.size()));
+  }
+  std::optional<Segment> dynamic;
+  for (uint32_t i = 0; i < phnum; ++i) {
+    const uint64_t at = phoff + uint64_t{i} * want;
+    Segment s;
+    s.type = *reader_.ReadAt<uint32_t>(at);
+    if (is_64_) {
+      s.flags = *reader_.ReadAt<uint32_t>(at + 4);
+      s.offset = *reader_.ReadAt<uint64_t>(at + 8);
+      s.vaddr = *reader_.ReadAt<uint64_t>(at + 16);
+      s.filesz = *reader_.ReadAt<uint64_t>(at + 32);
+      s.memsz = *reader_.ReadAt<uint64_t>(at + 40);
+    } else {
+      s.offset = *reader_.ReadAt<uint32_t>(at + 4);
+      s.vaddr = *reader_.ReadAt<uint32_t>(at + 8);
+      s.filesz = *reader_.ReadAt<uint32_t>(at + 16);
+      s.memsz = *reader_.ReadAt<uint32_t>(at + 20);
+      s.flags = *reader_.ReadAt<uint32_t>(at + 24);
+    }
+    switch (s.type) {
+      case elf::PT_LOAD:
+        if (!reader_.Contains(s.offset, s.filesz)) {
+          return Corrupt(name_, absl::StrFormat("program header %u (PT_LOAD): file range 0x%x+0x%x "
+                                                "runs past the end of the file (0x%x)",
+                                                i, s.offset, s.filesz, reader_.size()));
+        }
+        loads_.push_back(s);
+        break;
+      case elf::PT_DYNAMIC:
+        if (!dynamic) dynamic = s;  // ld.so uses the first one.
+        break;
+      case elf::PT_GNU_STACK:
+        gnu_stack_flags_ = s.flags;
+        break;
+      default:
+        break;
+    }
+  }
+  if (dynamic) return ParseDynamic(*dynamic);
+  return absl::OkStatus();
+}
+
+std::optional<ByteReader> ElfFile::VaddrToSegmentEnd(uint64_t vaddr) const {
+  for (const Segment& s : loads_) {
+    if (vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz) {
+      const uint64_t delta = vaddr - s.vaddr;
+      return reader_.Slice(s.offset + delta, s.filesz - delta);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ByteReader> ElfFile::VaddrSlice(uint64_t vaddr, uint64_t len) const {
+  if (len == 0) {
+    // An empty range is valid anywhere a segment maps (or at its very end).
+    for (const Segment& s : loads_) {
+      if (vaddr >= s.vaddr && vaddr - s.vaddr <= s.filesz) return ByteReader({}, big_endian());
+    }
+    return std::nullopt;
+  }
+  std::optional<ByteReader> rest = VaddrToSegmentEnd(vaddr);
+  if (!rest) return std::nullopt;
+  return rest->Slice(0, len);
+}
+
+std::optional<uint64_t> ElfFile::DynamicValue(int64_t tag) const {
+  for (const DynamicEntry& e : dynamic_) {
+    if (e.tag == tag) return e.value;
+  }
+  return std::nullopt;
+}
+
+absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
+  // ld.so reads PT_DYNAMIC through its mapping (p_vaddr), which for every sane file is also its
+  // file range; we take the file range and require it to be readable.
+  std::optional<ByteReader> bytes = reader_.Slice(dyn.offset, dyn.filesz);
+  if (!bytes) {
+    return Corrupt(name_, absl::StrFormat("PT_DYNAMIC: file range 0x%x+0x%x runs past the end of "
+                                          "the file (0x%x)",
+                                          dyn.offset, dyn.filesz, reader_.size()));
+  }
+  has_dynamic_ = true;
+  const uint64_t entsize = is_64_ ? 16 : 8;
+  const uint64_t count = bytes->size() / entsize;
+  for (uint64_t i = 0; i < count; ++i) {
+    DynamicEntry e;
+    if (is_64_) {
+      e.tag = static_cast<int64_t>(*bytes->ReadAt<uint64_t>(i * 16));
+      e.value = *bytes->ReadAt<uint64_t>(i * 16 + 8);
+    } else {
+      e.tag = static_cast<int32_t>(*bytes->ReadAt<uint32_t>(i * 8));
+      e.value = *bytes->ReadAt<uint32_t>(i * 8 + 4);
+    }
+    if (e.tag == elf::DT_NULL) break;
+    dynamic_.push_back(e);
+  }
+
+  std::optional<uint64_t> strtab = DynamicValue(elf::DT_STRTAB);
+  std::optional<uint64_t> strsz = DynamicValue(elf::DT_STRSZ);
+  if (strtab) {
+    if (!strsz) return Corrupt(name_, "PT_DYNAMIC: DT_STRTAB without DT_STRSZ");
+    std::optional<ByteReader> s = VaddrSlice(*strtab, *strsz);
+    if (!s) {
+      return Corrupt(name_, absl::StrFormat(".dynstr (DT_STRTAB 0x%x, DT_STRSZ 0x%x) is not inside "
+                                            "a loaded segment's file bytes",
+                                            *strtab, *strsz));
+    }
+    dynstr_ = *s;
+  }
+  auto str = [&](const DynamicEntry& e, absl::string_view what) -> absl::StatusOr<absl::string_view> {
+    std::optional<absl::string_view> v = dynstr_.CString(e.value);
+    if (!v) {
+      return Corrupt(name_, absl::StrFormat("PT_DYNAMIC: %s string offset 0x%x is outside .dynstr "
+                                            "(0x%x bytes) or not NUL-terminated",
+                                            what, e.value, dynstr_.size()));
+    }
+    return *v;
+  };
+  for (const DynamicEntry& e : dynamic_) {
+    switch (e.tag) {
+      case elf::DT_NEEDED: {
+        ABICHECK_ASSIGN_OR_RETURN(absl::string_view n, str(e, "DT_NEEDED"));
+        needed_.push_back(n);
+        break;
+      }
+      case elf::DT_SONAME:
+        if (soname_.empty()) {
+          ABICHECK_ASSIGN_OR_RETURN(soname_, str(e, "DT_SONAME"));
+        }
+        break;
+      case elf::DT_RPATH:
+        if (rpath_.empty()) {
+          ABICHECK_ASSIGN_OR_RETURN(rpath_, str(e, "DT_RPATH"));
+        }
+        break;
+      case elf::DT_RUNPATH:
+        if (!has_runpath_) {
+          ABICHECK_ASSIGN_OR_RETURN(runpath_, str(e, "DT_RUNPATH"));
+          has_runpath_ = true;
+        }
+        break;
+      case elf::DT_FLAGS_1:
+        flags_1_ = e.value;
+        break;
+      default:
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace abicheck

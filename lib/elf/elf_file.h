@@ -1,0 +1,101 @@
+// A validated view of one ELF file as the dynamic loader sees it: ELF header, program headers,
+// PT_DYNAMIC and the strings it names. Section headers are never consulted — ld.so does not read
+// them either, so a stripped or section-less library reads exactly as it loads (ARCHITECTURE.md).
+#ifndef ABICHECK_LIB_ELF_ELF_FILE_H_
+#define ABICHECK_LIB_ELF_ELF_FILE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "lib/io/byte_reader.h"
+
+namespace abicheck {
+
+// Why a file could not be read as ELF. kNotElf is a classification (skip it), the rest are
+// corrupt-input errors. Carried in the status message prefix-free; callers switch on the code:
+//   kNotElf -> absl::StatusCode::kInvalidArgument, corrupt -> kDataLoss.
+bool IsNotElf(const absl::Status& status);
+
+struct Segment {
+  uint32_t type = 0;
+  uint32_t flags = 0;
+  uint64_t offset = 0;
+  uint64_t vaddr = 0;
+  uint64_t filesz = 0;
+  uint64_t memsz = 0;
+};
+
+struct DynamicEntry {
+  int64_t tag = 0;
+  uint64_t value = 0;
+};
+
+class ElfFile {
+ public:
+  // Parses the headers of `bytes` (which must outlive the ElfFile). `name` is used in messages.
+  static absl::StatusOr<ElfFile> Parse(std::string name, absl::Span<const uint8_t> bytes);
+
+  const std::string& name() const { return name_; }
+  bool is_64() const { return is_64_; }
+  int word_size() const { return is_64_ ? 8 : 4; }
+  bool big_endian() const { return reader_.big_endian(); }
+  uint16_t type() const { return e_type_; }
+  uint16_t machine() const { return e_machine_; }
+  const ByteReader& reader() const { return reader_; }
+
+  bool has_dynamic() const { return has_dynamic_; }
+  const std::vector<DynamicEntry>& dynamic() const { return dynamic_; }
+  // The first value of `tag` in PT_DYNAMIC, as ld.so's l_info[] keeps it.
+  std::optional<uint64_t> DynamicValue(int64_t tag) const;
+
+  const std::vector<absl::string_view>& needed() const { return needed_; }
+  absl::string_view soname() const { return soname_; }
+  absl::string_view rpath() const { return rpath_; }
+  absl::string_view runpath() const { return runpath_; }
+  bool has_runpath() const { return has_runpath_; }
+  uint64_t flags_1() const { return flags_1_; }
+  // PT_GNU_STACK flags, or nullopt when the header is absent (the loader then assumes PF_X).
+  std::optional<uint32_t> gnu_stack_flags() const { return gnu_stack_flags_; }
+
+  // The dynamic string table (DT_STRTAB, DT_STRSZ bytes).
+  const ByteReader& dynstr() const { return dynstr_; }
+
+  // Bytes at a virtual address, through the PT_LOAD segment that maps it (file-backed part only).
+  std::optional<ByteReader> VaddrSlice(uint64_t vaddr, uint64_t len) const;
+  // Everything from `vaddr` to the end of the file-backed part of its PT_LOAD segment.
+  std::optional<ByteReader> VaddrToSegmentEnd(uint64_t vaddr) const;
+
+  std::string MachineName() const;
+
+ private:
+  ElfFile() = default;
+  absl::Status ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum);
+  absl::Status ParseDynamic(const Segment& dyn);
+
+  std::string name_;
+  ByteReader reader_;
+  bool is_64_ = true;
+  uint16_t e_type_ = 0;
+  uint16_t e_machine_ = 0;
+  std::vector<Segment> loads_;
+  std::optional<uint32_t> gnu_stack_flags_;
+  bool has_dynamic_ = false;
+  std::vector<DynamicEntry> dynamic_;
+  ByteReader dynstr_;
+  std::vector<absl::string_view> needed_;
+  absl::string_view soname_, rpath_, runpath_;
+  bool has_runpath_ = false;
+  uint64_t flags_1_ = 0;
+};
+
+// "x86-64", "AArch64", "Intel 80386", or "machine 0x..".
+std::string MachineName(uint16_t e_machine);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_ELF_ELF_FILE_H_

@@ -1,0 +1,50 @@
+// A read-only memory map of one file: the only owner of input bytes in the pipeline (ARCHITECTURE.md).
+#ifndef ABICHECK_LIB_IO_MAPPED_FILE_H_
+#define ABICHECK_LIB_IO_MAPPED_FILE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace abicheck {
+
+// Identity of a file on disk, as glibc's _dl_file_id_match_p compares it (st_dev, st_ino).
+struct FileId {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool operator==(const FileId&) const = default;
+};
+
+class MappedFile {
+ public:
+  // Maps `path` read-only. Errors: kNotFound (no such file), kFailedPrecondition (a directory or
+  // not a regular file), kPermissionDenied, kUnavailable (other I/O). An empty file maps to an
+  // empty span.
+  static absl::StatusOr<MappedFile> Open(const std::string& path);
+
+  MappedFile() = default;
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  absl::Span<const uint8_t> bytes() const { return {data_, size_}; }
+  const std::string& path() const { return path_; }
+  FileId id() const { return id_; }
+
+ private:
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  FileId id_;
+};
+
+// Stats `path` without mapping it; nullopt when it does not exist.
+absl::StatusOr<FileId> StatFileId(const std::string& path);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_IO_MAPPED_FILE_H_

@@ -1,0 +1,70 @@
+// The report for machines: docs/json-schema.md, schema_version 1. Keys are emitted in a fixed
+// order so that the same inputs give the same bytes.
+#include "abicheck/abicheck.h"
+#include "nlohmann/json.hpp"
+
+namespace abicheck {
+
+using ordered_json = nlohmann::ordered_json;
+
+namespace {
+
+ordered_json ProblemJson(const Problem& p) {
+  ordered_json j;
+  j["kind"] = ProblemKindName(p.kind);
+  j["object"] = p.object;
+  if (!p.symbol.empty()) {
+    j["symbol"] = p.symbol;
+    j["demangled"] = p.demangled;
+  }
+  if (!p.version.empty()) j["version"] = p.version;
+  if (!p.library.empty()) j["library"] = p.library;
+  j["message"] = p.message;
+  j["first"] = p.first;
+  if (!p.hint.empty()) j["hint"] = p.hint;
+  ordered_json cands = ordered_json::array();
+  for (const Candidate& c : p.candidates) {
+    ordered_json cj;
+    cj["relation"] = c.relation;
+    cj["symbol"] = c.symbol;
+    cj["demangled"] = c.demangled;
+    cj["library"] = c.library;
+    if (!c.version.empty()) cj["version"] = c.version;
+    cj["differences"] = c.differences;
+    cands.push_back(std::move(cj));
+  }
+  if (!cands.empty()) j["candidates"] = std::move(cands);
+  return j;
+}
+
+}  // namespace
+
+std::string RenderJson(const Report& r) {
+  ordered_json j;
+  j["schema_version"] = 1;
+  j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
+  j["module"] = r.module;
+  j["loads"] = r.loads;
+  std::string first;
+  for (const Problem& p : r.problems) {
+    if (p.first) first = p.message;
+  }
+  j["first_error"] = first.empty() ? ordered_json(nullptr) : ordered_json(first);
+  ordered_json problems = ordered_json::array();
+  for (const Problem& p : r.problems) problems.push_back(ProblemJson(p));
+  j["problems"] = std::move(problems);
+  ordered_json libs = ordered_json::array();
+  for (const LoadedLibrary& l : r.libraries) {
+    libs.push_back({{"name", l.name}, {"path", l.path}, {"found_by", l.found_by}, {"newly_loaded", l.newly_loaded}});
+  }
+  j["libraries"] = std::move(libs);
+  ordered_json warnings = ordered_json::array();
+  for (const Warning& w : r.warnings) warnings.push_back({{"object", w.object}, {"message", w.message}});
+  j["warnings"] = std::move(warnings);
+  j["summary"] = {{"references_checked", r.references_checked},
+                  {"interpreter_symbols", r.interpreter_symbols},
+                  {"weak_unresolved", r.weak_unresolved}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace abicheck

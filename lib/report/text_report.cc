@@ -1,0 +1,103 @@
+// The report for people: verdict and the exact first ld.so error on top, then problems grouped by
+// the object that has them, demangled first with the mangled name beside it.
+#include <algorithm>
+#include <map>
+
+#include "abicheck/abicheck.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace abicheck {
+namespace {
+
+struct Style {
+  bool on;
+  std::string Red(absl::string_view s) const { return on ? absl::StrCat("\x1b[1;31m", s, "\x1b[0m") : std::string(s); }
+  std::string Green(absl::string_view s) const { return on ? absl::StrCat("\x1b[1;32m", s, "\x1b[0m") : std::string(s); }
+  std::string Yellow(absl::string_view s) const { return on ? absl::StrCat("\x1b[33m", s, "\x1b[0m") : std::string(s); }
+  std::string Dim(absl::string_view s) const { return on ? absl::StrCat("\x1b[2m", s, "\x1b[0m") : std::string(s); }
+  std::string Bold(absl::string_view s) const { return on ? absl::StrCat("\x1b[1m", s, "\x1b[0m") : std::string(s); }
+};
+
+const char* KindLabel(ProblemKind k) {
+  switch (k) {
+    case ProblemKind::kUndefinedSymbol: return "undefined symbol";
+    case ProblemKind::kVersionNotFound: return "version not found";
+    case ProblemKind::kMissingLibrary: return "missing library";
+    case ProblemKind::kWrongElfClass: return "wrong ELF class";
+    case ProblemKind::kWrongMachine: return "wrong machine";
+    case ProblemKind::kNotLoadable: return "not loadable";
+  }
+  return "problem";
+}
+
+}  // namespace
+
+std::string RenderText(const Report& r, bool color) {
+  Style st{color};
+  std::string out;
+  if (r.loads) {
+    absl::StrAppend(&out, st.Green("loads"), ": ", r.module, "\n");
+    absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d libraries\n",
+                          r.references_checked, r.libraries.empty() ? 0 : r.libraries.size() - 1);
+  } else {
+    std::map<std::string, int> by_kind;
+    for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
+    std::vector<std::string> counts;
+    for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", k));
+    absl::StrAppend(&out, st.Red("will not load"), ": ", r.module, " (", absl::StrJoin(counts, ", "), ")\n");
+    for (const Problem& p : r.problems) {
+      if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(p.message), "\n");
+    }
+  }
+  if (r.interpreter_symbols > 0) {
+    absl::StrAppendFormat(&out, "  %d Py*/_Py* references are left to the Python interpreter (--python FILE checks them)\n",
+                          r.interpreter_symbols);
+  }
+  // Problems grouped by the object that has them, in the order found.
+  std::vector<std::string> objects;
+  for (const Problem& p : r.problems) {
+    if (std::find(objects.begin(), objects.end(), p.object) == objects.end()) objects.push_back(p.object);
+  }
+  for (const std::string& obj : objects) {
+    absl::StrAppend(&out, "\n", st.Bold(obj), "\n");
+    for (const Problem& p : r.problems) {
+      if (p.object != obj) continue;
+      const std::string mark = p.first ? st.Red("  <- ld.so reports this one") : "";
+      switch (p.kind) {
+        case ProblemKind::kUndefinedSymbol:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.demangled,
+                          p.version.empty() ? "" : absl::StrCat(" @ ", p.version), mark, "\n");
+          if (p.demangled != p.symbol) absl::StrAppend(&out, "      ", st.Dim(p.symbol), "\n");
+          break;
+        case ProblemKind::kVersionNotFound:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.version, " in ", p.library, mark, "\n");
+          break;
+        case ProblemKind::kMissingLibrary:
+        case ProblemKind::kWrongElfClass:
+        case ProblemKind::kWrongMachine:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.library, mark, "\n");
+          absl::StrAppend(&out, "      ", st.Dim(p.message), "\n");
+          break;
+        case ProblemKind::kNotLoadable:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.message, mark, "\n");
+          break;
+      }
+      for (const Candidate& c : p.candidates) {
+        if (c.relation == "not_in_scope") continue;  // the hint says it
+        absl::StrAppend(&out, "      nearest: ", c.demangled,
+                        c.version.empty() ? "" : absl::StrCat(" @ ", c.version), "  in ", c.library, "\n");
+        for (const std::string& d : c.differences) absl::StrAppend(&out, "               ", st.Yellow(d), "\n");
+      }
+      if (!p.hint.empty()) absl::StrAppend(&out, "      ", p.hint, "\n");
+    }
+  }
+  if (!r.warnings.empty()) {
+    absl::StrAppend(&out, "\n", st.Yellow("warnings"), " (the load does not fail on these)\n");
+    for (const Warning& w : r.warnings) absl::StrAppend(&out, "  ", w.message, "\n");
+  }
+  return out;
+}
+
+}  // namespace abicheck

@@ -1,0 +1,282 @@
+// Check(): the phases of dl_open_worker for one module — map the dependency closure, check the
+// versions every new object needs, relocate — collecting every failure where ld.so stops at the
+// first one, and marking that first one (LOADER.md §C1).
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/demangle/demangle.h"
+#include "lib/diagnose/diagnose.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/resolve/loader.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+
+const char* ProblemKindName(ProblemKind kind) {
+  switch (kind) {
+    case ProblemKind::kUndefinedSymbol: return "undefined_symbol";
+    case ProblemKind::kVersionNotFound: return "version_not_found";
+    case ProblemKind::kMissingLibrary: return "missing_library";
+    case ProblemKind::kWrongElfClass: return "wrong_elf_class";
+    case ProblemKind::kWrongMachine: return "wrong_machine";
+    case ProblemKind::kNotLoadable: return "not_loadable";
+  }
+  return "unknown";
+}
+
+int ExitCodeForStatus(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk: return kExitLoads;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kUnavailable:
+      return kExitBadInput;
+    default:
+      return kExitUsage;
+  }
+}
+
+namespace {
+
+bool IsInterpreterSymbol(absl::string_view name) {
+  return absl::StartsWith(name, "Py") || absl::StartsWith(name, "_Py");
+}
+
+std::string ElfClassName(bool is_64) { return is_64 ? "ELFCLASS64" : "ELFCLASS32"; }
+
+// The order in which dl_open_worker relocates new objects: dependencies before dependents
+// (the reverse of l_initfini, a depth-first post-order from the module).
+std::vector<const Object*> RelocationOrder(const Object* module) {
+  std::vector<const Object*> order;
+  absl::flat_hash_set<const Object*> seen;
+  std::function<void(const Object*)> visit = [&](const Object* o) {
+    if (o == nullptr || !seen.insert(o).second) return;
+    for (const Object* d : o->deps) visit(d);
+    order.push_back(o);
+  };
+  visit(module);
+  return order;
+}
+
+}  // namespace
+
+absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions& options) {
+  // The module decides which loader runs: its machine and class.
+  ABICHECK_ASSIGN_OR_RETURN(MappedFile probe, MappedFile::Open(module_path));
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf, ElfFile::Parse(module_path, probe.bytes()));
+  LdCache cache;
+  if (options.use_host) {
+    std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
+    ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(sysroot, "/etc/ld.so.cache")));
+  }
+  Loader loader(options, probe_elf.machine(), probe_elf.is_64(), std::move(cache));
+
+  Report report;
+  report.module = module_path;
+  std::vector<MapFailure> failures;
+
+  // Global scope: the interpreter and preloaded objects with their dependencies (LOADER.md §C3).
+  std::vector<const Object*> global;
+  auto add_global = [&](const std::string& path, const char* how) -> absl::Status {
+    ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(path, how, /*preexisting=*/true));
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list, loader.MapDeps(o, true, &failures));
+    for (const Object* l : list) {
+      if (std::find(global.begin(), global.end(), l) == global.end()) global.push_back(l);
+    }
+    return absl::OkStatus();
+  };
+  if (!options.python.empty()) ABICHECK_RETURN_IF_ERROR(add_global(options.python, "interpreter"));
+  for (const std::string& p : options.preload) ABICHECK_RETURN_IF_ERROR(add_global(p, "preload"));
+
+  // Providers: loaded before, RTLD_LOCAL (LOADER.md §E) — visible only through DT_NEEDED.
+  for (const std::string& p : options.providers) {
+    ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
+    if (o->elf->machine() != loader.machine() || o->elf->is_64() != probe_elf.is_64()) {
+      report.warnings.push_back({p, absl::StrFormat("provider is %s %s, the module is %s %s: it "
+                                                    "cannot be loaded with the module",
+                                                    ElfClassName(o->elf->is_64()), o->elf->MachineName(),
+                                                    ElfClassName(probe_elf.is_64()), probe_elf.MachineName())});
+      continue;
+    }
+    ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
+  }
+
+  ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_path, "module", false));
+  if (module->preexisting) {
+    return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));
+  }
+  if (module->elf->type() != elf::ET_DYN || !module->elf->has_dynamic()) {
+    Problem p;
+    p.kind = ProblemKind::kNotLoadable;
+    p.object = module_path;
+    p.message = module->elf->type() == elf::ET_EXEC
+                    ? absl::StrCat(module_path, ": cannot dynamically load executable")
+                    : absl::StrCat(module_path, ": not a shared object with a dynamic section");
+    p.first = true;
+    report.problems.push_back(std::move(p));
+    return report;
+  }
+  if ((module->elf->flags_1() & elf::DF_1_PIE) != 0) {
+    Problem p;
+    p.kind = ProblemKind::kNotLoadable;
+    p.object = module_path;
+    p.message = absl::StrCat(module_path, ": cannot dynamically load position-independent executable");
+    p.first = true;
+    report.problems.push_back(std::move(p));
+    return report;
+  }
+
+  const size_t preload_failures = failures.size();
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist, loader.MapDeps(module, false, &failures));
+  for (const Object* o : searchlist) {
+    LoadedLibrary lib;
+    lib.name = o->names.empty() ? o->path : o->names.front();
+    lib.path = o->path;
+    lib.found_by = o->found_by;
+    lib.newly_loaded = !o->preexisting;
+    report.libraries.push_back(std::move(lib));
+  }
+  // Failed dependency loads: those of the dlopen come first in ld.so's order.
+  std::vector<Problem> map_problems;
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const MapFailure& f = failures[i];
+    Problem p;
+    p.kind = f.kind;
+    p.object = f.requester->path;
+    p.library = f.name;
+    p.message = f.message;
+    if (i < preload_failures || f.requester->preexisting) {
+      p.hint = "a dependency of a library given as already loaded: its own load would fail";
+    }
+    map_problems.push_back(std::move(p));
+  }
+  std::stable_partition(map_problems.begin(), map_problems.end(),
+                        [](const Problem& p) { return p.hint.empty(); });
+
+  // B4: the verneed check of every newly loaded object, in search-list order.
+  std::vector<Problem> version_problems;
+  for (const Object* o : searchlist) {
+    if (o->preexisting) continue;
+    for (const VersionNeed& need : o->syms->version_needs()) {
+      // find_needed: a loaded object by name, then one of o's search list.
+      const Object* provider = nullptr;
+      for (const auto& cand : loader.objects()) {
+        if (std::find(cand->names.begin(), cand->names.end(), need.file) != cand->names.end() ||
+            (!cand->elf->soname().empty() && cand->elf->soname() == need.file)) {
+          provider = cand.get();
+          break;
+        }
+      }
+      if (provider == nullptr) continue;  // its load failed: reported above
+      if (provider->elf->DynamicValue(elf::DT_VERDEF) == std::nullopt) {
+        // match_symbol: passes; ld.so says so only in verbose (ldd) mode.
+        report.warnings.push_back({o->path, absl::StrCat(provider->path,
+                                                         ": no version information available (required by ",
+                                                         o->path, ")")});
+        continue;
+      }
+      for (const VersionNeedAux& aux : need.aux) {
+        bool found = false;
+        for (const VersionDef& d : provider->syms->version_defs()) {
+          if (d.hash == aux.hash && d.name == aux.name) {
+            found = true;
+            break;
+          }
+        }
+        if (found) continue;
+        if (aux.flags & elf::VER_FLG_WEAK) {
+          report.warnings.push_back({o->path, absl::StrCat(provider->path, ": weak version `", aux.name,
+                                                           "' not found (required by ", o->path, ")")});
+          continue;
+        }
+        Problem p;
+        p.kind = ProblemKind::kVersionNotFound;
+        p.object = o->path;
+        p.version = std::string(aux.name);
+        p.library = provider->path;
+        p.message = absl::StrCat(provider->path, ": version `", aux.name, "' not found (required by ",
+                                 o->path, ")");
+        version_problems.push_back(std::move(p));
+      }
+    }
+  }
+
+  // Relocation: every reference of every new object, looked up in [global, searchlist].
+  std::vector<const Object*> scope = global;
+  for (const Object* o : searchlist) {
+    if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
+  }
+  std::vector<Problem> symbol_problems;
+  for (const Object* o : RelocationOrder(module)) {
+    if (o->preexisting) continue;
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Reference> refs, o->syms->References());
+    for (const Reference& ref : refs) {
+      Symbol sym = o->syms->GetOrEmpty(ref.symbol);
+      if (sym.name.empty()) {
+        return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr",
+                                                   o->path, ref.symbol));
+      }
+      // elf_machine_rela: local symbols and hidden/internal ones bind to themselves, no lookup.
+      if (sym.bind() == elf::STB_LOCAL || sym.visibility() == elf::STV_HIDDEN ||
+          sym.visibility() == elf::STV_INTERNAL) {
+        continue;
+      }
+      ++report.references_checked;
+      std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
+      HashedName name(sym.name);
+      std::optional<Binding> b = loader.Lookup(scope, name, want ? &*want : nullptr, ref.plt_class);
+      if (b) {
+        const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b->symbol.type() == elf::STT_TLS;
+        if (sym.type() != elf::STT_NOTYPE && ref_tls != def_tls) {
+          report.warnings.push_back({o->path, absl::StrCat("symbol ", sym.name, ": ", ref_tls ? "TLS" : "non-TLS",
+                                                           " reference bound to a ", def_tls ? "TLS" : "non-TLS",
+                                                           " definition in ", b->object->path)});
+        }
+        continue;
+      }
+      if (sym.bind() == elf::STB_WEAK) {
+        ++report.weak_unresolved;
+        continue;
+      }
+      if (options.python.empty() && IsInterpreterSymbol(sym.name)) {
+        ++report.interpreter_symbols;
+        continue;
+      }
+      Problem p;
+      p.kind = ProblemKind::kUndefinedSymbol;
+      p.object = o->path;
+      p.symbol = std::string(sym.name);
+      p.demangled = Demangle(sym.name);
+      if (want) p.version = std::string(want->name);
+      p.message = absl::StrCat(o->path, ": undefined symbol: ", sym.name,
+                               want ? absl::StrCat(", version ", want->name) : "");
+      symbol_problems.push_back(std::move(p));
+    }
+  }
+  for (auto* group : {&map_problems, &version_problems, &symbol_problems}) {
+    for (Problem& p : *group) report.problems.push_back(std::move(p));
+  }
+  if (!report.problems.empty()) {
+    // The first problem of the dlopen itself (not of a provider's own load) is what ld.so prints.
+    auto first = std::find_if(report.problems.begin(), report.problems.end(),
+                              [](const Problem& p) { return p.hint.empty(); });
+    if (first == report.problems.end()) first = report.problems.begin();
+    first->first = true;
+  }
+  DiagnoseProblems(loader, scope, &report);
+  report.loads = report.problems.empty();
+  return report;
+}
+
+}  // namespace abicheck

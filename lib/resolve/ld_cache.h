@@ -1,0 +1,34 @@
+// /etc/ld.so.cache as glibc's _dl_load_cache_lookup reads it (new "glibc-ld.so.cache1.1" format).
+#ifndef ABICHECK_LIB_RESOLVE_LD_CACHE_H_
+#define ABICHECK_LIB_RESOLVE_LD_CACHE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace abicheck {
+
+class LdCache {
+ public:
+  // Parses cache bytes. `name` is used in messages.
+  static absl::StatusOr<LdCache> Parse(absl::string_view name, absl::Span<const uint8_t> bytes);
+  // Reads `path`; a missing file is an empty cache (as for ld.so).
+  static absl::StatusOr<LdCache> Read(const std::string& path);
+
+  // The path the cache gives for `soname` on `e_machine`, or nullopt.
+  std::optional<std::string> Lookup(absl::string_view soname, uint16_t e_machine) const;
+  size_t size() const { return entries_.size(); }
+
+ private:
+  // (soname, required flags) -> path; the first entry in file order wins.
+  absl::flat_hash_map<std::string, std::string> entries_;
+};
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_RESOLVE_LD_CACHE_H_

@@ -1,0 +1,319 @@
+// The loader model: _dl_map_object's search order, _dl_map_object_deps' breadth-first closure,
+// and do_lookup_x/check_match's binding rules, from glibc 2.36's elf/ (LOADER.md).
+#include "lib/resolve/loader.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+std::string Multiarch(uint16_t machine) {
+  switch (machine) {
+    case elf::EM_X86_64: return "x86_64-linux-gnu";
+    case elf::EM_AARCH64: return "aarch64-linux-gnu";
+    case elf::EM_386: return "i386-linux-gnu";
+    default: return "";
+  }
+}
+
+std::string Dirname(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// The directory $ORIGIN stands for: the absolute directory of the path the object was opened
+// under, symlinks not resolved (dl-object.c _dl_new_object).
+std::string OriginOf(const std::string& path) {
+  std::string abs = path;
+  if (abs.empty() || abs[0] != '/') {
+    char buf[4096];
+    if (::getcwd(buf, sizeof buf) != nullptr) abs = absl::StrCat(buf, "/", path);
+  }
+  return Dirname(abs);
+}
+
+// fillin_rpath: an empty element is the current directory; trailing slashes are dropped and one
+// is added when the name is appended.
+std::string JoinDir(absl::string_view dir, absl::string_view name) {
+  if (dir.empty()) dir = ".";
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  if (dir == "/") return absl::StrCat("/", name);
+  return absl::StrCat(dir, "/", name);
+}
+
+}  // namespace
+
+std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol) {
+  // elf_machine_rela: version = &l_versions[versym & 0x7fff]; unversioned when its hash is 0.
+  if (!referrer.has_versym()) return std::nullopt;
+  const VersionSlot* slot = referrer.Slot(referrer.Versym(symbol) & 0x7fff);
+  if (slot == nullptr || slot->hash == 0) return std::nullopt;
+  return WantedVersion{slot->name, slot->hash, slot->hidden, slot->file};
+}
+
+Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache)
+    : options_(options), machine_(machine), is_64_(is_64), cache_(std::move(cache)) {
+  if (options_.sysroot == "/") options_.sysroot.clear();
+  // Debian's system search path (`ld.so --help`): the multiarch directories, then /lib, /usr/lib.
+  const std::string ma = Multiarch(machine);
+  if (!ma.empty()) {
+    system_dirs_.push_back(absl::StrCat(options_.sysroot, "/lib/", ma));
+    system_dirs_.push_back(absl::StrCat(options_.sysroot, "/usr/lib/", ma));
+  }
+  system_dirs_.push_back(absl::StrCat(options_.sysroot, "/lib"));
+  system_dirs_.push_back(absl::StrCat(options_.sysroot, "/usr/lib"));
+}
+
+absl::StatusOr<Object*> Loader::OpenGiven(const std::string& path, std::string found_by,
+                                          bool preexisting) {
+  auto obj = std::make_unique<Object>();
+  ABICHECK_ASSIGN_OR_RETURN(obj->file, MappedFile::Open(path));
+  // Given twice, or given and already pulled in as a dependency: the same object (file identity).
+  for (const auto& o : objects_) {
+    if (o->file.id() == obj->file.id()) return o.get();
+  }
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(path, obj->file.bytes()));
+  obj->elf = std::make_unique<ElfFile>(std::move(elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
+  obj->syms = std::make_unique<SymbolTable>(std::move(syms));
+  obj->path = path;
+  obj->names.push_back(path);
+  obj->origin = OriginOf(path);
+  obj->found_by = std::move(found_by);
+  obj->preexisting = preexisting;
+  objects_.push_back(std::move(obj));
+  return objects_.back().get();
+}
+
+const Object* Loader::FindLoaded(absl::string_view name) const {
+  // _dl_map_object: a loaded object matches by any name it was requested under, or its soname.
+  for (const auto& o : objects_) {
+    if (o->elf->machine() != machine_ || o->elf->is_64() != is_64_) continue;
+    for (const std::string& n : o->names) {
+      if (n == name) return o.get();
+    }
+    if (!o->elf->soname().empty() && o->elf->soname() == name) return o.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
+  std::vector<std::string> dirs;
+  const std::string lib = Multiarch(machine_).empty() ? "lib" : absl::StrCat("lib/", Multiarch(machine_));
+  for (absl::string_view d : absl::StrSplit(list, ':')) {
+    dirs.push_back(absl::StrReplaceAll(d, {{"${ORIGIN}", owner.origin},
+                                           {"$ORIGIN", owner.origin},
+                                           {"${LIB}", lib},
+                                           {"$LIB", lib}}));
+  }
+  return dirs;
+}
+
+absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
+                                        std::string found_by, Object* requester, bool preexisting,
+                                        bool* other_class) {
+  absl::StatusOr<MappedFile> file = MappedFile::Open(path);
+  if (!file.ok()) return nullptr;  // open_path: not there, try the next directory.
+  for (const auto& o : objects_) {
+    if (o->file.id() == file->id()) {  // _dl_file_id_match_p: already loaded under another name
+      o->names.emplace_back(name);
+      return o.get();
+    }
+  }
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse(path, file->bytes());
+  if (!elf.ok()) {
+    if (IsNotElf(elf.status())) {
+      return absl::FailedPreconditionError(absl::StrCat(path, ": invalid ELF header"));
+    }
+    return elf.status();
+  }
+  // open_verify: another class is remembered (a later "wrong ELF class" error), another machine
+  // is skipped silently.
+  if (elf->is_64() != is_64_) {
+    *other_class = true;
+    return nullptr;
+  }
+  if (elf->machine() != machine_) return nullptr;
+  auto obj = std::make_unique<Object>();
+  obj->file = *std::move(file);
+  obj->elf = std::make_unique<ElfFile>(*std::move(elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
+  obj->syms = std::make_unique<SymbolTable>(std::move(syms));
+  obj->path = path;
+  obj->names.emplace_back(name);
+  obj->origin = OriginOf(path);
+  obj->found_by = std::move(found_by);
+  obj->loader = requester;
+  obj->preexisting = preexisting;
+  objects_.push_back(std::move(obj));
+  return objects_.back().get();
+}
+
+absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,
+                                       std::string found_by, Object* requester, bool preexisting,
+                                       bool* other_class) {
+  return TryPath(JoinDir(dir, name), name, std::move(found_by), requester, preexisting, other_class);
+}
+
+absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
+                                          bool preexisting, MapFailure* failure) {
+  if (const Object* o = FindLoaded(name)) return const_cast<Object*>(o);
+  bool other_class = false;
+  Object* found = nullptr;
+  auto attempt = [&](absl::string_view dir, const char* how) -> absl::Status {
+    if (found != nullptr) return absl::OkStatus();
+    ABICHECK_ASSIGN_OR_RETURN(found, TryDir(dir, name, how, requester, preexisting, &other_class));
+    return absl::OkStatus();
+  };
+  if (name.find('/') != absl::string_view::npos) {
+    ABICHECK_ASSIGN_OR_RETURN(found, TryPath(std::string(name), name, "path", requester, preexisting,
+                                             &other_class));
+  } else {
+    // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
+    if (!requester->elf->has_runpath()) {
+      for (const Object* l = requester; l != nullptr && found == nullptr; l = l->loader) {
+        if (l->elf->rpath().empty() || l->elf->has_runpath()) continue;
+        for (const std::string& d : ExpandPath(l->elf->rpath(), *l)) {
+          ABICHECK_RETURN_IF_ERROR(attempt(d, "rpath"));
+        }
+      }
+    }
+    for (const std::string& d : options_.library_path) ABICHECK_RETURN_IF_ERROR(attempt(d, "library_path"));
+    if (requester->elf->has_runpath()) {
+      for (const std::string& d : ExpandPath(requester->elf->runpath(), *requester)) {
+        ABICHECK_RETURN_IF_ERROR(attempt(d, "runpath"));
+      }
+    }
+    const bool nodeflib = (requester->elf->flags_1() & elf::DF_1_NODEFLIB) != 0;
+    if (found == nullptr && options_.use_host && !nodeflib) {
+      if (std::optional<std::string> p = cache_.Lookup(name, machine_)) {
+        ABICHECK_ASSIGN_OR_RETURN(found, TryPath(absl::StrCat(options_.sysroot, *p), name,
+                                                 "ld.so.cache", requester, preexisting, &other_class));
+        if (found != nullptr) found->host = true;
+      }
+      for (const std::string& d : system_dirs_) ABICHECK_RETURN_IF_ERROR(attempt(d, "system"));
+      if (found != nullptr && found->found_by == "system") found->host = true;
+    }
+  }
+  if (found != nullptr) return found;
+  failure->requester = requester;
+  failure->name = std::string(name);
+  if (other_class) {
+    failure->kind = ProblemKind::kWrongElfClass;
+    failure->message = absl::StrCat(name, ": wrong ELF class: ", is_64_ ? "ELFCLASS32" : "ELFCLASS64");
+  } else {
+    failure->kind = ProblemKind::kMissingLibrary;
+    failure->message = absl::StrCat(name, ": cannot open shared object file: No such file or directory");
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool preexisting,
+                                                           std::vector<MapFailure>* failures) {
+  std::vector<const Object*> list{root};
+  for (size_t i = 0; i < list.size(); ++i) {
+    Object* l = const_cast<Object*>(list[i]);
+    const bool fresh = l->deps.empty();
+    for (absl::string_view name : l->elf->needed()) {
+      MapFailure failure;
+      absl::StatusOr<Object*> dep = MapObject(name, l, preexisting, &failure);
+      if (!dep.ok()) {
+        // "invalid ELF header" and the like end the load with their own message.
+        if (absl::IsFailedPrecondition(dep.status())) {
+          failure.requester = l;
+          failure.name = std::string(name);
+          failure.kind = ProblemKind::kMissingLibrary;
+          failure.message = std::string(dep.status().message());
+          failures->push_back(failure);
+          if (fresh) l->deps.push_back(nullptr);
+          continue;
+        }
+        return dep.status();
+      }
+      if (fresh) l->deps.push_back(*dep);
+      if (*dep == nullptr) {
+        failures->push_back(std::move(failure));
+        continue;
+      }
+      if (std::find(list.begin(), list.end(), *dep) == list.end()) list.push_back(*dep);
+    }
+  }
+  return list;
+}
+
+std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
+                                       const WantedVersion* version, bool plt_class) const {
+  const SymbolTable& t = *m.syms;
+  if (!t.has_hash_table()) return std::nullopt;  // l_nbuckets == 0: nothing to find here
+  std::optional<Symbol> match;
+  std::optional<Symbol> versioned_sym;
+  int num_versions = 0;
+  t.ForEachNamed(name, [&](uint32_t idx) {
+    Symbol s = t.GetOrEmpty(idx);
+    // check_match: valueless entries, and for PLT-class lookups undefined ones, are no definition.
+    if ((s.value == 0 && s.shndx != elf::SHN_ABS && s.type() != elf::STT_TLS) ||
+        (plt_class && s.shndx == elf::SHN_UNDEF)) {
+      return false;
+    }
+    constexpr uint32_t kAllowed = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) |
+                                  (1u << elf::STT_FUNC) | (1u << elf::STT_COMMON) |
+                                  (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
+    if (((1u << s.type()) & kAllowed) == 0) return false;
+    if (version != nullptr) {
+      // LOADER.md B2: no .gnu.version accepts the name alone; else the version name must match,
+      // or the entry must be unversioned (its l_versions hash 0) and not hidden.
+      if (t.has_versym()) {
+        const uint16_t vs = t.Versym(idx);
+        const VersionSlot* slot = t.Slot(vs & 0x7fff);
+        const uint32_t slot_hash = slot ? slot->hash : 0;
+        const bool same = slot != nullptr && slot->hash == version->hash && slot->name == version->name;
+        if (!same && (version->hidden || slot_hash != 0 || (vs & elf::VERSYM_HIDDEN) != 0)) return false;
+      }
+    } else if (t.has_versym()) {
+      // LOADER.md B3: index <= 2 matches (hidden or not); otherwise remember one non-hidden
+      // versioned definition, used only if it is the only one.
+      const uint16_t vs = t.Versym(idx);
+      if ((vs & 0x7fff) >= 3) {
+        if ((vs & elf::VERSYM_HIDDEN) == 0 && num_versions++ == 0) versioned_sym = s;
+        return false;
+      }
+    }
+    match = s;
+    return true;
+  });
+  if (!match && num_versions == 1) match = versioned_sym;
+  if (!match) return std::nullopt;
+  // LOADER.md A: hidden/internal or local — this object offers nothing; global, weak, unique bind.
+  if (match->visibility() == elf::STV_HIDDEN || match->visibility() == elf::STV_INTERNAL) return std::nullopt;
+  switch (match->bind()) {
+    case elf::STB_GLOBAL:
+    case elf::STB_WEAK:
+    case elf::STB_GNU_UNIQUE:
+      return match;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Binding> Loader::Lookup(const std::vector<const Object*>& scope,
+                                      const HashedName& name, const WantedVersion* version,
+                                      bool plt_class) const {
+  for (const Object* m : scope) {
+    if (std::optional<Symbol> s = LookupIn(*m, name, version, plt_class)) return Binding{m, *s};
+  }
+  return std::nullopt;
+}
+
+}  // namespace abicheck

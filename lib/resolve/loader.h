@@ -1,0 +1,110 @@
+// A model of glibc's ld.so for one dlopen(RTLD_NOW | RTLD_LOCAL): which objects get loaded and
+// from where (dl-load.c, dl-deps.c), the verneed check (dl-version.c) and symbol binding
+// (dl-lookup.c). Rules are quoted from ../shared/docs/LOADER.md by section.
+#ifndef ABICHECK_LIB_RESOLVE_LOADER_H_
+#define ABICHECK_LIB_RESOLVE_LOADER_H_
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "absl/status/statusor.h"
+#include "lib/elf/elf_file.h"
+#include "lib/io/mapped_file.h"
+#include "lib/resolve/ld_cache.h"
+#include "lib/symbols/symbol_table.h"
+
+namespace abicheck {
+
+// One loaded object: glibc's struct link_map, reduced to what binding needs.
+struct Object {
+  std::string path;                // l_name: the path it was opened under
+  std::vector<std::string> names;  // l_libname: every name it was requested under
+  std::string origin;              // $ORIGIN: absolute directory of `path`, symlinks kept
+  std::string found_by;
+  MappedFile file;
+  std::unique_ptr<ElfFile> elf;
+  std::unique_ptr<SymbolTable> syms;
+  const Object* loader = nullptr;  // l_loader: whose DT_NEEDED brought it in (RPATH chain)
+  bool preexisting = false;        // loaded before the dlopen: not version-checked or relocated
+  bool host = false;               // from ld.so.cache or a system directory
+  std::vector<const Object*> deps; // resolved DT_NEEDED, nullptr where the load fails
+};
+
+// A failed DT_NEEDED load (LOADER.md §C2, §D).
+struct MapFailure {
+  const Object* requester = nullptr;
+  std::string name;
+  ProblemKind kind = ProblemKind::kMissingLibrary;
+  std::string message;
+};
+
+// Where a reference bound (LOADER.md §A): object and symbol.
+struct Binding {
+  const Object* object = nullptr;
+  Symbol symbol;
+};
+
+// The version a reference asks for: an entry of the referrer's l_versions[] with a non-zero hash.
+struct WantedVersion {
+  absl::string_view name;
+  uint32_t hash = 0;
+  bool hidden = false;
+  absl::string_view file;
+};
+
+class Loader {
+ public:
+  // `machine`/`is_64` are those of the module: the loader that would run it.
+  Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache);
+
+  // Opens a file named by the user; errors name it. `preexisting` objects play libraries that
+  // were loaded before the dlopen being predicted.
+  absl::StatusOr<Object*> OpenGiven(const std::string& path, std::string found_by, bool preexisting);
+
+  // The breadth-first dependency closure of `root` (_dl_map_object_deps): root first, each
+  // object once. Failures are appended to `failures` in the order ld.so meets them.
+  absl::StatusOr<std::vector<const Object*>> MapDeps(Object* root, bool preexisting,
+                                                     std::vector<MapFailure>* failures);
+
+  // do_lookup_x over `scope`, for a reference from `referrer`.
+  std::optional<Binding> Lookup(const std::vector<const Object*>& scope, const HashedName& name,
+                                const WantedVersion* version, bool plt_class) const;
+  // The candidate test of do_lookup_x for one object (check_match and the binding switch).
+  std::optional<Symbol> LookupIn(const Object& m, const HashedName& name,
+                                 const WantedVersion* version, bool plt_class) const;
+
+  const std::deque<std::unique_ptr<Object>>& objects() const { return objects_; }
+  uint16_t machine() const { return machine_; }
+
+ private:
+  // _dl_map_object: an already-loaded match, or a search; nullptr with `failure` filled.
+  absl::StatusOr<Object*> MapObject(absl::string_view name, Object* requester, bool preexisting,
+                                    MapFailure* failure);
+  const Object* FindLoaded(absl::string_view name) const;
+  // Tries `dir/name`; returns the object, nullptr when absent or skipped.
+  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, std::string found_by,
+                                 Object* requester, bool preexisting, bool* other_class);
+  absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name,
+                                  std::string found_by, Object* requester, bool preexisting,
+                                  bool* other_class);
+  std::vector<std::string> ExpandPath(absl::string_view list, const Object& owner) const;
+
+  CheckOptions options_;
+  uint16_t machine_;
+  bool is_64_;
+  LdCache cache_;
+  std::vector<std::string> system_dirs_;
+  std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
+};
+
+// The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
+std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_RESOLVE_LOADER_H_

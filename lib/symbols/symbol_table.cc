@@ -1,0 +1,428 @@
+// Reading .dynsym, .gnu.version{,_d,_r}, DT_GNU_HASH/DT_HASH and relocations through PT_DYNAMIC.
+#include "lib/symbols/symbol_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+
+// Generous for any real library (libtorch_cuda.so has ~50k dynamic symbols), small enough that a
+// lying header cannot make us walk billions of entries.
+constexpr uint32_t kMaxSymbols = 1u << 24;
+constexpr uint32_t kMaxVersionEntries = 1u << 16;
+
+absl::Status Corrupt(const ElfFile& elf, absl::string_view what) {
+  return absl::DataLossError(absl::StrCat(elf.name(), ": ", what));
+}
+
+}  // namespace
+
+uint32_t GnuHash(absl::string_view name) {
+  uint32_t h = 5381;
+  for (unsigned char c : name) h = h * 33 + c;
+  return h;
+}
+
+uint32_t SysvHash(absl::string_view name) {
+  uint32_t h = 0;
+  for (unsigned char c : name) {
+    h = (h << 4) + c;
+    uint32_t g = h & 0xf0000000u;
+    h ^= g >> 24;
+    h &= ~g;
+  }
+  return h;
+}
+
+HashedName::HashedName(absl::string_view n) : name(n), gnu(GnuHash(n)), sysv(SysvHash(n)) {}
+
+absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
+  SymbolTable t;
+  t.elf_ = &elf;
+  const uint64_t want_ent = elf.is_64() ? 24 : 16;
+  std::optional<uint64_t> symtab = elf.DynamicValue(elf::DT_SYMTAB);
+  if (!symtab) return t;  // No dynamic symbols at all.
+  t.entsize_ = elf.DynamicValue(elf::DT_SYMENT).value_or(want_ent);
+  if (t.entsize_ != want_ent) {
+    return Corrupt(elf, absl::StrFormat(".dynsym: DT_SYMENT is %u, expected %u", t.entsize_, want_ent));
+  }
+
+  // The symbol count, from the hash tables as ld.so sees them.
+  bool counted = false;
+  if (std::optional<uint64_t> gh = elf.DynamicValue(elf::DT_GNU_HASH)) {
+    std::optional<ByteReader> h = elf.VaddrToSegmentEnd(*gh);
+    std::optional<uint32_t> nb, so, bs, sh;
+    if (h) {
+      nb = h->ReadAt<uint32_t>(0);
+      so = h->ReadAt<uint32_t>(4);
+      bs = h->ReadAt<uint32_t>(8);
+      sh = h->ReadAt<uint32_t>(12);
+    }
+    if (!nb || !so || !bs || !sh) return Corrupt(elf, ".gnu.hash (DT_GNU_HASH): header truncated");
+    if (*nb > 0) {
+      if (*bs == 0 || (*bs & (*bs - 1)) != 0) {
+        return Corrupt(elf, absl::StrFormat(".gnu.hash: Bloom filter size %u is not a power of two", *bs));
+      }
+      const uint64_t bloom_bytes = uint64_t{*bs} * elf.word_size();
+      std::optional<ByteReader> bloom = h->Slice(16, bloom_bytes);
+      std::optional<ByteReader> buckets = bloom ? h->Slice(16 + bloom_bytes, uint64_t{*nb} * 4) : std::nullopt;
+      if (!bloom || !buckets) {
+        return Corrupt(elf, absl::StrFormat(".gnu.hash: %u Bloom words and %u buckets run past the "
+                                            "end of their segment",
+                                            *bs, *nb));
+      }
+      const uint64_t chains_off = 16 + bloom_bytes + uint64_t{*nb} * 4;
+      std::optional<ByteReader> chains = h->Slice(chains_off, h->size() - std::min(h->size(), chains_off));
+      if (!chains) return Corrupt(elf, ".gnu.hash: chains start past the end of their segment");
+      // Count = one past the end of the chain that starts at the highest bucket.
+      uint32_t max_bucket = 0;
+      for (uint32_t b = 0; b < *nb; ++b) max_bucket = std::max(max_bucket, *buckets->ReadAt<uint32_t>(b * 4ull));
+      uint64_t count = *so;
+      if (max_bucket >= *so) {
+        uint64_t idx = max_bucket;
+        for (;; ++idx) {
+          if (idx - *so >= kMaxSymbols) {
+            return Corrupt(elf, absl::StrFormat(".gnu.hash: chain from symbol %u does not end within "
+                                                "%u entries",
+                                                max_bucket, kMaxSymbols));
+          }
+          std::optional<uint32_t> c = chains->ReadAt<uint32_t>((idx - *so) * 4);
+          if (!c) {
+            return Corrupt(elf, absl::StrFormat(".gnu.hash: chain entry for symbol %u runs past the "
+                                                "end of its segment",
+                                                idx));
+          }
+          if (*c & 1) break;
+        }
+        count = idx + 1;
+      }
+      t.gnu_nbuckets_ = *nb;
+      t.gnu_symoffset_ = *so;
+      t.gnu_bloom_size_ = *bs;
+      t.gnu_bloom_shift_ = *sh;
+      t.gnu_bloom_ = *bloom;
+      t.gnu_buckets_ = *buckets;
+      t.gnu_chains_ = *chains;
+      t.count_ = static_cast<uint32_t>(std::min<uint64_t>(count, kMaxSymbols + 1));
+      counted = true;
+    }
+  }
+  if (std::optional<uint64_t> hh = elf.DynamicValue(elf::DT_HASH)) {
+    std::optional<ByteReader> h = elf.VaddrToSegmentEnd(*hh);
+    std::optional<uint32_t> nbucket, nchain;
+    if (h) {
+      nbucket = h->ReadAt<uint32_t>(0);
+      nchain = h->ReadAt<uint32_t>(4);
+    }
+    if (!nbucket || !nchain) return Corrupt(elf, ".hash (DT_HASH): header truncated");
+    std::optional<ByteReader> buckets = h->Slice(8, uint64_t{*nbucket} * 4);
+    std::optional<ByteReader> chains =
+        buckets ? h->Slice(8 + uint64_t{*nbucket} * 4, uint64_t{*nchain} * 4) : std::nullopt;
+    if (!buckets || !chains) {
+      return Corrupt(elf, absl::StrFormat(".hash: %u buckets and %u chain entries run past the end "
+                                          "of their segment",
+                                          *nbucket, *nchain));
+    }
+    if (!counted) {
+      t.count_ = *nchain;
+      counted = true;
+    }
+    if (t.gnu_nbuckets_ == 0 && *nbucket > 0) {  // ld.so prefers DT_GNU_HASH when both exist.
+      t.sysv_nbucket_ = *nbucket;
+      t.sysv_nchain_ = *nchain;
+      t.sysv_buckets_ = *buckets;
+      t.sysv_chains_ = *chains;
+    }
+  }
+  if (!counted) {
+    // No hash table: ld.so will find nothing here. For listing, fall back to the usual layout in
+    // which .dynstr directly follows .dynsym.
+    std::optional<uint64_t> strtab = elf.DynamicValue(elf::DT_STRTAB);
+    if (strtab && *strtab > *symtab) t.count_ = static_cast<uint32_t>(std::min<uint64_t>((*strtab - *symtab) / t.entsize_, kMaxSymbols + 1));
+  }
+  if (t.count_ > kMaxSymbols) {
+    return Corrupt(elf, absl::StrFormat(".dynsym: more than %u symbols (the cap on symbols per library)",
+                                        kMaxSymbols));
+  }
+  std::optional<ByteReader> syms = elf.VaddrSlice(*symtab, uint64_t{t.count_} * t.entsize_);
+  if (!syms) {
+    return Corrupt(elf, absl::StrFormat(".dynsym (DT_SYMTAB 0x%x): %u entries run past the end of "
+                                        "their segment",
+                                        *symtab, t.count_));
+  }
+  t.syms_ = *syms;
+  ABICHECK_RETURN_IF_ERROR(t.ReadVersions());
+  return t;
+}
+
+absl::Status SymbolTable::ReadVersions() {
+  const ElfFile& elf = *elf_;
+  if (std::optional<uint64_t> vs = elf.DynamicValue(elf::DT_VERSYM)) {
+    std::optional<ByteReader> v = elf.VaddrSlice(*vs, uint64_t{count_} * 2);
+    if (!v) {
+      return Corrupt(elf, absl::StrFormat(".gnu.version (DT_VERSYM 0x%x): %u entries (one per "
+                                          ".dynsym symbol) run past the end of their segment",
+                                          *vs, count_));
+    }
+    versym_ = *v;
+    has_versym_ = true;
+  }
+  auto name_at = [&](uint64_t off, absl::string_view where) -> absl::StatusOr<absl::string_view> {
+    std::optional<absl::string_view> s = elf.dynstr().CString(off);
+    if (!s) {
+      return Corrupt(elf, absl::StrFormat("%s: name offset 0x%x is outside .dynstr (0x%x bytes)", where,
+                                          off, elf.dynstr().size()));
+    }
+    return *s;
+  };
+  uint32_t max_index = 0;
+  if (std::optional<uint64_t> vd = elf.DynamicValue(elf::DT_VERDEF)) {
+    std::optional<ByteReader> sec = elf.VaddrToSegmentEnd(*vd);
+    if (!sec) return Corrupt(elf, ".gnu.version_d (DT_VERDEF) is not inside a loaded segment");
+    const uint64_t num = elf.DynamicValue(elf::DT_VERDEFNUM).value_or(kMaxVersionEntries);
+    uint64_t off = 0;
+    for (uint64_t i = 0; i < std::min<uint64_t>(num, kMaxVersionEntries); ++i) {
+      std::string where = absl::StrFormat(".gnu.version_d entry %u", i);
+      std::optional<uint16_t> vd_version = sec->ReadAt<uint16_t>(off);
+      std::optional<uint16_t> vd_flags = sec->ReadAt<uint16_t>(off + 2);
+      std::optional<uint16_t> vd_ndx = sec->ReadAt<uint16_t>(off + 4);
+      std::optional<uint32_t> vd_hash = sec->ReadAt<uint32_t>(off + 8);
+      std::optional<uint32_t> vd_aux = sec->ReadAt<uint32_t>(off + 12);
+      std::optional<uint32_t> vd_next = sec->ReadAt<uint32_t>(off + 16);
+      if (!vd_version || !vd_next) {
+        return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
+                                            where, off, sec->size()));
+      }
+      if (*vd_version != 1) {
+        return Corrupt(elf, absl::StrFormat("%s: vd_version %u is not 1", where, *vd_version));
+      }
+      std::optional<uint32_t> vda_name = sec->ReadAt<uint32_t>(off + *vd_aux);
+      if (!vda_name) {
+        return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment", where,
+                                            *vd_aux));
+      }
+      ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(*vda_name, where));
+      defs_.push_back({static_cast<uint16_t>(*vd_ndx & 0x7fff), *vd_flags, *vd_hash, name});
+      max_index = std::max<uint32_t>(max_index, *vd_ndx & 0x7fff);
+      if (*vd_next == 0) break;
+      if (*vd_next > sec->size() - off) {
+        return Corrupt(elf, absl::StrFormat("%s: vd_next 0x%x runs past the section end (0x%x)", where,
+                                            *vd_next, sec->size() - off));
+      }
+      off += *vd_next;
+    }
+  }
+  if (std::optional<uint64_t> vn = elf.DynamicValue(elf::DT_VERNEED)) {
+    std::optional<ByteReader> sec = elf.VaddrToSegmentEnd(*vn);
+    if (!sec) return Corrupt(elf, ".gnu.version_r (DT_VERNEED) is not inside a loaded segment");
+    const uint64_t num = elf.DynamicValue(elf::DT_VERNEEDNUM).value_or(kMaxVersionEntries);
+    uint64_t off = 0;
+    uint32_t total_aux = 0;
+    for (uint64_t i = 0; i < std::min<uint64_t>(num, kMaxVersionEntries); ++i) {
+      std::string where = absl::StrFormat(".gnu.version_r entry %u", i);
+      std::optional<uint16_t> vn_version = sec->ReadAt<uint16_t>(off);
+      std::optional<uint16_t> vn_cnt = sec->ReadAt<uint16_t>(off + 2);
+      std::optional<uint32_t> vn_file = sec->ReadAt<uint32_t>(off + 4);
+      std::optional<uint32_t> vn_aux = sec->ReadAt<uint32_t>(off + 8);
+      std::optional<uint32_t> vn_next = sec->ReadAt<uint32_t>(off + 12);
+      if (!vn_version || !vn_next) {
+        return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
+                                            where, off, sec->size()));
+      }
+      if (*vn_version != 1) {
+        return Corrupt(elf, absl::StrFormat("%s: vn_version %u is not 1", where, *vn_version));
+      }
+      VersionNeed need;
+      ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(*vn_file, where));
+      uint64_t aoff = off + *vn_aux;
+      for (uint32_t j = 0; j < *vn_cnt; ++j) {
+        std::string awhere = absl::StrFormat("%s aux %u", where, j);
+        std::optional<uint32_t> vna_hash = sec->ReadAt<uint32_t>(aoff);
+        std::optional<uint16_t> vna_flags = sec->ReadAt<uint16_t>(aoff + 4);
+        std::optional<uint16_t> vna_other = sec->ReadAt<uint16_t>(aoff + 6);
+        std::optional<uint32_t> vna_name = sec->ReadAt<uint32_t>(aoff + 8);
+        std::optional<uint32_t> vna_next = sec->ReadAt<uint32_t>(aoff + 12);
+        if (!vna_next) {
+          return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
+                                              awhere, aoff, sec->size()));
+        }
+        if (++total_aux > kMaxVersionEntries) {
+          return Corrupt(elf, absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
+        }
+        VersionNeedAux aux;
+        ABICHECK_ASSIGN_OR_RETURN(aux.name, name_at(*vna_name, awhere));
+        aux.hash = *vna_hash;
+        aux.flags = *vna_flags;
+        aux.other = *vna_other;
+        need.aux.push_back(aux);
+        max_index = std::max<uint32_t>(max_index, *vna_other & 0x7fff);
+        if (*vna_next == 0) break;
+        aoff += *vna_next;
+      }
+      needs_.push_back(std::move(need));
+      if (*vn_next == 0) break;
+      if (*vn_next > sec->size() - off) {
+        return Corrupt(elf, absl::StrFormat("%s: vn_next 0x%x runs past the section end (0x%x)", where,
+                                            *vn_next, sec->size() - off));
+      }
+      off += *vn_next;
+    }
+  }
+  if (defs_.empty() && needs_.empty()) return absl::OkStatus();
+  // glibc's _dl_check_map_versions builds l_versions[] the same way: verneed entries first, then
+  // verdef entries, each at its own index.
+  slots_.assign(max_index + 1, VersionSlot{});
+  for (const VersionNeed& n : needs_) {
+    for (const VersionNeedAux& a : n.aux) {
+      VersionSlot& s = slots_[a.other & 0x7fff];
+      s.name = a.name;
+      s.hash = a.hash;
+      s.hidden = (a.other & elf::VERSYM_HIDDEN) != 0;
+      s.weak = (a.flags & elf::VER_FLG_WEAK) != 0;
+      s.file = n.file;
+      s.defined = false;
+    }
+  }
+  for (const VersionDef& d : defs_) {
+    VersionSlot& s = slots_[d.index];
+    s.name = d.name;
+    s.hash = d.hash;
+    s.hidden = false;
+    s.weak = false;
+    s.file = {};
+    s.defined = true;
+  }
+  return absl::OkStatus();
+}
+
+uint16_t SymbolTable::Versym(uint32_t i) const {
+  if (!has_versym_) return elf::VER_NDX_GLOBAL;
+  return versym_.ReadAt<uint16_t>(uint64_t{i} * 2).value_or(elf::VER_NDX_GLOBAL);
+}
+
+const VersionSlot* SymbolTable::Slot(uint16_t index) const {
+  index &= 0x7fff;
+  if (index >= slots_.size()) return nullptr;
+  return &slots_[index];
+}
+
+bool SymbolTable::NameIs(uint32_t i, absl::string_view name) const {
+  std::optional<uint32_t> st_name = syms_.ReadAt<uint32_t>(uint64_t{i} * entsize_);
+  if (!st_name) return false;
+  const ByteReader& str = elf_->dynstr();
+  // Byte-equal including the terminating NUL, without scanning for it first.
+  if (!str.Contains(*st_name, name.size() + 1)) return false;
+  const uint8_t* p = str.data().data() + *st_name;
+  return std::memcmp(p, name.data(), name.size()) == 0 && p[name.size()] == 0;
+}
+
+std::optional<Symbol> SymbolTable::Get(uint32_t i) const {
+  if (i >= count_) return std::nullopt;
+  const uint64_t at = uint64_t{i} * entsize_;
+  Symbol s;
+  s.index = i;
+  uint32_t st_name = *syms_.ReadAt<uint32_t>(at);
+  if (elf_->is_64()) {
+    s.info = *syms_.ReadAt<uint8_t>(at + 4);
+    s.other = *syms_.ReadAt<uint8_t>(at + 5);
+    s.shndx = *syms_.ReadAt<uint16_t>(at + 6);
+    s.value = *syms_.ReadAt<uint64_t>(at + 8);
+    s.size = *syms_.ReadAt<uint64_t>(at + 16);
+  } else {
+    s.value = *syms_.ReadAt<uint32_t>(at + 4);
+    s.size = *syms_.ReadAt<uint32_t>(at + 8);
+    s.info = *syms_.ReadAt<uint8_t>(at + 12);
+    s.other = *syms_.ReadAt<uint8_t>(at + 13);
+    s.shndx = *syms_.ReadAt<uint16_t>(at + 14);
+  }
+  std::optional<absl::string_view> name = elf_->dynstr().CString(st_name);
+  if (!name) return std::nullopt;
+  s.name = *name;
+  return s;
+}
+
+Symbol SymbolTable::GetOrEmpty(uint32_t i) const {
+  std::optional<Symbol> s = Get(i);
+  if (s) return *s;
+  Symbol empty;
+  empty.index = i;
+  return empty;
+}
+
+namespace {
+
+// Relocation types whose lookups glibc makes with ELF_RTYPE_CLASS_PLT (elf_machine_type_class).
+bool IsPltClass(uint16_t machine, uint32_t type, bool in_jmprel) {
+  switch (machine) {
+    case elf::EM_X86_64:
+      return type == 7 || type == 16 || type == 17 || type == 18 || type == 36;
+    case elf::EM_386:
+      return type == 7 || type == 14 || type == 35 || type == 36 || type == 37 || type == 41;
+    case elf::EM_AARCH64:
+      return type == 1026 || (type >= 1028 && type <= 1031);
+    default:
+      return in_jmprel;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
+  const ElfFile& elf = *elf_;
+  struct Range {
+    int64_t addr_tag, size_tag, ent_tag;
+    bool rela;
+    const char* name;
+  };
+  std::vector<std::pair<Range, bool>> ranges;  // (range, is_jmprel)
+  ranges.push_back({{elf::DT_REL, elf::DT_RELSZ, elf::DT_RELENT, false, ".rel.dyn (DT_REL)"}, false});
+  ranges.push_back({{elf::DT_RELA, elf::DT_RELASZ, elf::DT_RELAENT, true, ".rela.dyn (DT_RELA)"}, false});
+  const bool plt_rela = elf.DynamicValue(elf::DT_PLTREL).value_or(elf::DT_RELA) == elf::DT_RELA;
+  ranges.push_back({{elf::DT_JMPREL, elf::DT_PLTRELSZ, 0, plt_rela, ".rela.plt (DT_JMPREL)"}, true});
+
+  std::vector<Reference> refs;
+  absl::flat_hash_set<uint64_t> seen;
+  for (const auto& [range, jmprel] : ranges) {
+    std::optional<uint64_t> addr = elf.DynamicValue(range.addr_tag);
+    if (!addr) continue;
+    const uint64_t size = elf.DynamicValue(range.size_tag).value_or(0);
+    const uint64_t want_ent = range.rela ? (elf.is_64() ? 24 : 12) : (elf.is_64() ? 16 : 8);
+    const uint64_t ent = range.ent_tag ? elf.DynamicValue(range.ent_tag).value_or(want_ent) : want_ent;
+    if (ent != want_ent) {
+      return Corrupt(elf, absl::StrFormat("%s: entry size %u, expected %u", range.name, ent, want_ent));
+    }
+    if (size % ent != 0) {
+      return Corrupt(elf, absl::StrFormat("%s: size 0x%x is not a multiple of the entry size %u",
+                                          range.name, size, ent));
+    }
+    std::optional<ByteReader> bytes = elf.VaddrSlice(*addr, size);
+    if (!bytes) {
+      return Corrupt(elf, absl::StrFormat("%s: 0x%x bytes at 0x%x are not inside a loaded segment",
+                                          range.name, size, *addr));
+    }
+    const uint64_t n = size / ent;
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t info = *bytes->ReadWord(i * ent + elf.word_size(), elf.word_size());
+      const uint32_t sym = elf.is_64() ? static_cast<uint32_t>(info >> 32) : static_cast<uint32_t>(info >> 8);
+      const uint32_t type = elf.is_64() ? static_cast<uint32_t>(info) : static_cast<uint32_t>(info & 0xff);
+      if (sym == 0) continue;
+      if (sym >= count_) {
+        return Corrupt(elf, absl::StrFormat("%s entry %u: symbol index %u is past the end of .dynsym "
+                                            "(%u entries)",
+                                            range.name, i, sym, count_));
+      }
+      const bool plt = IsPltClass(elf.machine(), type, jmprel);
+      if (seen.insert((uint64_t{sym} << 1) | plt).second) refs.push_back({sym, plt});
+    }
+  }
+  return refs;
+}
+
+}  // namespace abicheck

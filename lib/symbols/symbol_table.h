@@ -1,0 +1,165 @@
+// The dynamic symbol table of one ELF file, with its version tables, its hash tables and the
+// references its relocations make — the data ld.so consults for symbol binding (LOADER.md §A, §B).
+// Borrows from an ElfFile; names are string_views into .dynstr.
+#ifndef ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
+#define ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/elf/elf_file.h"
+#include "lib/io/byte_reader.h"
+
+namespace abicheck {
+
+struct Symbol {
+  uint32_t index = 0;
+  absl::string_view name;
+  uint64_t value = 0;
+  uint64_t size = 0;
+  uint16_t shndx = 0;
+  uint8_t info = 0;
+  uint8_t other = 0;
+
+  uint8_t type() const { return info & 0xf; }
+  uint8_t bind() const { return info >> 4; }
+  uint8_t visibility() const { return other & 3; }
+  bool defined() const { return shndx != elf::SHN_UNDEF; }
+};
+
+// One slot of glibc's l_versions[] table, indexed by .gnu.version values (dl-version.c).
+struct VersionSlot {
+  absl::string_view name;
+  uint32_t hash = 0;         // vd_hash / vna_hash as stored in the file, as glibc compares it
+  bool hidden = false;       // vna_other bit 15
+  bool weak = false;         // VER_FLG_WEAK on the verneed aux entry
+  bool defined = false;      // from .gnu.version_d (else .gnu.version_r or empty)
+  absl::string_view file;     // vn_file for .gnu.version_r entries
+};
+
+struct VersionDef {
+  uint16_t index = 0;
+  uint16_t flags = 0;
+  uint32_t hash = 0;
+  absl::string_view name;  // the first Verdaux name: the only one glibc compares
+};
+
+struct VersionNeedAux {
+  absl::string_view name;
+  uint32_t hash = 0;
+  uint16_t flags = 0;
+  uint16_t other = 0;
+};
+
+struct VersionNeed {
+  absl::string_view file;
+  std::vector<VersionNeedAux> aux;
+};
+
+// A symbol named by a dynamic relocation: what ld.so will look up.
+struct Reference {
+  uint32_t symbol = 0;
+  bool plt_class = false;  // ELF_RTYPE_CLASS_PLT: such lookups also reject SHN_UNDEF definitions
+};
+
+struct HashedName {
+  absl::string_view name;
+  uint32_t gnu = 0;
+  uint32_t sysv = 0;
+  explicit HashedName(absl::string_view n);
+};
+
+uint32_t GnuHash(absl::string_view name);
+uint32_t SysvHash(absl::string_view name);
+
+class SymbolTable {
+ public:
+  // Reads the tables named by `elf`'s PT_DYNAMIC. `elf` must outlive the table.
+  static absl::StatusOr<SymbolTable> Read(const ElfFile& elf);
+
+  uint32_t size() const { return count_; }
+  // nullopt only when entry `i` has a name offset outside .dynstr (or i >= size()).
+  std::optional<Symbol> Get(uint32_t i) const;
+  // Symbol `i` with an empty name when its name is unreadable.
+  Symbol GetOrEmpty(uint32_t i) const;
+
+  bool has_versym() const { return versym_.size() > 0 || has_versym_; }
+  // The raw .gnu.version value of entry `i` (with the hidden bit), or 1 (global) without a table.
+  uint16_t Versym(uint32_t i) const;
+  bool has_versions() const { return !slots_.empty(); }
+  // The l_versions[] slot for a version index (bit 15 masked off), or nullptr when none exists.
+  const VersionSlot* Slot(uint16_t index) const;
+  const std::vector<VersionDef>& version_defs() const { return defs_; }
+  const std::vector<VersionNeed>& version_needs() const { return needs_; }
+
+  // False when the object has neither DT_GNU_HASH nor DT_HASH: ld.so skips such objects in lookups.
+  bool has_hash_table() const { return gnu_nbuckets_ > 0 || sysv_nbucket_ > 0; }
+  // Calls f(index) for every symbol in `name`'s hash chain whose name is byte-equal, in chain
+  // order — the order in which do_lookup_x tries them. Stops when f returns true.
+  template <typename F>
+  void ForEachNamed(const HashedName& name, F&& f) const;
+
+  // Every symbol named by DT_RELA/DT_REL/DT_JMPREL entries, deduplicated, in relocation order
+  // (DT_REL, DT_RELA, then DT_JMPREL: the order _dl_relocate_object processes them).
+  absl::StatusOr<std::vector<Reference>> References() const;
+
+ private:
+  SymbolTable() = default;
+  absl::Status ReadVersions();
+  bool NameIs(uint32_t i, absl::string_view name) const;
+
+  const ElfFile* elf_ = nullptr;
+  ByteReader syms_;
+  uint32_t count_ = 0;
+  uint64_t entsize_ = 0;
+  ByteReader versym_;
+  bool has_versym_ = false;
+  std::vector<VersionSlot> slots_;
+  std::vector<VersionDef> defs_;
+  std::vector<VersionNeed> needs_;
+  // DT_GNU_HASH
+  uint32_t gnu_nbuckets_ = 0, gnu_symoffset_ = 0, gnu_bloom_size_ = 0, gnu_bloom_shift_ = 0;
+  ByteReader gnu_bloom_, gnu_buckets_, gnu_chains_;
+  // DT_HASH
+  uint32_t sysv_nbucket_ = 0, sysv_nchain_ = 0;
+  ByteReader sysv_buckets_, sysv_chains_;
+};
+
+template <typename F>
+void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
+  if (gnu_nbuckets_ > 0) {
+    // dl-lookup.c do_lookup_x: Bloom filter, bucket, then the chain until its end bit.
+    const uint32_t bits = elf_->is_64() ? 64 : 32;
+    const uint64_t word_index = (h.gnu / bits) & (gnu_bloom_size_ - 1);
+    std::optional<uint64_t> bloom = gnu_bloom_.ReadWord(word_index * (bits / 8), bits / 8);
+    if (!bloom) return;
+    const uint32_t bit1 = h.gnu & (bits - 1);
+    const uint32_t bit2 = (h.gnu >> gnu_bloom_shift_) & (bits - 1);
+    if ((((*bloom >> bit1) & (*bloom >> bit2)) & 1) == 0) return;
+    std::optional<uint32_t> bucket = gnu_buckets_.ReadAt<uint32_t>((h.gnu % gnu_nbuckets_) * 4ull);
+    if (!bucket || *bucket == 0 || *bucket < gnu_symoffset_) return;
+    for (uint32_t idx = *bucket; idx < count_; ++idx) {
+      std::optional<uint32_t> chain = gnu_chains_.ReadAt<uint32_t>((idx - gnu_symoffset_) * 4ull);
+      if (!chain) return;
+      if (((*chain ^ h.gnu) >> 1) == 0 && NameIs(idx, h.name) && f(idx)) return;
+      if (*chain & 1) return;
+    }
+    return;
+  }
+  if (sysv_nbucket_ > 0) {
+    std::optional<uint32_t> idx = sysv_buckets_.ReadAt<uint32_t>((h.sysv % sysv_nbucket_) * 4ull);
+    // A chain can be made cyclic by a hostile file: never take more steps than there are entries.
+    for (uint32_t steps = 0; idx && *idx != 0 && *idx < count_ && steps <= sysv_nchain_; ++steps) {
+      if (NameIs(*idx, h.name) && f(*idx)) return;
+      idx = sysv_chains_.ReadAt<uint32_t>(*idx * 4ull);
+    }
+  }
+}
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_

@@ -1,0 +1,62 @@
+// `abicheck [check] MODULE PROVIDER...`: the headline command.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "abicheck/abicheck.h"
+#include "absl/strings/str_split.h"
+#include "tools/abicheck/commands.h"
+
+namespace abicheck::cli {
+
+int RunCheck(const std::string& prog, std::vector<std::string> args) {
+  CLI::App app{"Predicts whether dlopen(MODULE, RTLD_NOW) succeeds after the PROVIDER libraries were "
+               "loaded (as `import torch` loads torch's libraries), and explains every failure.",
+               prog + " check"};
+  std::string module;
+  CheckOptions options;
+  std::string format = "text", color = "auto";
+  bool no_host = false, host_only = false;
+  std::vector<std::string> library_path;
+  app.add_option("MODULE", module, "the extension module (.so) to check")->required();
+  app.add_option("PROVIDER", options.providers,
+                 "libraries already loaded when MODULE is imported; DT_NEEDED names match their DT_SONAME");
+  app.add_option("--preload", options.preload, "an object in the global scope (LD_PRELOAD, RTLD_GLOBAL)");
+  app.add_option("--python", options.python, "the Python interpreter (executable or libpython) that provides Py* symbols");
+  app.add_option("-L,--library-path", library_path, "a directory searched like LD_LIBRARY_PATH (':' separates several)");
+  app.add_option("--sysroot", options.sysroot, "search the host directories and ld.so.cache under this root");
+  app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
+  app.add_flag("--host-only", host_only, "check against the host's libraries alone (no PROVIDER)");
+  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--color", color, "auto, always or never (NO_COLOR is honoured)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.footer("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input");
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  for (const std::string& d : library_path) {
+    for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
+  }
+  options.use_host = !no_host;
+  if (options.providers.empty() && !host_only && options.preload.empty()) {
+    std::fprintf(stderr,
+                 "%s: no PROVIDER libraries given for %s: name the libraries it is loaded against "
+                 "(e.g. torch/lib/*.so), or pass --host-only\n",
+                 prog.c_str(), module.c_str());
+    return kExitUsage;
+  }
+  absl::StatusOr<Report> report = Check(module, options);
+  if (!report.ok()) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(report.status().message()).c_str());
+    return ExitCodeForStatus(report.status());
+  }
+  std::string out = format == "json" ? RenderJson(*report) : RenderText(*report, UseColor(color));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return report->loads ? kExitLoads : kExitWillNotLoad;
+}
+
+}  // namespace abicheck::cli

@@ -1,0 +1,74 @@
+// abicheck: will this compiled extension module load against that build of its host library?
+// main is a table of subcommands; `abicheck MODULE PROVIDER...` is `abicheck check ...`.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "tools/abicheck/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const std::string&, std::vector<std::string>);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"check", abicheck::cli::RunCheck, "will MODULE load against PROVIDER libraries? (the default)"},
+    {"symbols", abicheck::cli::RunSymbols, "list a library's dynamic symbols with versions (like nm -D)"},
+};
+
+void Usage(FILE* out) {
+  std::fprintf(out,
+               "usage: abicheck MODULE PROVIDER...            same as: abicheck check MODULE PROVIDER...\n"
+               "       abicheck COMMAND [ARGS...]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "\nexit codes: 0 the module loads, 1 it will not load, 2 usage error,\n"
+               "            3 unreadable or invalid input\n"
+               "`abicheck COMMAND --help` describes a command.\n");
+}
+
+}  // namespace
+
+bool abicheck::cli::UseColor(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+int main(int argc, char** argv) {
+  const std::string prog = "abicheck";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    Usage(stderr);
+    return 2;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    if (args[0] == "help" && args.size() > 1) {
+      for (const Command& c : kCommands) {
+        if (args[1] == c.name) return c.run(prog, {"--help"});
+      }
+    }
+    Usage(stdout);
+    return 0;
+  }
+  if (args[0] == "--version") {
+    std::printf("abicheck 0.1.0\n");
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (args[0] == c.name) {
+      args.erase(args.begin());
+      return c.run(prog, std::move(args));
+    }
+  }
+  return abicheck::cli::RunCheck(prog, std::move(args));
+}
