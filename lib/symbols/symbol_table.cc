@@ -291,6 +291,10 @@ absl::Status SymbolTable::ReadVersions() {
     }
   }
   for (const VersionDef& d : defs_) {
+    // dl-version.c: "The name of the base version should not be available for matching a
+    // versioned symbol": the VER_FLG_BASE entry never enters l_versions[], so index 1 keeps hash 0
+    // (verified by fixtures/loader/versioned_ref_unversioned_def_with_verdef).
+    if (d.flags & elf::VER_FLG_BASE) continue;
     VersionSlot& s = slots_[d.index];
     s.name = d.name;
     s.hash = d.hash;
