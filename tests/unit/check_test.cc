@@ -1,0 +1,211 @@
+// Check() on inputs that are not what they claim, and the pieces the report is built from:
+// ld.so.cache parsing, demangling and the signature differences.
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/demangle/demangle.h"
+#include "lib/diagnose/diagnose.h"
+#include "lib/resolve/ld_cache.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::StatusIs;
+using ::abicheck::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+CheckOptions NoHost(std::vector<std::string> providers) {
+  CheckOptions o;
+  o.providers = std::move(providers);
+  o.use_host = false;
+  return o;
+}
+
+TEST(CheckInputTest, MissingModule) {
+  TempDir d;
+  absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kNotFound, "nope.so: No such file or directory"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, DirectoryAsModule) {
+  TempDir d;
+  absl::StatusOr<Report> r = Check(d.path(), NoHost({}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition, ": is a directory"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, TextModule) {
+  TempDir d;
+  std::string p = d.Write("mod.so", "not an elf at all\n");
+  absl::StatusOr<Report> r = Check(p, NoHost({}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument, "mod.so: not an ELF file"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, CorruptProviderIsNamed) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libp.so"};
+  std::string mod = d.Write("mod.so", m.Build());
+  std::vector<uint8_t> p = ElfBuilder().Build();
+  p[4] = 9;
+  std::string prov = d.Write("libp.so", p);
+  EXPECT_THAT(Check(mod, NoHost({prov})), StatusIs(absl::StatusCode::kDataLoss, "libp.so: ELF header: invalid EI_CLASS 9"));
+}
+
+TEST(CheckInputTest, EmptyFileProvider) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", ElfBuilder().Build());
+  std::string prov = d.Write("libempty.so", std::vector<uint8_t>{});
+  EXPECT_THAT(Check(mod, NoHost({prov})), StatusIs(absl::StatusCode::kInvalidArgument, "libempty.so: not an ELF file"));
+}
+
+TEST(CheckInputTest, ExecutableModuleIsNotLoadable) {
+  TempDir d;
+  ElfBuilder m;
+  m.type = 2;  // ET_EXEC
+  absl::StatusOr<Report> r = Check(d.Write("prog", m.Build()), NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads);
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kNotLoadable);
+  EXPECT_THAT(r->problems[0].message, HasSubstr("prog: cannot dynamically load executable"));
+}
+
+TEST(CheckInputTest, ForeignMachineProviderIsAWarningAndDoesNotMatch) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libp.so"};
+  m.syms = {{"f", false}};
+  m.relocs = {1};
+  std::string mod = d.Write("mod.so", m.Build());
+  ElfBuilder p;
+  p.machine = 183;  // AArch64
+  p.soname = "libp.so";
+  p.syms = {{"f"}};
+  absl::StatusOr<Report> r = Check(mod, NoHost({d.Write("libp.so", p.Build())}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads);
+  ASSERT_FALSE(r->warnings.empty());
+  EXPECT_THAT(r->warnings[0].message, HasSubstr("provider is ELFCLASS64 AArch64, the module is ELFCLASS64 x86-64"));
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kMissingLibrary);
+  EXPECT_EQ(r->problems[0].message, "libp.so: cannot open shared object file: No such file or directory");
+}
+
+TEST(CheckInputTest, InterpreterSymbolsAreLeftToPython) {
+  TempDir d;
+  ElfBuilder m;
+  m.syms = {{"PyLong_FromLong", false}, {"_Py_Dealloc", false}};
+  m.relocs = {1, 2};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads);
+  EXPECT_EQ(r->interpreter_symbols, 2);
+}
+
+TEST(CheckInputTest, PythonGivenChecksPySymbols) {
+  TempDir d;
+  ElfBuilder m;
+  m.syms = {{"PyLong_FromLong", false}, {"Py_Gone", false}};
+  m.relocs = {1, 2};
+  ElfBuilder py;
+  py.syms = {{"PyLong_FromLong"}};
+  CheckOptions o = NoHost({});
+  o.python = d.Write("libpython3.so", py.Build());
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads);
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].symbol, "Py_Gone");
+}
+
+TEST(CheckInputTest, ObjectWithoutHashTableOffersNothing) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libp.so"};
+  m.syms = {{"f", false}};
+  m.relocs = {1};
+  ElfBuilder p;
+  p.soname = "libp.so";
+  p.syms = {{"f"}};
+  p.with_hash = false;  // do_lookup_x skips objects with l_nbuckets == 0
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), NoHost({d.Write("libp.so", p.Build())}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].message, d.path() + "/mod.so: undefined symbol: f");
+}
+
+TEST(LdCacheTest, ParsesNewFormat) {
+  // Header (48 bytes), two entries (24 bytes each), strings.
+  std::vector<uint8_t> b(48 + 2 * 24, 0);
+  std::string magic = "glibc-ld.so.cache1.1";
+  std::copy(magic.begin(), magic.end(), b.begin());
+  auto put32 = [&](size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); };
+  put32(20, 2);
+  std::string strings = std::string("libz.so.1") + '\0' + "/lib/x86_64-linux-gnu/libz.so.1" + '\0';
+  const uint32_t s0 = static_cast<uint32_t>(b.size());
+  b.insert(b.end(), strings.begin(), strings.end());
+  put32(48, 0x0303);
+  put32(52, s0);
+  put32(56, s0 + 10);
+  put32(72, 0x0003);  // an i386 entry for the same name
+  put32(76, s0);
+  put32(80, s0 + 10);
+  absl::StatusOr<LdCache> c = LdCache::Parse("cache", b);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->Lookup("libz.so.1", 62), "/lib/x86_64-linux-gnu/libz.so.1");
+  EXPECT_FALSE(c->Lookup("libz.so.2", 62).has_value());
+  put32(20, 1000);
+  EXPECT_THAT(LdCache::Parse("cache", b), StatusIs(absl::StatusCode::kDataLoss, "cache: 1000 entries run past the end"));
+}
+
+TEST(LdCacheTest, HostCacheFindsLibc) {
+  if (!std::filesystem::exists("/etc/ld.so.cache")) GTEST_SKIP() << "no /etc/ld.so.cache";
+  absl::StatusOr<LdCache> c = LdCache::Read("/etc/ld.so.cache");
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::optional<std::string> libc = c->Lookup("libc.so.6", 62);
+  ASSERT_TRUE(libc.has_value());
+  EXPECT_TRUE(std::filesystem::exists(*libc)) << *libc;
+}
+
+TEST(DemangleTest, HeadlineSymbol) {
+  EXPECT_EQ(Demangle("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib"),
+            "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)");
+  EXPECT_EQ(Demangle("puts"), "puts");
+  EXPECT_EQ(Demangle("_Znot valid"), "_Znot valid");
+}
+
+TEST(DemangleTest, Rust) {
+  EXPECT_EQ(Demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
+}
+
+TEST(DemangleTest, SplitAndDescribe) {
+  FunctionParts a, b;
+  ASSERT_TRUE(SplitFunction("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib", &a));
+  ASSERT_TRUE(SplitFunction("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_jb", &b));
+  EXPECT_EQ(a.context, "c10::cuda");
+  EXPECT_EQ(a.base, "c10_cuda_check_implementation");
+  EXPECT_THAT(a.params, ElementsAre("int", "char const*", "char const*", "int", "bool"));
+  EXPECT_THAT(DescribeDifferences(a, b), ElementsAre("parameter 4: int → unsigned int"));
+  FunctionParts s1, s2;
+  ASSERT_TRUE(SplitFunction("_ZN3c104cuda9SetDeviceEi", &s1));
+  ASSERT_TRUE(SplitFunction("_ZN3c104cuda9SetDeviceEa", &s2));
+  EXPECT_THAT(DescribeDifferences(s1, s2), ElementsAre("parameter 1: int → signed char"));
+  FunctionParts t1, t2;
+  ASSERT_TRUE(SplitFunction("_ZN5torch7Library4_defEOSt6vectorIN2at3TagESaIS3_EE", &t1));
+  EXPECT_THAT(t1.params, ElementsAre("std::vector<at::Tag, std::allocator<at::Tag> >&&"));
+  FunctionParts q1, q2;
+  ASSERT_TRUE(SplitFunction("_ZNK3foo3barEv", &q1));
+  ASSERT_TRUE(SplitFunction("_ZN3foo3barEv", &q2));
+  EXPECT_THAT(DescribeDifferences(q1, q2), ElementsAre("qualifiers: const → (none)"));
+}
+
+}  // namespace
+}  // namespace abicheck

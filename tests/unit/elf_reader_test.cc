@@ -1,0 +1,360 @@
+// The ELF reader and symbol tables on valid and malformed bytes: every error names the file and
+// the structure, and has the right code (kInvalidArgument: not ELF, kDataLoss: corrupt).
+#include <cstring>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/elf/elf_file.h"
+#include "lib/io/byte_reader.h"
+#include "lib/symbols/symbol_table.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::Layout;
+using ::abicheck::testing::StatusIs;
+using ::testing::ElementsAre;
+
+ElfBuilder Basic() {
+  ElfBuilder b;
+  b.soname = "libfoo.so";
+  b.needed = {"libc.so.6", "libbar.so.1"};
+  b.syms = {{"foo"}, {"bar", false}, {"data", true, 1, 1}};
+  b.relocs = {2};
+  return b;
+}
+
+void Patch32(std::vector<uint8_t>& b, uint64_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); }
+void Patch64(std::vector<uint8_t>& b, uint64_t at, uint64_t v) { std::memcpy(&b[at], &v, 8); }
+void Patch16(std::vector<uint8_t>& b, uint64_t at, uint16_t v) { std::memcpy(&b[at], &v, 2); }
+
+absl::StatusOr<SymbolTable> ReadTable(const std::vector<uint8_t>& bytes, std::unique_ptr<ElfFile>* keep) {
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse("libx.so", bytes);
+  if (!elf.ok()) return elf.status();
+  *keep = std::make_unique<ElfFile>(*std::move(elf));
+  return SymbolTable::Read(**keep);
+}
+
+TEST(ByteReaderTest, BoundsNeverOverflow) {
+  std::vector<uint8_t> d = {1, 2, 3, 4};
+  ByteReader r(d, false);
+  EXPECT_TRUE(r.Contains(0, 4));
+  EXPECT_TRUE(r.Contains(4, 0));
+  EXPECT_FALSE(r.Contains(3, 2));
+  EXPECT_FALSE(r.Contains(UINT64_MAX, 2));
+  EXPECT_FALSE(r.Contains(2, UINT64_MAX));
+  EXPECT_EQ(r.ReadAt<uint32_t>(0), 0x04030201u);
+  EXPECT_EQ(ByteReader(d, true).ReadAt<uint32_t>(0), 0x01020304u);
+  EXPECT_FALSE(r.ReadAt<uint32_t>(1).has_value());
+  EXPECT_FALSE(r.CString(0).has_value()) << "no NUL before the end";
+  std::vector<uint8_t> s = {'a', 'b', 0, 'c'};
+  EXPECT_EQ(ByteReader(s, false).CString(0), "ab");
+  EXPECT_EQ(ByteReader(s, false).CString(2), "");
+  EXPECT_FALSE(ByteReader(s, false).CString(4).has_value());
+}
+
+class ElfClassesTest : public ::testing::TestWithParam<std::pair<bool, bool>> {};
+
+TEST_P(ElfClassesTest, ReadsEveryClassAndByteOrder) {
+  ElfBuilder b = Basic();
+  b.is64 = GetParam().first;
+  b.big_endian = GetParam().second;
+  std::vector<uint8_t> bytes = b.Build();
+  std::unique_ptr<ElfFile> elf;
+  absl::StatusOr<SymbolTable> t = ReadTable(bytes, &elf);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(elf->is_64(), b.is64);
+  EXPECT_EQ(elf->big_endian(), b.big_endian);
+  EXPECT_EQ(elf->soname(), "libfoo.so");
+  EXPECT_THAT(elf->needed(), ElementsAre("libc.so.6", "libbar.so.1"));
+  ASSERT_EQ(t->size(), 4u);
+  EXPECT_EQ(t->Get(1)->name, "foo");
+  EXPECT_TRUE(t->Get(1)->defined());
+  EXPECT_FALSE(t->Get(2)->defined());
+  EXPECT_EQ(t->Get(3)->type(), 1);
+  int found = -1;
+  t->ForEachNamed(HashedName("data"), [&](uint32_t i) {
+    found = static_cast<int>(i);
+    return true;
+  });
+  EXPECT_EQ(found, 3);
+  absl::StatusOr<std::vector<Reference>> refs = t->References();
+  ASSERT_TRUE(refs.ok()) << refs.status();
+  ASSERT_EQ(refs->size(), 1u);
+  EXPECT_EQ((*refs)[0].symbol, 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ElfClassesTest,
+                         ::testing::Values(std::pair{true, false}, std::pair{false, false},
+                                           std::pair{true, true}, std::pair{false, true}));
+
+TEST(ElfReaderTest, TextIsNotElf) {
+  std::string text = "# a linker script\nGROUP ( libc.so.6 )\n";
+  absl::StatusOr<ElfFile> f = ElfFile::Parse("libc.so", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  EXPECT_THAT(f, StatusIs(absl::StatusCode::kInvalidArgument, "libc.so: not an ELF file"));
+  EXPECT_TRUE(IsNotElf(f.status()));
+}
+
+TEST(ElfReaderTest, EmptyIsNotElf) {
+  EXPECT_THAT(ElfFile::Parse("empty.so", {}), StatusIs(absl::StatusCode::kInvalidArgument, "empty.so: not an ELF file"));
+}
+
+TEST(ElfReaderTest, TruncatedHeader) {
+  std::vector<uint8_t> b = Basic().Build();
+  b.resize(40);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "libx.so: ELF header truncated: file is 40 bytes, header needs 64"));
+}
+
+TEST(ElfReaderTest, InvalidClass) {
+  std::vector<uint8_t> b = Basic().Build();
+  b[4] = 3;
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "libx.so: ELF header: invalid EI_CLASS 3"));
+}
+
+TEST(ElfReaderTest, InvalidByteOrder) {
+  std::vector<uint8_t> b = Basic().Build();
+  b[5] = 0;
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "invalid EI_DATA 0"));
+}
+
+TEST(ElfReaderTest, ProgramHeadersPastEnd) {
+  std::vector<uint8_t> b = Basic().Build();
+  Patch64(b, 32, b.size() - 8);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "libx.so: program headers (2 x 56 bytes at"));
+}
+
+TEST(ElfReaderTest, HugeProgramHeaderOffsetDoesNotWrap) {
+  std::vector<uint8_t> b = Basic().Build();
+  Patch64(b, 32, UINT64_MAX - 10);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "run past the end of the file"));
+}
+
+TEST(ElfReaderTest, WrongProgramHeaderEntrySize) {
+  std::vector<uint8_t> b = Basic().Build();
+  Patch16(b, 54, 40);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "e_phentsize is 40, expected 56"));
+}
+
+TEST(ElfReaderTest, LoadSegmentPastEnd) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.phoff + 32, L.size + 4096);  // PT_LOAD p_filesz
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "program header 0 (PT_LOAD): file range 0x0+0x"));
+}
+
+TEST(ElfReaderTest, DynamicSegmentPastEnd) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.phoff + 56 + 8, L.size - 4);  // PT_DYNAMIC p_offset
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "PT_DYNAMIC: file range"));
+}
+
+TEST(ElfReaderTest, StringTableOutsideSegments) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.dyn_entry["DT_STRTAB"], 0x7fff0000);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, ".dynstr (DT_STRTAB 0x7fff0000, DT_STRSZ"));
+}
+
+TEST(ElfReaderTest, StringTableSizePastSegment) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.dyn_entry["DT_STRSZ"], L.size);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "is not inside a loaded segment"));
+}
+
+TEST(ElfReaderTest, NeededNameOutsideStringTable) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.dyn_entry["DT_NEEDED"], 0x100000);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "PT_DYNAMIC: DT_NEEDED string offset 0x100000 is outside .dynstr"));
+}
+
+TEST(ElfReaderTest, SonameNotNulTerminated) {
+  Layout L;
+  ElfBuilder builder = Basic();
+  std::vector<uint8_t> b = builder.Build(&L);
+  // Make .dynstr end right inside "libfoo.so".
+  const std::string strtab(reinterpret_cast<const char*>(&b[L.dynstr]), 64);
+  const uint64_t at = strtab.find("libfoo.so");
+  Patch64(b, L.dyn_entry["DT_STRSZ"], at + 3);
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "DT_SONAME string offset"));
+}
+
+TEST(SymbolTableTest, WrongSymbolEntrySize) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.dyn_entry["DT_SYMENT"], 16);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, "libx.so: .dynsym: DT_SYMENT is 16, expected 24"));
+}
+
+TEST(SymbolTableTest, HashChainCountPastSegment) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch32(b, L.hash + 4, 0x40000000);  // nchain
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, "libx.so: .hash: 1 buckets and 1073741824 chain entries run past"));
+}
+
+TEST(SymbolTableTest, HashBucketCountOf2To32) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch32(b, L.hash, 0xffffffffu);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".hash: 4294967295 buckets"));
+}
+
+TEST(SymbolTableTest, CyclicHashChainTerminates) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  // chain[1] = 3, chain[3] = 1: a cycle that never reaches 0.
+  Patch32(b, L.hash + 12 + 4 * 1, 3);
+  Patch32(b, L.hash + 12 + 4 * 3, 1);
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  int visits = 0;
+  t->ForEachNamed(HashedName("nothere"), [&](uint32_t) { return ++visits, false; });
+  EXPECT_EQ(visits, 0);
+}
+
+TEST(SymbolTableTest, SymbolNameOutsideStringTable) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch32(b, L.dynsym + 24, 0x7fffffff);
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  EXPECT_FALSE(t->Get(1).has_value());
+  EXPECT_EQ(t->GetOrEmpty(1).name, "");
+}
+
+TEST(SymbolTableTest, RelocationSymbolIndexPastTable) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.rela + 8, (uint64_t{99} << 32) | 6);
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss,
+                                        ".rela.dyn (DT_RELA) entry 0: symbol index 99 is past the end of .dynsym (4 entries)"));
+}
+
+TEST(SymbolTableTest, RelocationSizeNotMultipleOfEntry) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.dyn_entry["DT_RELASZ"], 25);
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss, "size 0x19 is not a multiple of the entry size 24"));
+}
+
+ElfBuilder Versioned() {
+  ElfBuilder b;
+  b.soname = "libv.so";
+  b.with_versym = true;
+  b.syms = {{"foo", true, 1, 2, 0, 2}, {"foo", true, 1, 2, 0, 0x8003}, {"ext", false, 1, 2, 0, 4}};
+  b.verdefs = {{"libv.so", 1, 1}, {"V1", 2}, {"V2", 3}};
+  b.verneeds = {{"libc.so.6", {{"GLIBC_2.2.5", 4}}}};
+  return b;
+}
+
+TEST(VersionsTest, SlotsFollowGlibcLVersions) {
+  std::vector<uint8_t> b = Versioned().Build();
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->version_defs().size(), 3u);
+  EXPECT_EQ(t->Slot(1)->hash, 0u) << "the BASE verdef never enters l_versions";
+  EXPECT_EQ(t->Slot(2)->name, "V1");
+  EXPECT_EQ(t->Slot(0x8003)->name, "V2");
+  EXPECT_EQ(t->Slot(4)->name, "GLIBC_2.2.5");
+  EXPECT_EQ(t->Slot(4)->file, "libc.so.6");
+  EXPECT_FALSE(t->Slot(4)->defined);
+  EXPECT_EQ(t->Slot(9), nullptr);
+  EXPECT_EQ(t->Versym(2), 0x8003);
+}
+
+TEST(VersionsTest, VerdefNextPastSection) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch32(b, L.verdef + 16, 0x10000);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, "libx.so: .gnu.version_d entry 0: vd_next 0x10000 runs past the section end"));
+}
+
+TEST(VersionsTest, VerdefBadRevision) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch16(b, L.verdef + 28, 7);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_d entry 1: vd_version 7 is not 1"));
+}
+
+TEST(VersionsTest, VerdefZeroNextEndsChain) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch32(b, L.verdef + 16, 0);
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->version_defs().size(), 1u);
+}
+
+TEST(VersionsTest, VerdefCountLiesHigh) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch64(b, L.dyn_entry["DT_VERDEFNUM"], 0xffffffff);
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->version_defs().size(), 3u) << "the zero vd_next ends the walk";
+}
+
+TEST(VersionsTest, VerneedFileOutsideStrings) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch32(b, L.verneed + 4, 0xfffff);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_r entry 0: name offset 0xfffff is outside .dynstr"));
+}
+
+TEST(VersionsTest, VerneedAuxPastSegment) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch32(b, L.verneed + 8, 0x100000);  // vn_aux
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_r entry 0 aux 0 at offset"));
+}
+
+TEST(VersionsTest, VersymPastSegment) {
+  Layout L;
+  std::vector<uint8_t> b = Versioned().Build(&L);
+  Patch64(b, L.dyn_entry["DT_VERSYM"], L.size - 2);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, ".gnu.version (DT_VERSYM 0x"));
+}
+
+TEST(HashTest, KnownValues) {
+  EXPECT_EQ(GnuHash(""), 5381u);
+  EXPECT_EQ(GnuHash("printf"), 0x156b2bb8u);
+  EXPECT_EQ(SysvHash("printf"), 0x077905a6u);
+}
+
+}  // namespace
+}  // namespace abicheck
