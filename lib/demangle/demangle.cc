@@ -14,11 +14,6 @@ struct FreeDeleter {
 };
 using CBuffer = std::unique_ptr<char, FreeDeleter>;
 
-std::string TakeBuffer(char* buf, size_t n) {
-  CBuffer owner(buf);
-  return std::string(buf, n > 0 && buf[n - 1] == '\0' ? n - 1 : n);
-}
-
 // Reads one part of the partial demangler's output into a string.
 template <typename Fn>
 std::string Part(Fn fn) {

@@ -45,7 +45,7 @@ std::string RenderText(const Report& r, bool color) {
     std::map<std::string, int> by_kind;
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
     std::vector<std::string> counts;
-    for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", k));
+    for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", k, n == 1 ? "" : "s"));
     absl::StrAppend(&out, st.Red("will not load"), ": ", r.module, " (", absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
       if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(p.message), "\n");

@@ -103,11 +103,11 @@ absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions&
   for (const std::string& p : options.providers) {
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
     if (o->elf->machine() != loader.machine() || o->elf->is_64() != probe_elf.is_64()) {
-      report.warnings.push_back({p, absl::StrFormat("provider is %s %s, the module is %s %s: it "
-                                                    "cannot be loaded with the module",
-                                                    ElfClassName(o->elf->is_64()), o->elf->MachineName(),
-                                                    ElfClassName(probe_elf.is_64()), probe_elf.MachineName())});
-      continue;
+      // Named explicitly, a library that can never load with the module is a mistake in the
+      // input, not something to predict around.
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: %s %s library cannot be loaded with %s (%s %s)", p, ElfClassName(o->elf->is_64()),
+          o->elf->MachineName(), module_path, ElfClassName(probe_elf.is_64()), probe_elf.MachineName()));
     }
     ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
   }

@@ -13,49 +13,18 @@
 
 #include "abicheck/abicheck.h"
 #include "gtest/gtest.h"
+#include "tests/support/fixtures.h"
 
 namespace fs = std::filesystem;
 
 namespace abicheck {
 namespace {
 
-struct Scenario {
-  fs::path out;
-  std::string module;
-  std::vector<std::string> providers, preloads;
-  std::string expect;
-};
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs a shell command, returns its exit code and its stdout+stderr.
-int RunShell(const std::string& cmd, std::string* output) {
-  output->clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output->append(buf, n);
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-std::vector<std::string> ListScenarios() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(ABICHECK_FIXTURES)) {
-    if (e.is_directory() && fs::exists(e.path() / "build.sh")) names.push_back(e.path().filename());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string Abs(const fs::path& out, const std::string& p) {
-  return p.starts_with("/") ? p : (out / p).string();
-}
+using ::abicheck::testing::BuildScenario;
+using ::abicheck::testing::ListScenarios;
+using ::abicheck::testing::RunShell;
+using ::abicheck::testing::Scenario;
+using ::abicheck::testing::ShellQuote;
 
 std::string Base(const std::string& p) { return fs::path(p).filename().string(); }
 
@@ -113,34 +82,16 @@ class LoaderDifferential : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LoaderDifferential, MatchesRealLoader) {
   const std::string name = GetParam();
-  const fs::path src = fs::path(ABICHECK_FIXTURES) / name;
   Scenario sc;
-  sc.out = fs::path(ABICHECK_FIXTURE_OUT) / name;
-  fs::remove_all(sc.out);
-  fs::create_directories(sc.out);
-  std::string log;
-  int rc = RunShell("cd " + Quote(sc.out) + " && SRC=" + Quote(src) + " sh -c '. \"$0\" && . \"$SRC/build.sh\"' " +
-                   Quote((fs::path(ABICHECK_FIXTURES) / "lib.sh").string()),
-               &log);
-  if (rc == 77) GTEST_SKIP() << name << ": " << log;
-  ASSERT_EQ(rc, 0) << "building fixture " << name << " failed:\n" << log;
-
-  std::ifstream in(sc.out / "scenario.txt");
-  std::string role, file;
-  while (in >> role >> file) {
-    if (role == "module") sc.module = Abs(sc.out, file);
-    if (role == "provider") sc.providers.push_back(Abs(sc.out, file));
-    if (role == "preload") sc.preloads.push_back(Abs(sc.out, file));
-    if (role == "expect") sc.expect = file;
-  }
-  ASSERT_FALSE(sc.module.empty()) << "scenario.txt names no module";
+  ASSERT_TRUE(BuildScenario(name, ABICHECK_FIXTURE_OUT, &sc)) << "building fixture " << name << " failed:\n" << sc.log;
+  if (sc.skipped) GTEST_SKIP() << name << ": " << sc.log;
   ASSERT_TRUE(sc.expect == "loads" || sc.expect == "fails") << "scenario.txt: expect loads|fails";
 
   // The real loader, once through dlopen (verdict and first error) and once through ldd -r.
-  std::string probe_cmd = Quote(ABICHECK_PROBE);
-  for (const std::string& g : sc.preloads) probe_cmd += " -g " + Quote(g);
-  for (const std::string& p : sc.providers) probe_cmd += " " + Quote(p);
-  probe_cmd += " -- " + Quote(sc.module);
+  std::string probe_cmd = ShellQuote(ABICHECK_PROBE);
+  for (const std::string& g : sc.preloads) probe_cmd += " -g " + ShellQuote(g);
+  for (const std::string& p : sc.providers) probe_cmd += " " + ShellQuote(p);
+  probe_cmd += " -- " + ShellQuote(sc.module);
   std::string probe_out;
   int probe_rc = RunShell(probe_cmd, &probe_out);
   ASSERT_NE(probe_rc, 2) << "a provider of the fixture does not load: " << probe_out;
@@ -148,13 +99,13 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
   ASSERT_EQ(probe_rc == 0, sc.expect == "loads")
       << "the fixture no longer shows what it was built for; dlopen says: " << probe_out;
 
-  std::string lib_path = sc.out.string();
+  std::string lib_path = sc.out;
   for (const std::string& p : sc.providers) lib_path += ":" + fs::path(p).parent_path().string();
   std::string preload;
   for (const std::string& g : sc.preloads) preload += (preload.empty() ? "" : ":") + g;
   std::string ldd_out;
-  RunShell("cd " + Quote(sc.out) + " && LD_LIBRARY_PATH=" + Quote(lib_path) +
-          (preload.empty() ? "" : " LD_PRELOAD=" + Quote(preload)) + " ldd -r " + Quote(sc.module),
+  RunShell("cd " + ShellQuote(sc.out) + " && LD_LIBRARY_PATH=" + ShellQuote(lib_path) +
+          (preload.empty() ? "" : " LD_PRELOAD=" + ShellQuote(preload)) + " ldd -r " + ShellQuote(sc.module),
       &ldd_out);
 
   CheckOptions options;
@@ -175,7 +126,7 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoaderDifferential, ::testing::ValuesIn(ListScenarios()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace abicheck

@@ -79,24 +79,25 @@ TEST(CheckInputTest, ExecutableModuleIsNotLoadable) {
   EXPECT_THAT(r->problems[0].message, HasSubstr("prog: cannot dynamically load executable"));
 }
 
-TEST(CheckInputTest, ForeignMachineProviderIsAWarningAndDoesNotMatch) {
+TEST(CheckInputTest, ForeignMachineProviderIsAnInputError) {
   TempDir d;
-  ElfBuilder m;
-  m.needed = {"libp.so"};
-  m.syms = {{"f", false}};
-  m.relocs = {1};
-  std::string mod = d.Write("mod.so", m.Build());
+  std::string mod = d.Write("mod.so", ElfBuilder().Build());
   ElfBuilder p;
   p.machine = 183;  // AArch64
-  p.soname = "libp.so";
-  p.syms = {{"f"}};
   absl::StatusOr<Report> r = Check(mod, NoHost({d.Write("libp.so", p.Build())}));
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_FALSE(r->loads);
-  ASSERT_FALSE(r->warnings.empty());
-  EXPECT_THAT(r->warnings[0].message, HasSubstr("provider is ELFCLASS64 AArch64, the module is ELFCLASS64 x86-64"));
-  EXPECT_EQ(r->problems[0].kind, ProblemKind::kMissingLibrary);
-  EXPECT_EQ(r->problems[0].message, "libp.so: cannot open shared object file: No such file or directory");
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
+                          "libp.so: ELFCLASS64 AArch64 library cannot be loaded with " + mod + " (ELFCLASS64 x86-64)"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, ThirtyTwoBitProviderIsAnInputError) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", ElfBuilder().Build());
+  ElfBuilder p;
+  p.is64 = false;
+  p.machine = 3;
+  EXPECT_THAT(Check(mod, NoHost({d.Write("libp.so", p.Build())})),
+              StatusIs(absl::StatusCode::kFailedPrecondition, "libp.so: ELFCLASS32 Intel 80386 library cannot be loaded with"));
 }
 
 TEST(CheckInputTest, InterpreterSymbolsAreLeftToPython) {
