@@ -39,8 +39,9 @@ std::string RenderText(const Report& r, bool color) {
   std::string out;
   if (r.loads) {
     absl::StrAppend(&out, st.Green("loads"), ": ", r.module, "\n");
-    absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d libraries\n",
-                          r.references_checked, r.libraries.empty() ? 0 : r.libraries.size() - 1);
+    const size_t libs = r.libraries.empty() ? 0 : r.libraries.size() - 1;
+    absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d %s\n", r.references_checked, libs,
+                          libs == 1 ? "library" : "libraries");
   } else {
     std::map<std::string, int> by_kind;
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
