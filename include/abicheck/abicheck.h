@@ -27,6 +27,10 @@ struct CheckOptions {
   // Search the host's /etc/ld.so.cache and system library directories (under `sysroot`).
   bool use_host = true;
   std::string sysroot;  // "" or "/" is the running system
+  // When a DT_NEEDED soname is missing but a provider has the same stem (libc10.so.2.6 needed,
+  // libc10.so.2.14 given), report the missing library and still check symbols against that
+  // provider, so every break shows up at once. Off, the symbol list is exactly `ldd -r`'s.
+  bool same_stem_stand_ins = true;
 };
 
 enum class ProblemKind {
@@ -62,6 +66,7 @@ struct Problem {
   bool first = false;     // the one failure `dlopen` would report (it stops at the first)
   std::vector<Candidate> candidates;
   std::string hint;       // one sentence for a person, may be empty
+  std::string stand_in;   // missing libraries: the provider checked in its place, if any
 };
 
 // How a library of the load came to be there.

@@ -20,6 +20,8 @@ namespace {
 // Diagnosis is for people: past this many undefined symbols the first ones are explained.
 constexpr int kMaxDiagnosed = 256;
 constexpr size_t kMaxCandidates = 3;
+// Signature candidates gathered before ranking (overload sets can be large).
+constexpr size_t kMaxSignatureCandidates = 16;
 
 std::string Basename(absl::string_view path) {
   size_t slash = path.rfind('/');
@@ -48,6 +50,53 @@ bool Exported(const Symbol& s) {
 
 }  // namespace
 
+absl::string_view VersionFamily(absl::string_view v) {
+  size_t i = 0;
+  while (i < v.size() && !absl::ascii_isdigit(static_cast<unsigned char>(v[i]))) ++i;
+  return v.substr(0, i);
+}
+
+int CompareVersionNames(absl::string_view a, absl::string_view b) {
+  // Numeric fields compared as numbers: GLIBCXX_3.4.9 < GLIBCXX_3.4.30.
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (absl::ascii_isdigit(static_cast<unsigned char>(a[i])) && absl::ascii_isdigit(static_cast<unsigned char>(b[j]))) {
+      uint64_t x = 0, y = 0;
+      while (i < a.size() && absl::ascii_isdigit(static_cast<unsigned char>(a[i]))) x = x * 10 + (a[i++] - '0');
+      while (j < b.size() && absl::ascii_isdigit(static_cast<unsigned char>(b[j]))) y = y * 10 + (b[j++] - '0');
+      if (x != y) return x < y ? -1 : 1;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j] ? -1 : 1;
+    ++i, ++j;
+  }
+  return (i < a.size()) - (j < b.size());
+}
+
+std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_view wanted) {
+  const absl::string_view family = VersionFamily(wanted);
+  std::string newest;
+  for (const VersionDef& d : defs) {
+    if ((d.flags & elf::VER_FLG_BASE) || VersionFamily(d.name) != family || family.empty()) continue;
+    if (newest.empty() || CompareVersionNames(newest, d.name) < 0) newest = std::string(d.name);
+  }
+  return newest;
+}
+
+std::string VersionMeaning(absl::string_view version, absl::string_view library) {
+  const absl::string_view family = VersionFamily(version);
+  if (family == "GLIBCXX_" || family == "CXXABI_") {
+    return absl::StrCat("the module was built with a newer GCC (libstdc++) than the one whose ", library,
+                        " is loaded; build it with the target's toolchain (e.g. a manylinux image), or "
+                        "run where a newer libstdc++.so.6 is installed");
+  }
+  if (family == "GLIBC_") {
+    return "the module was built against a newer glibc than this one; build it on an older base "
+           "(e.g. a manylinux image for the oldest glibc you support)";
+  }
+  return absl::StrCat("the module was built against a newer ", library, " than this one");
+}
+
 std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const FunctionParts& found) {
   std::vector<std::string> out;
   if (wanted.context != found.context) {
@@ -73,6 +122,10 @@ std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const 
 
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope, Report* report) {
   const absl::flat_hash_set<const Object*> in_scope(scope.begin(), scope.end());
+  absl::flat_hash_set<std::string> missing_versions;
+  for (const Problem& p : report->problems) {
+    if (p.kind == ProblemKind::kVersionNotFound) missing_versions.insert(p.version);
+  }
   int diagnosed = 0;
   for (Problem& p : report->problems) {
     if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
@@ -80,16 +133,17 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                             " among the given libraries or on the search path");
     }
     if (p.kind == ProblemKind::kVersionNotFound) {
-      std::string newest;
       for (const auto& o : loader.objects()) {
         if (o->path != p.library) continue;
-        for (const VersionDef& d : o->syms->version_defs()) {
-          if (!(d.flags & elf::VER_FLG_BASE)) newest = std::string(d.name);
+        std::string newest = NewestInFamily(o->syms->version_defs(), p.version);
+        const std::string lib = Basename(o->path);
+        if (newest.empty()) {
+          p.hint = absl::StrCat(lib, " defines no ", VersionFamily(p.version), "* version");
+        } else {
+          p.hint = absl::StrCat("needs ", p.version, "; ", lib, " provides up to ", newest, ": ",
+                                VersionMeaning(p.version, lib));
         }
-      }
-      if (!newest.empty()) {
-        p.hint = absl::StrCat(Basename(p.library), " defines versions up to ", newest,
-                              ": the module was built against a newer one");
+        break;
       }
     }
     if (p.kind != ProblemKind::kUndefinedSymbol || diagnosed >= kMaxDiagnosed) continue;
@@ -138,7 +192,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       const std::string token = absl::StrCat(wanted.base.size(), wanted.base);
       for (const auto& o : loader.objects()) {
         const SymbolTable& t = *o->syms;
-        for (uint32_t i = 0; i < t.size() && p.candidates.size() < kMaxCandidates; ++i) {
+        for (uint32_t i = 0; i < t.size() && p.candidates.size() < kMaxSignatureCandidates; ++i) {
           std::optional<Symbol> s = t.Get(i);
           if (!s || !Exported(*s) || s->name == p.symbol || !absl::StartsWith(s->name, "_Z") ||
               s->name.find(token) == absl::string_view::npos) {
@@ -158,6 +212,13 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
           p.candidates.push_back(std::move(c));
         }
       }
+      // Closest first; a candidate with more differences than the best one is noise.
+      std::stable_sort(p.candidates.begin(), p.candidates.end(), [](const Candidate& a, const Candidate& b) {
+        return a.differences.size() < b.differences.size();
+      });
+      while (p.candidates.size() > 1 && p.candidates.back().differences.size() > p.candidates.front().differences.size()) {
+        p.candidates.pop_back();
+      }
       if (!p.candidates.empty()) {
         const Candidate& c = p.candidates.front();
         p.hint = c.relation == "signature_changed"
@@ -168,8 +229,11 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                                     Basename(c.library));
       }
     }
+    if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);
     if (p.candidates.empty() && p.hint.empty()) {
-      p.hint = "no library in the load exports this name, under any version";
+      p.hint = missing_versions.contains(p.version)
+                   ? absl::StrCat("it comes with version ", p.version, ", which the loaded library does not define (above)")
+                   : "no library in the load exports this name, under any version";
     }
   }
 }

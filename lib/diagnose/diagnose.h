@@ -18,6 +18,13 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
 std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const FunctionParts& found);
 
+// Version-name helpers: "GLIBCXX_" for "GLIBCXX_3.4.32"; numeric-aware ordering; the newest
+// definition of `wanted`'s family; what a too-new requirement usually means.
+absl::string_view VersionFamily(absl::string_view version);
+int CompareVersionNames(absl::string_view a, absl::string_view b);
+std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_view wanted);
+std::string VersionMeaning(absl::string_view version, absl::string_view library);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_DIAGNOSE_DIAGNOSE_H_

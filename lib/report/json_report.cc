@@ -19,6 +19,7 @@ ordered_json ProblemJson(const Problem& p) {
   }
   if (!p.version.empty()) j["version"] = p.version;
   if (!p.library.empty()) j["library"] = p.library;
+  if (!p.stand_in.empty()) j["stand_in"] = p.stand_in;
   j["message"] = p.message;
   j["first"] = p.first;
   if (!p.hint.empty()) j["hint"] = p.hint;

@@ -32,6 +32,14 @@ const char* KindLabel(ProblemKind k) {
   return "problem";
 }
 
+std::string Plural(absl::string_view label) {
+  if (label == "missing library") return "missing libraries";
+  if (label == "version not found") return "versions not found";
+  if (label == "wrong ELF class") return "libraries of the wrong ELF class";
+  if (label == "wrong machine") return "libraries for another machine";
+  return absl::StrCat(label, "s");
+}
+
 }  // namespace
 
 std::string RenderText(const Report& r, bool color) {
@@ -46,7 +54,7 @@ std::string RenderText(const Report& r, bool color) {
     std::map<std::string, int> by_kind;
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
     std::vector<std::string> counts;
-    for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", k, n == 1 ? "" : "s"));
+    for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
     absl::StrAppend(&out, st.Red("will not load"), ": ", r.module, " (", absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
       if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(p.message), "\n");

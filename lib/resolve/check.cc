@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
@@ -137,7 +138,6 @@ absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions&
     return report;
   }
 
-  const size_t preload_failures = failures.size();
   ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist, loader.MapDeps(module, false, &failures));
   for (const Object* o : searchlist) {
     LoadedLibrary lib;
@@ -147,22 +147,36 @@ absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions&
     lib.newly_loaded = !o->preexisting;
     report.libraries.push_back(std::move(lib));
   }
-  // Failed dependency loads: those of the dlopen come first in ld.so's order.
+  // Failed dependency loads. A provider's own dependency that cannot be found here was loaded
+  // wherever the provider was: not the module's problem, but the check is partial there, and the
+  // report says so. Each (requester, name) once: BFS walks a provider's DT_NEEDED again.
   std::vector<Problem> map_problems;
-  for (size_t i = 0; i < failures.size(); ++i) {
-    const MapFailure& f = failures[i];
+  absl::flat_hash_set<std::pair<const Object*, std::string>> seen_failures;
+  std::vector<std::string> unknown_provider_deps;
+  for (const MapFailure& f : failures) {
+    if (!seen_failures.insert({f.requester, f.name}).second) continue;
+    if (f.requester->preexisting) {
+      unknown_provider_deps.push_back(absl::StrCat(f.name, " (needed by ", f.requester->path, ")"));
+      continue;
+    }
     Problem p;
     p.kind = f.kind;
     p.object = f.requester->path;
     p.library = f.name;
     p.message = f.message;
-    if (i < preload_failures || f.requester->preexisting) {
-      p.hint = "a dependency of a library given as already loaded: its own load would fail";
+    if (f.stand_in != nullptr) {
+      p.stand_in = f.stand_in->path;
+      p.hint = absl::StrCat("symbols were checked against ", f.stand_in->path,
+                            " (same stem) in its place: what else would break is listed below");
     }
     map_problems.push_back(std::move(p));
   }
-  std::stable_partition(map_problems.begin(), map_problems.end(),
-                        [](const Problem& p) { return p.hint.empty(); });
+  if (!unknown_provider_deps.empty()) {
+    report.warnings.push_back(
+        {module_path, absl::StrCat("not found here, so not checked: dependencies of the given libraries, ",
+                                   "which were loaded with them: ", absl::StrJoin(unknown_provider_deps, ", "),
+                                   ". Give them too (or --sysroot) to check symbols they define.")});
+  }
 
   // B4: the verneed check of every newly loaded object, in search-list order.
   std::vector<Problem> version_problems;
@@ -267,13 +281,7 @@ absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions&
   for (auto* group : {&map_problems, &version_problems, &symbol_problems}) {
     for (Problem& p : *group) report.problems.push_back(std::move(p));
   }
-  if (!report.problems.empty()) {
-    // The first problem of the dlopen itself (not of a provider's own load) is what ld.so prints.
-    auto first = std::find_if(report.problems.begin(), report.problems.end(),
-                              [](const Problem& p) { return p.hint.empty(); });
-    if (first == report.problems.end()) first = report.problems.begin();
-    first->first = true;
-  }
+  if (!report.problems.empty()) report.problems.front().first = true;
   DiagnoseProblems(loader, scope, &report);
   report.loads = report.problems.empty();
   return report;

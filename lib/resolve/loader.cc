@@ -167,6 +167,26 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
   return TryPath(JoinDir(dir, name), name, std::move(found_by), requester, preexisting, other_class);
 }
 
+const Object* Loader::SameStemProvider(absl::string_view name) const {
+  // "libc10.so.2.6" -> "libc10.so": a provider whose soname (or file name) starts with it.
+  const size_t so = name.find(".so");
+  if (so == absl::string_view::npos) return nullptr;
+  const absl::string_view stem = name.substr(0, so + 3);
+  for (const auto& o : objects_) {
+    if (!o->preexisting || o->found_by != "provider") continue;
+    absl::string_view soname = o->elf->soname();
+    absl::string_view file = o->path;
+    if (size_t slash = file.rfind('/'); slash != absl::string_view::npos) file.remove_prefix(slash + 1);
+    for (absl::string_view n : {soname, file}) {
+      if (n.size() >= stem.size() && n.substr(0, stem.size()) == stem &&
+          (n.size() == stem.size() || n[stem.size()] == '.')) {
+        return o.get();
+      }
+    }
+  }
+  return nullptr;
+}
+
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
                                           bool preexisting, MapFailure* failure) {
   if (const Object* o = FindLoaded(name)) return const_cast<Object*>(o);
@@ -208,6 +228,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     }
   }
   if (found != nullptr) return found;
+  if (options_.same_stem_stand_ins) failure->stand_in = SameStemProvider(name);
   failure->requester = requester;
   failure->name = std::string(name);
   if (other_class) {
@@ -242,11 +263,10 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
         }
         return dep.status();
       }
+      if (*dep == nullptr && failure.stand_in != nullptr) *dep = const_cast<Object*>(failure.stand_in);
       if (fresh) l->deps.push_back(*dep);
-      if (*dep == nullptr) {
-        failures->push_back(std::move(failure));
-        continue;
-      }
+      if (failure.requester != nullptr) failures->push_back(failure);
+      if (*dep == nullptr) continue;
       if (std::find(list.begin(), list.end(), *dep) == list.end()) list.push_back(*dep);
     }
   }

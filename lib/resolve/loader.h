@@ -41,6 +41,7 @@ struct MapFailure {
   std::string name;
   ProblemKind kind = ProblemKind::kMissingLibrary;
   std::string message;
+  const Object* stand_in = nullptr;  // a provider of the same stem, checked in its place
 };
 
 // Where a reference bound (LOADER.md §A): object and symbol.
@@ -86,6 +87,7 @@ class Loader {
   absl::StatusOr<Object*> MapObject(absl::string_view name, Object* requester, bool preexisting,
                                     MapFailure* failure);
   const Object* FindLoaded(absl::string_view name) const;
+  const Object* SameStemProvider(absl::string_view name) const;
   // Tries `dir/name`; returns the object, nullptr when absent or skipped.
   absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, std::string found_by,
                                  Object* requester, bool preexisting, bool* other_class);

@@ -74,7 +74,9 @@ INSTANTIATE_TEST_SUITE_P(
                       GoldenCase{"version_not_found", "json", 1},
                       GoldenCase{"missing_library_before_symbols", "text", 1},
                       GoldenCase{"removed_data_object", "text", 1},
-                      GoldenCase{"undefined_in_dependency_first", "text", 1}),
+                      GoldenCase{"undefined_in_dependency_first", "text", 1},
+                      GoldenCase{"soname_bump_same_stem", "text", 1},
+                      GoldenCase{"soname_bump_same_stem", "json", 1}),
     [](const ::testing::TestParamInfo<GoldenCase>& p) { return p.param.scenario + "_" + p.param.format; });
 
 }  // namespace

@@ -111,6 +111,7 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
   CheckOptions options;
   options.providers = sc.providers;
   options.preload = sc.preloads;
+  options.same_stem_stand_ins = false;  // the pure loader model, symbol for symbol like ldd -r
   absl::StatusOr<Report> report = Check(sc.module, options);
   ASSERT_TRUE(report.ok()) << report.status();
 
