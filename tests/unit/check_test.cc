@@ -143,6 +143,52 @@ TEST(CheckInputTest, ObjectWithoutHashTableOffersNothing) {
   EXPECT_EQ(r->problems[0].message, d.path() + "/mod.so: undefined symbol: f");
 }
 
+TEST(CheckInputTest, SysrootIsSearchedInsteadOfTheHost) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/root/usr/lib/x86_64-linux-gnu");
+  ElfBuilder dep;
+  dep.soname = "libonly_in_sysroot.so";
+  dep.syms = {{"from_sysroot"}};
+  d.Write("root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so", dep.Build());
+  ElfBuilder m;
+  m.needed = {"libonly_in_sysroot.so"};
+  m.syms = {{"from_sysroot", false}};
+  m.relocs = {1};
+  const std::string mod = d.Write("mod.so", m.Build());
+  CheckOptions o;
+  o.sysroot = d.path() + "/root";
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+  ASSERT_EQ(r->libraries.size(), 2u);
+  EXPECT_EQ(r->libraries[1].path, d.path() + "/root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so");
+  EXPECT_EQ(r->libraries[1].found_by, "system");
+  // The same module without the sysroot: the running host has no such library.
+  absl::StatusOr<Report> host = Check(mod, CheckOptions{});
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_FALSE(host->loads);
+  EXPECT_EQ(host->problems[0].message,
+            "libonly_in_sysroot.so: cannot open shared object file: No such file or directory");
+}
+
+TEST(CheckInputTest, LibraryPathIsSearchedBeforeTheHost) {
+  TempDir d;
+  ElfBuilder dep;
+  dep.soname = "libc.so.6";  // shadows the host's libc, as LD_LIBRARY_PATH would
+  dep.syms = {{"shadowed"}};
+  d.Write("libc.so.6", dep.Build());
+  ElfBuilder m;
+  m.needed = {"libc.so.6"};
+  m.syms = {{"shadowed", false}};
+  m.relocs = {1};
+  CheckOptions o;
+  o.library_path = {d.path()};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+  EXPECT_EQ(r->libraries[1].found_by, "library_path");
+}
+
 TEST(LdCacheTest, ParsesNewFormat) {
   // Header (48 bytes), two entries (24 bytes each), strings.
   std::vector<uint8_t> b(48 + 2 * 24, 0);
