@@ -12,6 +12,16 @@
 
 namespace abicheck {
 
+// Caps on what input can make abicheck do; generous enough for any real torch build.
+struct InputLimits {
+  uint64_t max_member_bytes = uint64_t{16} << 30;    // one inflated archive member
+  uint64_t max_total_inflated = uint64_t{64} << 30;  // all members of one archive
+  uint64_t max_members = 1u << 20;                   // entries in one archive
+  uint64_t max_files = 1u << 20;                     // files under one directory
+  int max_depth = 64;                                // directory nesting
+  int threads = 0;                                   // archive members in parallel; 0 = all cores
+};
+
 // What the check is run against. Providers play the libraries already loaded by the host (what
 // `import torch` loaded, RTLD_LOCAL): a DT_NEEDED name matches them by DT_SONAME, or by the
 // name they were given under, without any search (LOADER.md §C2, §E).
@@ -94,11 +104,36 @@ struct Report {
   int references_checked = 0;
 };
 
-// Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded.
+// Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded. Each
+// provider may be a file, a directory (every ELF file under it) or a wheel/zip (every ELF member,
+// read in place). A provider whose name starts with libtorch_global_deps is loaded RTLD_GLOBAL,
+// as `import torch` does (LOADER.md §E).
 // Errors (unreadable or corrupt input, not an ELF file) name the file and the structure:
 // kNotFound, kPermissionDenied, kFailedPrecondition (a directory), kInvalidArgument (not ELF),
 // kDataLoss (corrupt ELF), kResourceExhausted (over a cap).
 absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options);
+
+// Many modules against many builds: `module_inputs` are .so files, directories or wheels (whose
+// Python extension modules — members defining PyInit_* — are checked, with the wheel's other
+// shared objects counted as loaded, as a package loads its own libraries first); each of
+// `builds` is a torch build (wheel, installed directory, or files) checked as one column, with
+// `options.providers` added to every column.
+struct MatrixCell {
+  std::string module;  // the module's name (a path, or wheel!member)
+  std::string build;   // as given
+  Report report;
+};
+struct Matrix {
+  std::vector<std::string> modules;
+  std::vector<std::string> builds;
+  std::vector<MatrixCell> cells;  // modules.size() x builds.size(), module-major
+  std::vector<Warning> notes;     // what inputs held that was skipped
+};
+absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
+                                   const std::vector<std::string>& builds, const CheckOptions& options,
+                                   const InputLimits& limits = {});
+std::string RenderMatrixText(const Matrix& matrix, bool color);
+std::string RenderMatrixJson(const Matrix& matrix);
 
 // Renderers. JSON follows docs/json-schema.md (schema_version 1).
 std::string RenderText(const Report& report, bool color);

@@ -78,9 +78,12 @@ absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_
   if (phnum == elf::PN_XNUM) {
     // The real count lives in section header 0's sh_info.
     std::optional<uint32_t> info = r.ReadAt<uint32_t>(shoff + (f.is_64_ ? 44 : 28));
+    f.footprint_.emplace_back(shoff + (f.is_64_ ? 44 : 28), 4);
     if (!info) return Corrupt(f.name_, "e_phnum is PN_XNUM but section header 0 is unreadable");
     phnum = *info;
   }
+  f.footprint_.emplace_back(0, ehsize);
+  if (phnum > 0) f.footprint_.emplace_back(phoff, uint64_t{phnum} * phentsize);
   ABICHECK_RETURN_IF_ERROR(f.ParseProgramHeaders(phoff, phentsize, phnum));
   return f;
 }
@@ -160,6 +163,8 @@ std::optional<ByteReader> ElfFile::VaddrSlice(uint64_t vaddr, uint64_t len) cons
   return rest->Slice(0, len);
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> ElfFile::Footprint() const { return footprint_; }
+
 std::optional<uint64_t> ElfFile::DynamicValue(int64_t tag) const {
   for (const DynamicEntry& e : dynamic_) {
     if (e.tag == tag) return e.value;
@@ -177,6 +182,7 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
                                           dyn.offset, dyn.filesz, reader_.size()));
   }
   has_dynamic_ = true;
+  footprint_.emplace_back(dyn.offset, dyn.filesz);
   const uint64_t entsize = is_64_ ? 16 : 8;
   const uint64_t count = bytes->size() / entsize;
   for (uint64_t i = 0; i < count; ++i) {
@@ -203,6 +209,7 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
                                             *strtab, *strsz));
     }
     dynstr_ = *s;
+    footprint_.emplace_back(OffsetOf(dynstr_), dynstr_.size());
   }
   auto str = [&](const DynamicEntry& e, absl::string_view what) -> absl::StatusOr<absl::string_view> {
     std::optional<absl::string_view> v = dynstr_.CString(e.value);

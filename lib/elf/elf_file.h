@@ -72,6 +72,13 @@ class ElfFile {
 
   std::string MachineName() const;
 
+  // Every byte range (file offset, length) that parsing read: headers, PT_DYNAMIC, .dynstr.
+  std::vector<std::pair<uint64_t, uint64_t>> Footprint() const;
+  // The file offset of a reader that is a slice of this file's bytes.
+  uint64_t OffsetOf(const ByteReader& slice) const {
+    return slice.size() == 0 ? 0 : static_cast<uint64_t>(slice.data().data() - reader_.data().data());
+  }
+
  private:
   ElfFile() = default;
   absl::Status ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum);
@@ -84,6 +91,7 @@ class ElfFile {
   uint16_t e_machine_ = 0;
   std::vector<Segment> loads_;
   std::optional<uint32_t> gnu_stack_flags_;
+  std::vector<std::pair<uint64_t, uint64_t>> footprint_;
   bool has_dynamic_ = false;
   std::vector<DynamicEntry> dynamic_;
   ByteReader dynstr_;

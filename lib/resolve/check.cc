@@ -15,6 +15,7 @@
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
+#include "lib/inputs/inputs.h"
 #include "lib/resolve/loader.h"
 #include "lib/util/status_macros.h"
 
@@ -72,10 +73,13 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
 
 }  // namespace
 
-absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions& options) {
+// The check of one module object against objects already expanded from the user's inputs.
+absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::vector<InputFile>& providers,
+                                    const std::vector<InputFile>& preload, const InputFile* python,
+                                    const CheckOptions& options) {
+  const std::string& module_path = module_input.name;
   // The module decides which loader runs: its machine and class.
-  ABICHECK_ASSIGN_OR_RETURN(MappedFile probe, MappedFile::Open(module_path));
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf, ElfFile::Parse(module_path, probe.bytes()));
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf, ElfFile::Parse(module_path, module_input.blob->bytes()));
   LdCache cache;
   if (options.use_host) {
     std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
@@ -89,31 +93,36 @@ absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions&
 
   // Global scope: the interpreter and preloaded objects with their dependencies (LOADER.md §C3).
   std::vector<const Object*> global;
-  auto add_global = [&](const std::string& path, const char* how) -> absl::Status {
-    ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(path, how, /*preexisting=*/true));
+  auto add_global = [&](const InputFile& in, const char* how) -> absl::Status {
+    ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(in, how, /*preexisting=*/true));
     ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list, loader.MapDeps(o, true, &failures));
     for (const Object* l : list) {
       if (std::find(global.begin(), global.end(), l) == global.end()) global.push_back(l);
     }
     return absl::OkStatus();
   };
-  if (!options.python.empty()) ABICHECK_RETURN_IF_ERROR(add_global(options.python, "interpreter"));
-  for (const std::string& p : options.preload) ABICHECK_RETURN_IF_ERROR(add_global(p, "preload"));
+  if (python != nullptr) ABICHECK_RETURN_IF_ERROR(add_global(*python, "interpreter"));
+  for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(add_global(p, "preload"));
 
-  // Providers: loaded before, RTLD_LOCAL (LOADER.md §E) — visible only through DT_NEEDED.
-  for (const std::string& p : options.providers) {
+  // Providers: loaded before, RTLD_LOCAL (LOADER.md §E) — visible only through DT_NEEDED. Those
+  // of another class or machine: named one by one, a mistake in the input; inside a directory or
+  // archive, skipped with a note.
+  std::vector<Object*> provider_objects;
+  for (const InputFile& p : providers) {
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
     if (o->elf->machine() != loader.machine() || o->elf->is_64() != probe_elf.is_64()) {
-      // Named explicitly, a library that can never load with the module is a mistake in the
-      // input, not something to predict around.
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s: %s %s library cannot be loaded with %s (%s %s)", p, ElfClassName(o->elf->is_64()),
-          o->elf->MachineName(), module_path, ElfClassName(probe_elf.is_64()), probe_elf.MachineName()));
+      const std::string what = absl::StrFormat("%s: %s %s library cannot be loaded with %s (%s %s)", p.name,
+                                               ElfClassName(o->elf->is_64()), o->elf->MachineName(), module_path,
+                                               ElfClassName(probe_elf.is_64()), probe_elf.MachineName());
+      if (p.name == p.path && providers.size() == 1) return absl::FailedPreconditionError(what);
+      report.warnings.push_back({p.name, what});
+      continue;
     }
-    ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
+    provider_objects.push_back(o);
   }
+  for (Object* o : provider_objects) ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
 
-  ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_path, "module", false));
+  ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_input, "module", false));
   if (module->preexisting) {
     return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));
   }
@@ -285,6 +294,117 @@ absl::StatusOr<Report> Check(const std::string& module_path, const CheckOptions&
   DiagnoseProblems(loader, scope, &report);
   report.loads = report.problems.empty();
   return report;
+}
+
+namespace {
+
+bool IsGlobalDeps(const InputFile& f) {
+  std::string base = f.path.substr(f.path.rfind('/') + 1);
+  return absl::StartsWith(base, "libtorch_global_deps.so");
+}
+
+// Expands provider inputs; libtorch_global_deps goes to the global scope (LOADER.md §E).
+absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputLimits& limits,
+                             std::vector<InputFile>* providers, std::vector<InputFile>* preload,
+                             std::vector<Warning>* notes) {
+  for (const std::string& p : paths) {
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(p, limits));
+    if (in.objects.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(p, ": no ELF shared objects in this ", in.kind));
+    }
+    for (const std::string& n : in.notes) notes->push_back({p, n});
+    for (InputFile& f : in.objects) (IsGlobalDeps(f) ? preload : providers)->push_back(std::move(f));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) {
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
+  if (in.kind != "file") {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": is a ", in.kind, "; the ", role,
+                                                      " must be one file (to check every module of a wheel or ",
+                                                      "directory, name the build with --against)"));
+  }
+  return std::move(in.objects.front());
+}
+
+}  // namespace
+
+absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options) {
+  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+  std::vector<InputFile> providers, preload;
+  std::vector<Warning> notes;
+  ABICHECK_RETURN_IF_ERROR(ExpandProviders(options.providers, InputLimits{}, &providers, &preload, &notes));
+  for (const std::string& p : options.preload) {
+    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
+    preload.push_back(std::move(f));
+  }
+  std::optional<InputFile> python;
+  if (!options.python.empty()) {
+    ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
+  }
+  ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(mod, providers, preload, python ? &*python : nullptr, options));
+  r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
+  return r;
+}
+
+absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs, const std::vector<std::string>& builds,
+                                   const CheckOptions& options, const InputLimits& limits) {
+  Matrix m;
+  // Modules, each with the shared objects that came with it (its package's own libraries).
+  struct ModuleEntry {
+    InputFile module;
+    std::vector<InputFile> bundled;
+  };
+  std::vector<ModuleEntry> modules;
+  for (const std::string& in : module_inputs) {
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
+    for (const std::string& n : ex.notes) m.notes.push_back({in, n});
+    if (ex.kind == "file") {
+      modules.push_back({std::move(ex.objects.front()), {}});
+      continue;
+    }
+    std::vector<InputFile> mods, libs;
+    for (InputFile& f : ex.objects) (IsModuleToCheck(f) ? mods : libs).push_back(std::move(f));
+    if (mods.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this (only lib*.so libraries without PyInit_*) ",
+                                                     ex.kind));
+    }
+    for (InputFile& f : mods) modules.push_back({std::move(f), libs});
+  }
+  std::vector<InputFile> common, common_preload;
+  ABICHECK_RETURN_IF_ERROR(ExpandProviders(options.providers, limits, &common, &common_preload, &m.notes));
+  for (const std::string& p : options.preload) {
+    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
+    common_preload.push_back(std::move(f));
+  }
+  std::optional<InputFile> python;
+  if (!options.python.empty()) {
+    ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
+  }
+  std::vector<std::vector<InputFile>> build_providers(builds.size()), build_preload(builds.size());
+  for (size_t b = 0; b < builds.size(); ++b) {
+    build_providers[b] = common;
+    build_preload[b] = common_preload;
+    ABICHECK_RETURN_IF_ERROR(ExpandProviders({builds[b]}, limits, &build_providers[b], &build_preload[b], &m.notes));
+  }
+  if (builds.empty()) {
+    build_providers.push_back(common);
+    build_preload.push_back(common_preload);
+  }
+  for (const ModuleEntry& e : modules) m.modules.push_back(e.module.name);
+  m.builds = builds;
+  if (m.builds.empty()) m.builds.push_back("(given libraries)");
+  for (const ModuleEntry& e : modules) {
+    for (size_t b = 0; b < build_providers.size(); ++b) {
+      std::vector<InputFile> providers = e.bundled;
+      providers.insert(providers.end(), build_providers[b].begin(), build_providers[b].end());
+      ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(e.module, providers, build_preload[b],
+                                                       python ? &*python : nullptr, options));
+      m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
+    }
+  }
+  return m;
 }
 
 }  // namespace abicheck

@@ -76,21 +76,22 @@ Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCach
   system_dirs_.push_back(absl::StrCat(options_.sysroot, "/usr/lib"));
 }
 
-absl::StatusOr<Object*> Loader::OpenGiven(const std::string& path, std::string found_by,
-                                          bool preexisting) {
+absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string found_by, bool preexisting) {
   auto obj = std::make_unique<Object>();
-  ABICHECK_ASSIGN_OR_RETURN(obj->file, MappedFile::Open(path));
+  obj->blob = input.blob;
+  obj->file_id = input.blob->file_id();
   // Given twice, or given and already pulled in as a dependency: the same object (file identity).
   for (const auto& o : objects_) {
-    if (o->file.id() == obj->file.id()) return o.get();
+    if (o->blob == obj->blob || (obj->file_id && o->file_id == obj->file_id)) return o.get();
   }
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(path, obj->file.bytes()));
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(input.name, obj->blob->bytes()));
   obj->elf = std::make_unique<ElfFile>(std::move(elf));
   ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
   obj->syms = std::make_unique<SymbolTable>(std::move(syms));
-  obj->path = path;
-  obj->names.push_back(path);
-  obj->origin = OriginOf(path);
+  obj->path = input.name;
+  obj->names.push_back(input.path);
+  if (input.name != input.path) obj->names.push_back(input.name);
+  obj->origin = OriginOf(input.path);
   obj->found_by = std::move(found_by);
   obj->preexisting = preexisting;
   objects_.push_back(std::move(obj));
@@ -127,12 +128,13 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   absl::StatusOr<MappedFile> file = MappedFile::Open(path);
   if (!file.ok()) return nullptr;  // open_path: not there, try the next directory.
   for (const auto& o : objects_) {
-    if (o->file.id() == file->id()) {  // _dl_file_id_match_p: already loaded under another name
+    if (o->file_id == file->id()) {  // _dl_file_id_match_p: already loaded under another name
       o->names.emplace_back(name);
       return o.get();
     }
   }
-  absl::StatusOr<ElfFile> elf = ElfFile::Parse(path, file->bytes());
+  auto blob = std::make_shared<MappedBlob>(*std::move(file));
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse(path, blob->bytes());
   if (!elf.ok()) {
     if (IsNotElf(elf.status())) {
       return absl::FailedPreconditionError(absl::StrCat(path, ": invalid ELF header"));
@@ -147,7 +149,8 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   }
   if (elf->machine() != machine_) return nullptr;
   auto obj = std::make_unique<Object>();
-  obj->file = *std::move(file);
+  obj->file_id = blob->file_id();
+  obj->blob = std::move(blob);
   obj->elf = std::make_unique<ElfFile>(*std::move(elf));
   ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
   obj->syms = std::make_unique<SymbolTable>(std::move(syms));

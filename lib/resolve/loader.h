@@ -14,6 +14,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/elf/elf_file.h"
+#include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/symbols/symbol_table.h"
@@ -26,7 +27,8 @@ struct Object {
   std::vector<std::string> names;  // l_libname: every name it was requested under
   std::string origin;              // $ORIGIN: absolute directory of `path`, symlinks kept
   std::string found_by;
-  MappedFile file;
+  std::shared_ptr<const Blob> blob;
+  std::optional<FileId> file_id;
   std::unique_ptr<ElfFile> elf;
   std::unique_ptr<SymbolTable> syms;
   const Object* loader = nullptr;  // l_loader: whose DT_NEEDED brought it in (RPATH chain)
@@ -63,9 +65,9 @@ class Loader {
   // `machine`/`is_64` are those of the module: the loader that would run it.
   Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache);
 
-  // Opens a file named by the user; errors name it. `preexisting` objects play libraries that
-  // were loaded before the dlopen being predicted.
-  absl::StatusOr<Object*> OpenGiven(const std::string& path, std::string found_by, bool preexisting);
+  // Adds an object named by the user (a file, or a member of a directory or archive); errors
+  // name it. `preexisting` objects play libraries loaded before the dlopen being predicted.
+  absl::StatusOr<Object*> OpenGiven(const InputFile& input, std::string found_by, bool preexisting);
 
   // The breadth-first dependency closure of `root` (_dl_map_object_deps): root first, each
   // object once. Failures are appended to `failures` in the order ld.so meets them.

@@ -66,6 +66,7 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
       sh = h->ReadAt<uint32_t>(12);
     }
     if (!nb || !so || !bs || !sh) return Corrupt(elf, ".gnu.hash (DT_GNU_HASH): header truncated");
+    t.footprint_.emplace_back(elf.OffsetOf(*h), 16);
     if (*nb > 0) {
       if (*bs == 0 || (*bs & (*bs - 1)) != 0) {
         return Corrupt(elf, absl::StrFormat(".gnu.hash: Bloom filter size %u is not a power of two", *bs));
@@ -122,6 +123,7 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
       nchain = h->ReadAt<uint32_t>(4);
     }
     if (!nbucket || !nchain) return Corrupt(elf, ".hash (DT_HASH): header truncated");
+    t.footprint_.emplace_back(elf.OffsetOf(*h), 8);
     std::optional<ByteReader> buckets = h->Slice(8, uint64_t{*nbucket} * 4);
     std::optional<ByteReader> chains =
         buckets ? h->Slice(8 + uint64_t{*nbucket} * 4, uint64_t{*nchain} * 4) : std::nullopt;
@@ -210,6 +212,8 @@ absl::Status SymbolTable::ReadVersions() {
       }
       ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(*vda_name, where));
       defs_.push_back({static_cast<uint16_t>(*vd_ndx & 0x7fff), *vd_flags, *vd_hash, name});
+      footprint_.emplace_back(elf.OffsetOf(*sec) + off, 20);
+      footprint_.emplace_back(elf.OffsetOf(*sec) + off + *vd_aux, 8);
       max_index = std::max<uint32_t>(max_index, *vd_ndx & 0x7fff);
       if (*vd_next == 0) break;
       if (*vd_next > sec->size() - off) {
@@ -240,6 +244,7 @@ absl::Status SymbolTable::ReadVersions() {
         return Corrupt(elf, absl::StrFormat("%s: vn_version %u is not 1", where, *vn_version));
       }
       VersionNeed need;
+      footprint_.emplace_back(elf.OffsetOf(*sec) + off, 16);
       ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(*vn_file, where));
       uint64_t aoff = off + *vn_aux;
       for (uint32_t j = 0; j < *vn_cnt; ++j) {
@@ -257,6 +262,7 @@ absl::Status SymbolTable::ReadVersions() {
           return Corrupt(elf, absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
         }
         VersionNeedAux aux;
+        footprint_.emplace_back(elf.OffsetOf(*sec) + aoff, 16);
         ABICHECK_ASSIGN_OR_RETURN(aux.name, name_at(*vna_name, awhere));
         aux.hash = *vna_hash;
         aux.flags = *vna_flags;
@@ -304,6 +310,36 @@ absl::Status SymbolTable::ReadVersions() {
     s.defined = true;
   }
   return absl::OkStatus();
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint() const {
+  const ElfFile& elf = *elf_;
+  std::vector<std::pair<uint64_t, uint64_t>> out = elf.Footprint();
+  out.insert(out.end(), footprint_.begin(), footprint_.end());
+  auto add = [&](const ByteReader& r, uint64_t len) {
+    if (len > 0) out.emplace_back(elf.OffsetOf(r), len);
+  };
+  add(syms_, syms_.size());
+  add(versym_, versym_.size());
+  if (gnu_nbuckets_ > 0) {
+    out.emplace_back(elf.OffsetOf(gnu_bloom_) - 16, 16);  // the header
+    add(gnu_bloom_, gnu_bloom_.size());
+    add(gnu_buckets_, gnu_buckets_.size());
+    add(gnu_chains_, count_ > gnu_symoffset_ ? uint64_t{count_ - gnu_symoffset_} * 4 : 0);
+  }
+  if (sysv_nbucket_ > 0) {
+    out.emplace_back(elf.OffsetOf(sysv_buckets_) - 8, 8);
+    add(sysv_buckets_, sysv_buckets_.size());
+    add(sysv_chains_, sysv_chains_.size());
+  }
+  for (auto [addr_tag, size_tag] : {std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
+                                    std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
+    std::optional<uint64_t> addr = elf.DynamicValue(addr_tag);
+    std::optional<uint64_t> size = elf.DynamicValue(size_tag);
+    if (!addr || !size) continue;
+    if (std::optional<ByteReader> r = elf.VaddrSlice(*addr, *size)) add(*r, r->size());
+  }
+  return out;
 }
 
 uint16_t SymbolTable::Versym(uint32_t i) const {

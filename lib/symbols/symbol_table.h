@@ -107,6 +107,11 @@ class SymbolTable {
   // (DT_REL, DT_RELA, then DT_JMPREL: the order _dl_relocate_object processes them).
   absl::StatusOr<std::vector<Reference>> References() const;
 
+  // Every byte range (file offset, length) this table read or will read — symbols, strings,
+  // versions, hash tables, relocations — with the ElfFile's own. When all of it is real data, a
+  // parse is exact even over a partly retained image (lib/inputs).
+  std::vector<std::pair<uint64_t, uint64_t>> Footprint() const;
+
  private:
   SymbolTable() = default;
   absl::Status ReadVersions();
@@ -121,6 +126,7 @@ class SymbolTable {
   std::vector<VersionSlot> slots_;
   std::vector<VersionDef> defs_;
   std::vector<VersionNeed> needs_;
+  std::vector<std::pair<uint64_t, uint64_t>> footprint_;  // version walks, relocation ranges
   // DT_GNU_HASH
   uint32_t gnu_nbuckets_ = 0, gnu_symoffset_ = 0, gnu_bloom_size_ = 0, gnu_bloom_shift_ = 0;
   ByteReader gnu_bloom_, gnu_buckets_, gnu_chains_;

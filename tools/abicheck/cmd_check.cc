@@ -14,14 +14,20 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   CLI::App app{"Predicts whether dlopen(MODULE, RTLD_NOW) succeeds after the PROVIDER libraries were "
                "loaded (as `import torch` loads torch's libraries), and explains every failure.",
                prog + " check"};
-  std::string module;
+  std::vector<std::string> positional, against, extra_providers;
   CheckOptions options;
   std::string format = "text", color = "auto";
   bool no_host = false, host_only = false;
   std::vector<std::string> library_path;
-  app.add_option("MODULE", module, "the extension module (.so) to check")->required();
-  app.add_option("PROVIDER", options.providers,
-                 "libraries already loaded when MODULE is imported; DT_NEEDED names match their DT_SONAME");
+  app.add_option("MODULE PROVIDER...", positional,
+                 "the extension module (.so) to check, then the libraries already loaded when it is imported "
+                 "(files, directories such as torch/lib, or wheels); DT_NEEDED names match their DT_SONAME. "
+                 "With --against, every argument is a module input: .so files, directories or wheels")
+      ->required();
+  app.add_option("--against", against,
+                 "a torch build (wheel, installed torch/lib directory, or file) to check against; repeat for a "
+                 "compatibility matrix, one column per build");
+  app.add_option("-p,--provider", extra_providers, "with --against: a library loaded in every column");
   app.add_option("--preload", options.preload, "an object in the global scope (LD_PRELOAD, RTLD_GLOBAL)");
   app.add_option("--python", options.python, "the Python interpreter (executable or libpython) that provides Py* symbols");
   app.add_option("-L,--library-path", library_path, "a directory searched like LD_LIBRARY_PATH (':' separates several)");
@@ -42,10 +48,28 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
   options.use_host = !no_host;
+  const bool use_color = UseColor(color);
+  if (!against.empty()) {
+    options.providers = extra_providers;
+    absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options);
+    if (!m.ok()) {
+      std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(m.status().message()).c_str());
+      return ExitCodeForStatus(m.status());
+    }
+    std::string out = format == "json" ? RenderMatrixJson(*m) : RenderMatrixText(*m, use_color);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    for (const MatrixCell& c : m->cells) {
+      if (!c.report.loads) return kExitWillNotLoad;
+    }
+    return kExitLoads;
+  }
+  const std::string module = positional.front();
+  options.providers.assign(positional.begin() + 1, positional.end());
+  options.providers.insert(options.providers.end(), extra_providers.begin(), extra_providers.end());
   if (options.providers.empty() && !host_only && options.preload.empty()) {
     std::fprintf(stderr,
                  "%s: no PROVIDER libraries given for %s: name the libraries it is loaded against "
-                 "(e.g. torch/lib/*.so), or pass --host-only\n",
+                 "(e.g. torch/lib), or pass --host-only\n",
                  prog.c_str(), module.c_str());
     return kExitUsage;
   }
@@ -54,7 +78,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(report.status().message()).c_str());
     return ExitCodeForStatus(report.status());
   }
-  std::string out = format == "json" ? RenderJson(*report) : RenderText(*report, UseColor(color));
+  std::string out = format == "json" ? RenderJson(*report) : RenderText(*report, use_color);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return report->loads ? kExitLoads : kExitWillNotLoad;
 }

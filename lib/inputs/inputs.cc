@@ -1,0 +1,227 @@
+// Files, directories and archives to InputFiles. Archive members go through up to three
+// retention passes (ARCHITECTURE.md "Wheels"): a prefix plus PT_DYNAMIC; then the hull of the
+// dynamic tables; then everything. A pass is accepted only when the parsed symbol table's whole
+// footprint was retained, which makes the parse exact.
+#include "lib/inputs/inputs.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/elf/elf_file.h"
+#include "lib/io/zip_archive.h"
+#include "lib/symbols/symbol_table.h"
+#include "lib/util/status_macros.h"
+
+namespace fs = std::filesystem;
+
+namespace abicheck {
+namespace {
+
+bool HasElfMagic(absl::Span<const uint8_t> b) {
+  return b.size() >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+}
+
+bool HasZipMagic(absl::Span<const uint8_t> b) {
+  return b.size() >= 4 && b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4;
+}
+
+std::string Basename(absl::string_view p) {
+  size_t slash = p.rfind('/');
+  return std::string(slash == absl::string_view::npos ? p : p.substr(slash + 1));
+}
+
+// Parses `img` and says whether everything the parse read (and lookups will read) is retained.
+// On success, `hull` is unused; when not covered, it is the span of the dynamic tables to retain.
+bool ParseIsExact(const std::string& name, const SparseImage& img, std::pair<uint64_t, uint64_t>* hull) {
+  const RangeSet& kept = *img.retained();
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse(name, img.bytes());
+  std::vector<std::pair<uint64_t, uint64_t>> fp;
+  if (elf.ok()) {
+    absl::StatusOr<SymbolTable> t = SymbolTable::Read(*elf);
+    fp = t.ok() ? t->Footprint() : elf->Footprint();
+    bool covered = true;
+    for (const auto& [off, len] : fp) covered = covered && kept.Covers(off, off + len);
+    if (covered && t.ok()) return true;
+    if (covered && !t.ok()) return true;  // a real corruption, reported when the loader parses it
+    // Not covered: retain from the first table to past the last one. Unsized tables (symbols,
+    // hash, versions) sit before the sized ones (strings, relocations) in every linker's layout;
+    // if not, the next pass retains everything.
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int64_t tag : {elf::DT_SYMTAB, elf::DT_STRTAB, elf::DT_HASH, elf::DT_GNU_HASH, elf::DT_VERSYM,
+                        elf::DT_VERDEF, elf::DT_VERNEED, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {
+      if (std::optional<uint64_t> v = elf->DynamicValue(tag)) {
+        if (std::optional<ByteReader> r = elf->VaddrToSegmentEnd(*v)) {
+          lo = std::min(lo, elf->OffsetOf(*r));
+          hi = std::max(hi, elf->OffsetOf(*r) + 1);
+        }
+      }
+    }
+    for (auto [a, sz] : {std::pair{elf::DT_STRTAB, elf::DT_STRSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
+                         std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
+      std::optional<uint64_t> v = elf->DynamicValue(a), n = elf->DynamicValue(sz);
+      if (!v || !n) continue;
+      if (std::optional<ByteReader> r = elf->VaddrSlice(*v, *n)) hi = std::max(hi, elf->OffsetOf(*r) + r->size());
+    }
+    for (const auto& [off, len] : fp) hi = std::max(hi, off + len);
+    if (lo < hi) *hull = {lo, hi};
+    return false;
+  }
+  return false;  // even the headers were not retained (or the member is corrupt): retain all
+}
+
+absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, uint64_t* inflated,
+                                     uint64_t* retained) {
+  const std::string name = absl::StrCat(zip.path(), "!", m.name);
+  RetainPlan plan;
+  for (int pass = 0; pass < 3; ++pass) {
+    ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
+    *inflated += m.size;
+    std::pair<uint64_t, uint64_t> hull{0, 0};
+    if (plan.everything || ParseIsExact(name, *img, &hull)) {
+      *retained += img->retained()->TotalBytes();
+      return InputFile{name, absl::StrCat(zip.path(), "/", m.name), std::shared_ptr<const Blob>(std::move(img))};
+    }
+    if (pass == 0 && hull.second > hull.first) {
+      plan.extra.Add(hull.first, hull.second);
+    } else {
+      plan.everything = true;
+    }
+  }
+  return absl::InternalError(absl::StrCat(name, ": retention did not converge"));
+}
+
+absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, ExpandedInput* out) {
+  out->kind = "archive";
+  ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
+  std::vector<const ZipMember*> candidates;
+  uint64_t declared = 0;
+  for (const ZipMember& m : zip->members()) {
+    if (Basename(m.name).find(".so") == std::string::npos || m.size < 4) continue;
+    candidates.push_back(&m);
+  }
+  // Members are independent: inflate them on every core.
+  const int threads = std::max(1, std::min<int>(limits.threads > 0 ? limits.threads : std::thread::hardware_concurrency(),
+                                                static_cast<int>(candidates.size())));
+  std::vector<std::optional<absl::StatusOr<InputFile>>> results(candidates.size());
+  std::vector<std::string> skipped(candidates.size());
+  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> inflated{0}, retained{0};
+  for (const ZipMember* m : candidates) declared += m->size;
+  if (declared > limits.max_total_inflated) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "%s: its shared objects declare %d bytes in all, more than the cap of %d", path, declared,
+        limits.max_total_inflated));
+  }
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < candidates.size();) {
+      const ZipMember& m = *candidates[i];
+      absl::StatusOr<std::string> head = zip->Head(m, 4);
+      if (!head.ok()) {
+        results[i] = head.status();
+        continue;
+      }
+      if (!HasElfMagic({reinterpret_cast<const uint8_t*>(head->data()), head->size()})) {
+        skipped[i] = absl::StrCat(m.name, ": not an ELF file");
+        continue;
+      }
+      uint64_t inf = 0, ret = 0;
+      results[i] = LoadMember(*zip, m, &inf, &ret);
+      inflated += inf;
+      retained += ret;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!skipped[i].empty()) out->notes.push_back(skipped[i]);
+    if (!results[i]) continue;
+    if (!results[i]->ok()) return results[i]->status();
+    out->objects.push_back(**std::move(results[i]));
+  }
+  out->inflated_bytes = inflated;
+  out->retained_bytes = retained;
+  return absl::OkStatus();
+}
+
+absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits, ExpandedInput* out) {
+  out->kind = "directory";
+  std::error_code ec;
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
+  absl::flat_hash_set<std::pair<uint64_t, uint64_t>> seen;
+  std::vector<std::string> files;
+  uint64_t count = 0;
+  for (; it != end; it.increment(ec)) {
+    if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
+    if (it.depth() > limits.max_depth) {
+      return absl::ResourceExhaustedError(absl::StrFormat("%s: nested deeper than %d directories", path, limits.max_depth));
+    }
+    if (++count > limits.max_files) {
+      return absl::ResourceExhaustedError(absl::StrFormat("%s: more than %d files", path, limits.max_files));
+    }
+    // Symlinks to files are followed (libc10.so -> libc10.so.2.6.0); each file is listed once.
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!seen.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}).second) continue;
+    files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    absl::StatusOr<MappedFile> m = MappedFile::Open(f);
+    if (!m.ok()) {
+      out->notes.push_back(std::string(m.status().message()));
+      continue;
+    }
+    if (!HasElfMagic(m->bytes())) continue;
+    out->objects.push_back(InputFile{f, f, std::make_shared<MappedBlob>(*std::move(m))});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits) {
+  ExpandedInput out;
+  out.path = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, &out));
+    return out;
+  }
+  ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  if (HasZipMagic(file.bytes()) || absl::EndsWith(path, ".whl") || absl::EndsWith(path, ".zip")) {
+    ABICHECK_RETURN_IF_ERROR(ExpandArchive(path, limits, &out));
+    return out;
+  }
+  out.kind = "file";
+  if (!HasElfMagic(file.bytes())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
+  out.objects.push_back(InputFile{path, path, std::make_shared<MappedBlob>(std::move(file))});
+  return out;
+}
+
+bool IsModuleToCheck(const InputFile& f) {
+  if (!absl::StartsWith(Basename(f.path), "lib")) return true;
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse(f.name, f.blob->bytes());
+  if (!elf.ok()) return false;
+  absl::StatusOr<SymbolTable> t = SymbolTable::Read(*elf);
+  if (!t.ok()) return false;
+  for (uint32_t i = 1; i < t->size(); ++i) {
+    Symbol s = t->GetOrEmpty(i);
+    if (s.defined() && absl::StartsWith(s.name, "PyInit_")) return true;
+  }
+  return false;
+}
+
+}  // namespace abicheck

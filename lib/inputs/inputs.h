@@ -1,0 +1,37 @@
+// What the user names — a .so, a directory, a wheel or any zip — expanded into ELF objects whose
+// bytes are known to be complete wherever the loader model will read them.
+#ifndef ABICHECK_LIB_INPUTS_INPUTS_H_
+#define ABICHECK_LIB_INPUTS_INPUTS_H_
+
+#include <string>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "absl/status/statusor.h"
+#include "lib/io/blob.h"
+
+namespace abicheck {
+
+struct ExpandedInput {
+  std::string path;                 // as named
+  std::string kind;                 // "file", "directory", "archive"
+  std::vector<InputFile> objects;   // the ELF objects, in a stable (sorted) order
+  std::vector<std::string> notes;   // what was skipped and why (for --verbose and JSON)
+  uint64_t inflated_bytes = 0;      // archive members: bytes streamed through inflate
+  uint64_t retained_bytes = 0;      // ... of which kept in memory
+};
+
+// Expands `path`. A named file that is not ELF (and not a zip) is an error; inside a directory
+// or an archive, non-ELF files are skipped. Archive members are considered when their name
+// contains ".so" (shared objects and extension modules; executables are not loadable anyway).
+absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits);
+
+// Whether an object found in a wheel or directory is a module to check rather than a library
+// its package ships: it defines PyInit_* (an extension module), or its file name does not start
+// with "lib" (torch op libraries such as torchvision/_C.so, loaded by torch.ops.load_library,
+// have no PyInit_; shipped libraries are lib*.so*).
+bool IsModuleToCheck(const InputFile& f);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_INPUTS_INPUTS_H_
