@@ -87,7 +87,8 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
     ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
     *inflated += m.size;
     std::pair<uint64_t, uint64_t> hull{0, 0};
-    if (plan.everything || ParseIsExact(name, *img, &hull)) {
+    const bool exact = plan.everything || ParseIsExact(name, *img, &hull);
+    if (exact) {
       *retained += img->retained()->TotalBytes();
       return InputFile{name, absl::StrCat(zip.path(), "/", m.name), std::shared_ptr<const Blob>(std::move(img))};
     }

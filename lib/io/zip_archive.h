@@ -26,7 +26,8 @@ struct ZipMember {
 
 // Which bytes of a member to keep.
 struct RetainPlan {
-  uint64_t prefix = uint64_t{64} << 20;  // the first bytes (ELF header, usually all dynamic tables)
+  uint64_t prefix = uint64_t{32} << 20;  // the first bytes: headers and, in every real library, the
+                                         // dynamic tables (libtorch_cpu's end at 16.2 MB)
   bool dynamic_segment = true;           // and PT_DYNAMIC, found from the header as it streams by
   RangeSet extra;                        // and these
   bool everything = false;
@@ -34,7 +35,7 @@ struct RetainPlan {
 
 class ZipArchive {
  public:
-  // Opens `path` (mapped once; every reader shares the mapping).
+  // Opens `path` and reads its central directory; each reader opens its own handle.
   static absl::StatusOr<std::shared_ptr<ZipArchive>> Open(const std::string& path, const InputLimits& limits);
   ~ZipArchive();
 
@@ -52,7 +53,6 @@ class ZipArchive {
   absl::StatusOr<std::unique_ptr<Handle>> OpenHandle() const;
 
   std::string path_;
-  MappedFile file_;
   InputLimits limits_;
   std::vector<ZipMember> members_;
 };
