@@ -151,6 +151,8 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
     if (!results[i]->ok()) return results[i]->status();
     out->objects.push_back(**std::move(results[i]));
   }
+  std::sort(out->objects.begin(), out->objects.end(),
+            [](const InputFile& a, const InputFile& b) { return a.name < b.name; });
   out->inflated_bytes = inflated;
   out->retained_bytes = retained;
   return absl::OkStatus();

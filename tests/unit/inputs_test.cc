@@ -1,0 +1,256 @@
+// Wheels, zips and directories as inputs, including hostile ones: no ELF members, sizes that lie,
+// zip bombs, "../" member names, zip64 records on a small file, too many files.
+#include <zip.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "abicheck/abicheck.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/inputs/inputs.h"
+#include "lib/io/blob.h"
+#include "lib/io/zip_archive.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::StatusIs;
+using ::abicheck::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct Member {
+  std::string name;
+  std::vector<uint8_t> bytes;
+  bool deflate = true;
+};
+
+// Writes a zip with libzip.
+std::string WriteZip(const TempDir& d, const std::string& name, const std::vector<Member>& members) {
+  const std::string path = d.path() + "/" + name;
+  int err = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+  EXPECT_NE(z, nullptr);
+  for (const Member& m : members) {
+    zip_source_t* src = zip_source_buffer(z, m.bytes.data(), m.bytes.size(), 0);
+    zip_int64_t idx = zip_file_add(z, m.name.c_str(), src, ZIP_FL_ENC_UTF_8);
+    EXPECT_GE(idx, 0) << zip_strerror(z);
+    zip_set_file_compression(z, idx, m.deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
+  }
+  EXPECT_EQ(zip_close(z), 0);
+  return path;
+}
+
+std::vector<uint8_t> Lib(const std::string& soname, std::vector<std::string> syms) {
+  ElfBuilder b;
+  b.soname = soname;
+  for (const std::string& s : syms) b.syms.push_back({s});
+  return b.Build();
+}
+
+std::vector<uint8_t> Mod(std::vector<std::string> needed, std::vector<std::string> refs) {
+  ElfBuilder b;
+  b.needed = std::move(needed);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    b.syms.push_back({refs[i], false});
+    b.relocs.push_back(static_cast<uint32_t>(i + 1));
+  }
+  b.syms.push_back({"PyInit_mod"});
+  return b.Build();
+}
+
+CheckOptions NoHostOptions() {
+  CheckOptions o;
+  o.use_host = false;
+  return o;
+}
+
+CheckOptions WithProviders(std::vector<std::string> p) {
+  CheckOptions o;
+  o.providers = std::move(p);
+  return o;
+}
+
+std::vector<uint8_t> Read(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
+}
+
+void Put32(std::vector<uint8_t>& b, size_t at, uint32_t v) { std::memcpy(&b[at], &v, 4); }
+
+// Sets the uncompressed size of the first member in its local and central headers.
+void LieAboutSize(std::vector<uint8_t>& zip, uint32_t size) {
+  Put32(zip, 22, size);
+  for (size_t i = 0; i + 4 < zip.size(); ++i) {
+    if (zip[i] == 'P' && zip[i + 1] == 'K' && zip[i + 2] == 1 && zip[i + 3] == 2) {
+      Put32(zip, i + 24, size);
+      return;
+    }
+  }
+}
+
+TEST(ZipInputTest, ReadsStoredAndDeflatedMembers) {
+  TempDir d;
+  std::vector<uint8_t> lib = Lib("libtorch.so", {"f"});
+  std::string whl = WriteZip(d, "t.whl", {{"torch/lib/libtorch.so", lib, true}, {"torch/lib/libc10.so", Lib("libc10.so", {"g"}), false},
+                                          {"torch/__init__.py", {'#', '\n'}, true}});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(in->kind, "archive");
+  ASSERT_EQ(in->objects.size(), 2u);
+  std::vector<std::string> names;
+  for (const InputFile& f : in->objects) names.push_back(f.name);
+  EXPECT_THAT(names, ElementsAre(whl + "!torch/lib/libc10.so", whl + "!torch/lib/libtorch.so"));
+  // The inflated bytes are the original bytes.
+  absl::Span<const uint8_t> got = in->objects[1].blob->bytes();
+  ASSERT_EQ(got.size(), lib.size());
+  EXPECT_EQ(std::memcmp(got.data(), lib.data(), lib.size()), 0);
+}
+
+TEST(ZipInputTest, WheelAgainstWheel) {
+  TempDir d;
+  std::string torch = WriteZip(d, "torch.whl", {{"torch/lib/libtorch.so", Lib("libtorch.so", {"kept"})}});
+  std::string ext = WriteZip(d, "ext.whl", {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"}, {"kept", "gone", "helper"})},
+                                            {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
+  absl::StatusOr<Matrix> m = CheckMatrix({ext}, {torch}, NoHostOptions());
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->cells.size(), 1u) << "the wheel's own library is not a module";
+  const Report& r = m->cells[0].report;
+  ASSERT_EQ(r.problems.size(), 1u) << RenderText(r, false);
+  EXPECT_EQ(r.problems[0].symbol, "gone");
+  EXPECT_EQ(r.problems[0].message, ext + "!ext/_C.so: undefined symbol: gone");
+}
+
+TEST(ZipInputTest, NoElfMembers) {
+  TempDir d;
+  std::string whl = WriteZip(d, "pure.whl", {{"pkg/__init__.py", {'x'}}, {"pkg/data.so.txt", {'y', 'z', 'z', 'z'}}});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  ASSERT_TRUE(in.ok());
+  EXPECT_TRUE(in->objects.empty());
+  EXPECT_THAT(in->notes, ElementsAre("pkg/data.so.txt: not an ELF file"));
+  std::string mod = d.Write("mod.so", Mod({}, {}));
+  EXPECT_THAT(Check(mod, WithProviders({whl})),
+              StatusIs(absl::StatusCode::kInvalidArgument, "pure.whl: no ELF shared objects in this archive"));
+  EXPECT_THAT(CheckMatrix({whl}, {}, CheckOptions{}), StatusIs(absl::StatusCode::kInvalidArgument, "pure.whl: no module to check"));
+}
+
+TEST(ZipInputTest, MemberInflatesPastItsDeclaredSize) {
+  TempDir d;
+  std::string whl = WriteZip(d, "lie.whl", {{"torch/lib/libx.so", Lib("libx.so", {"f"})}});
+  std::vector<uint8_t> z = Read(whl);
+  LieAboutSize(z, 100);
+  std::string lie = d.Write("lie2.whl", z);
+  EXPECT_THAT(ExpandInput(lie, InputLimits{}),
+              StatusIs(absl::StatusCode::kDataLoss, "lie2.whl!torch/lib/libx.so: inflates past its declared size of 100 bytes"));
+}
+
+TEST(ZipInputTest, MemberShorterThanDeclared) {
+  TempDir d;
+  std::vector<uint8_t> lib = Lib("libx.so", {"f"});
+  std::string whl = WriteZip(d, "short.whl", {{"torch/lib/libx.so", lib}});
+  std::vector<uint8_t> z = Read(whl);
+  LieAboutSize(z, static_cast<uint32_t>(lib.size() + 1000));
+  EXPECT_THAT(ExpandInput(d.Write("short2.whl", z), InputLimits{}),
+              StatusIs(absl::StatusCode::kDataLoss, "torch/lib/libx.so: ends at"));
+}
+
+TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
+  TempDir d;
+  // 64 MiB of zeros deflates to ~64 KiB; the cap is set below it.
+  std::vector<uint8_t> big(64u << 20, 0);
+  std::memcpy(big.data(), "\x7f" "ELF", 4);
+  std::string whl = WriteZip(d, "bomb.whl", {{"lib/libbomb.so", big}});
+  InputLimits limits;
+  limits.max_total_inflated = 16u << 20;
+  EXPECT_THAT(ExpandInput(whl, limits),
+              StatusIs(absl::StatusCode::kResourceExhausted, "bomb.whl: its shared objects declare 67108864 bytes in all, more than the cap"));
+  limits = InputLimits{};
+  limits.max_member_bytes = 1u << 20;
+  EXPECT_THAT(ExpandInput(whl, limits), StatusIs(absl::StatusCode::kResourceExhausted, "more than the cap of 1048576 per member"));
+}
+
+TEST(ZipInputTest, DotDotMemberNamesAreNeverPaths) {
+  TempDir d;
+  std::string whl = WriteZip(d, "evil.whl", {{"../../escape/libevil.so", Lib("libevil.so", {"f"})}});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  ASSERT_TRUE(in.ok()) << in.status();
+  ASSERT_EQ(in->objects.size(), 1u);
+  EXPECT_EQ(in->objects[0].name, whl + "!../../escape/libevil.so");
+  EXPECT_FALSE(std::filesystem::exists(d.path() + "/../escape")) << "nothing is ever written";
+}
+
+TEST(ZipInputTest, Zip64RecordsOnASmallFile) {
+  TempDir d;
+  // Python's zipfile writes zip64 extra fields on request; libzip does when sizes need it. Build
+  // one by hand-forcing: a stored member followed by zip64 end records is what libzip writes for
+  // >65535 entries, so use that: many tiny members.
+  std::vector<Member> members;
+  for (int i = 0; i < 70000; ++i) members.push_back({"f/" + std::to_string(i), {'x'}, false});
+  members.push_back({"torch/lib/libx.so", Lib("libx.so", {"f"}), false});
+  std::string whl = WriteZip(d, "many.whl", members);
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(in->objects.size(), 1u);
+  InputLimits few;
+  few.max_members = 1000;
+  EXPECT_THAT(ExpandInput(whl, few), StatusIs(absl::StatusCode::kResourceExhausted, "70001 members, more than the cap of 1000"));
+}
+
+TEST(ZipInputTest, NotAZip) {
+  TempDir d;
+  std::string p = d.Write("broken.whl", std::string("PK\x03\x04 this is not really a zip", 32));
+  EXPECT_THAT(ExpandInput(p, InputLimits{}), StatusIs(absl::StatusCode::kDataLoss, "broken.whl: not a readable zip archive"));
+}
+
+TEST(ZipInputTest, TruncatedZip) {
+  TempDir d;
+  std::string whl = WriteZip(d, "t.whl", {{"torch/lib/libx.so", Lib("libx.so", {"f"})}});
+  std::vector<uint8_t> z = Read(whl);
+  z.resize(z.size() / 2);
+  EXPECT_THAT(ExpandInput(d.Write("half.whl", z), InputLimits{}), StatusIs(absl::StatusCode::kDataLoss, "half.whl: not a readable zip archive"));
+}
+
+TEST(DirectoryInputTest, ListsElfFilesOnceThroughSymlinks) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/torch/lib");
+  d.Write("torch/lib/libc10.so.2.6.0", Lib("libc10.so.2.6", {"f"}));
+  std::filesystem::create_symlink("libc10.so.2.6.0", d.path() + "/torch/lib/libc10.so.2.6");
+  d.Write("torch/lib/README", std::string("text"));
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/torch", InputLimits{});
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(in->kind, "directory");
+  ASSERT_EQ(in->objects.size(), 1u);
+}
+
+TEST(DirectoryInputTest, ThousandsOfFilesAndTheCap) {
+  TempDir d;
+  for (int i = 0; i < 3000; ++i) d.Write("f" + std::to_string(i) + ".txt", std::string("x"));
+  d.Write("libx.so", Lib("libx.so", {"f"}));
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path(), InputLimits{});
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(in->objects.size(), 1u);
+  InputLimits few;
+  few.max_files = 100;
+  EXPECT_THAT(ExpandInput(d.path(), few), StatusIs(absl::StatusCode::kResourceExhausted, "more than 100 files"));
+}
+
+TEST(SparseImageTest, RangeSetMerges) {
+  RangeSet r;
+  r.Add(10, 20);
+  r.Add(30, 40);
+  r.Add(15, 35);
+  EXPECT_EQ(r.ranges().size(), 1u);
+  EXPECT_TRUE(r.Covers(10, 40));
+  EXPECT_FALSE(r.Covers(5, 12));
+  r.Add(50, 60);
+  EXPECT_FALSE(r.Covers(39, 51));
+  EXPECT_EQ(r.TotalBytes(), 40u);
+}
+
+}  // namespace
+}  // namespace abicheck
