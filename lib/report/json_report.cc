@@ -1,7 +1,6 @@
 // The report for machines: docs/json-schema.md, schema_version 1. Keys are emitted in a fixed
 // order so that the same inputs give the same bytes.
-#include "abicheck/abicheck.h"
-#include "nlohmann/json.hpp"
+#include "lib/report/json_report.h"
 
 namespace abicheck {
 
@@ -40,7 +39,7 @@ ordered_json ProblemJson(const Problem& p) {
 
 }  // namespace
 
-std::string RenderJson(const Report& r) {
+ordered_json ReportJson(const Report& r) {
   ordered_json j;
   j["schema_version"] = 1;
   j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
@@ -65,7 +64,13 @@ std::string RenderJson(const Report& r) {
   j["summary"] = {{"references_checked", r.references_checked},
                   {"interpreter_symbols", r.interpreter_symbols},
                   {"weak_unresolved", r.weak_unresolved}};
-  return j.dump(2) + "\n";
+  return j;
 }
+
+std::string DumpJson(const ordered_json& j) {
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string RenderJson(const Report& r) { return DumpJson(ReportJson(r)); }
 
 }  // namespace abicheck

@@ -8,7 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "nlohmann/json.hpp"
+#include "lib/report/json_report.h"
+#include "lib/report/text_util.h"
 
 namespace abicheck {
 namespace {
@@ -68,10 +69,10 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   std::vector<size_t> widths;
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
   absl::StrAppend(&out, absl::StrFormat("%-*s", w0, "module"));
-  for (size_t b = 0; b < m.builds.size(); ++b) absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], labels[b]));
+  for (size_t b = 0; b < m.builds.size(); ++b) absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
   out.push_back('\n');
   for (size_t i = 0; i < m.modules.size(); ++i) {
-    absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Short(m.modules[i])));
+    absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(Short(m.modules[i]))));
     for (size_t b = 0; b < m.builds.size(); ++b) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       std::string v = absl::StrFormat("%-*s", widths[b], CellVerdict(r));
@@ -89,7 +90,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   absl::StrAppend(&out, "\nbuilds every module loads against: ", working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
   for (const MatrixCell& c : m.cells) {
     if (c.report.loads) continue;
-    absl::StrAppend(&out, "\n== ", Short(c.module), " against ", c.build, "\n", RenderText(c.report, color));
+    absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build), "\n", RenderText(c.report, color));
   }
   return out;
 }
@@ -106,14 +107,14 @@ std::string RenderMatrixJson(const Matrix& m) {
     cj["module"] = c.module;
     cj["build"] = c.build;
     cj["loads"] = c.report.loads;
-    cj["report"] = nlohmann::ordered_json::parse(RenderJson(c.report));
+    cj["report"] = ReportJson(c.report);
     cells.push_back(std::move(cj));
   }
   j["cells"] = std::move(cells);
   nlohmann::ordered_json notes = nlohmann::ordered_json::array();
   for (const Warning& w : m.notes) notes.push_back({{"input", w.object}, {"message", w.message}});
   j["notes"] = std::move(notes);
-  return j.dump(2) + "\n";
+  return DumpJson(j);
 }
 
 }  // namespace abicheck

@@ -11,7 +11,8 @@
 #include "lib/io/mapped_file.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/status_macros.h"
-#include "nlohmann/json.hpp"
+#include "lib/report/json_report.h"
+#include "lib/report/text_util.h"
 
 namespace abicheck {
 namespace {
@@ -84,11 +85,11 @@ absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolLis
     }
     out.push_back(TypeLetter(*s));
     out.push_back(' ');
-    out.append(name);
-    if (!version.empty()) absl::StrAppend(&out, default_version ? "@@" : "@", version);
+    out.append(Printable(name));
+    if (!version.empty()) absl::StrAppend(&out, default_version ? "@@" : "@", Printable(version));
     out.push_back('\n');
   }
-  if (options.json) return json.dump(2) + "\n";
+  if (options.json) return DumpJson(json);
   return out;
 }
 

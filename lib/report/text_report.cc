@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/report/text_util.h"
 
 namespace abicheck {
 namespace {
@@ -46,7 +47,7 @@ std::string RenderText(const Report& r, bool color) {
   Style st{color};
   std::string out;
   if (r.loads) {
-    absl::StrAppend(&out, st.Green("loads"), ": ", r.module, "\n");
+    absl::StrAppend(&out, st.Green("loads"), ": ", Printable(r.module), "\n");
     const size_t libs = r.libraries.empty() ? 0 : r.libraries.size() - 1;
     absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d %s\n", r.references_checked, libs,
                           libs == 1 ? "library" : "libraries");
@@ -55,9 +56,9 @@ std::string RenderText(const Report& r, bool color) {
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
     std::vector<std::string> counts;
     for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
-    absl::StrAppend(&out, st.Red("will not load"), ": ", r.module, " (", absl::StrJoin(counts, ", "), ")\n");
+    absl::StrAppend(&out, st.Red("will not load"), ": ", Printable(r.module), " (", absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
-      if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(p.message), "\n");
+      if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
     }
   }
   if (r.interpreter_symbols > 0) {
@@ -70,41 +71,41 @@ std::string RenderText(const Report& r, bool color) {
     if (std::find(objects.begin(), objects.end(), p.object) == objects.end()) objects.push_back(p.object);
   }
   for (const std::string& obj : objects) {
-    absl::StrAppend(&out, "\n", st.Bold(obj), "\n");
+    absl::StrAppend(&out, "\n", st.Bold(Printable(obj)), "\n");
     for (const Problem& p : r.problems) {
       if (p.object != obj) continue;
       const std::string mark = p.first ? st.Red("  <- ld.so reports this one") : "";
       switch (p.kind) {
         case ProblemKind::kUndefinedSymbol:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.demangled,
-                          p.version.empty() ? "" : absl::StrCat(" @ ", p.version), mark, "\n");
-          if (p.demangled != p.symbol) absl::StrAppend(&out, "      ", st.Dim(p.symbol), "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.demangled),
+                          p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)), mark, "\n");
+          if (Printable(p.demangled) != p.symbol) absl::StrAppend(&out, "      ", st.Dim(Printable(p.symbol)), "\n");
           break;
         case ProblemKind::kVersionNotFound:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.version, " in ", p.library, mark, "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.version), " in ", Printable(p.library), mark, "\n");
           break;
         case ProblemKind::kMissingLibrary:
         case ProblemKind::kWrongElfClass:
         case ProblemKind::kWrongMachine:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.library, mark, "\n");
-          absl::StrAppend(&out, "      ", st.Dim(p.message), "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library), mark, "\n");
+          absl::StrAppend(&out, "      ", st.Dim(Printable(p.message)), "\n");
           break;
         case ProblemKind::kNotLoadable:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", p.message, mark, "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark, "\n");
           break;
       }
       for (const Candidate& c : p.candidates) {
         if (c.relation == "not_in_scope") continue;  // the hint says it
-        absl::StrAppend(&out, "      nearest: ", c.demangled,
-                        c.version.empty() ? "" : absl::StrCat(" @ ", c.version), "  in ", c.library, "\n");
-        for (const std::string& d : c.differences) absl::StrAppend(&out, "               ", st.Yellow(d), "\n");
+        absl::StrAppend(&out, "      nearest: ", Printable(c.demangled),
+                        c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ", Printable(c.library), "\n");
+        for (const std::string& d : c.differences) absl::StrAppend(&out, "               ", st.Yellow(Printable(d)), "\n");
       }
-      if (!p.hint.empty()) absl::StrAppend(&out, "      ", p.hint, "\n");
+      if (!p.hint.empty()) absl::StrAppend(&out, "      ", Printable(p.hint), "\n");
     }
   }
   if (!r.warnings.empty()) {
     absl::StrAppend(&out, "\n", st.Yellow("warnings"), " (the load does not fail on these)\n");
-    for (const Warning& w : r.warnings) absl::StrAppend(&out, "  ", w.message, "\n");
+    for (const Warning& w : r.warnings) absl::StrAppend(&out, "  ", Printable(w.message), "\n");
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/inputs/inputs.h"
+#include "lib/resolve/check_internal.h"
 #include "lib/resolve/loader.h"
 #include "lib/util/status_macros.h"
 

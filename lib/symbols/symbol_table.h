@@ -144,7 +144,9 @@ void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
     std::optional<uint64_t> bloom = gnu_bloom_.ReadWord(word_index * (bits / 8), bits / 8);
     if (!bloom) return;
     const uint32_t bit1 = h.gnu & (bits - 1);
-    const uint32_t bit2 = (h.gnu >> gnu_bloom_shift_) & (bits - 1);
+    // glibc shifts by l_gnu_shift as read from the file; the 32-bit shift instructions of
+    // x86-64 and AArch64 use the count modulo 32, which is what the loader does in effect.
+    const uint32_t bit2 = (h.gnu >> (gnu_bloom_shift_ & 31)) & (bits - 1);
     if ((((*bloom >> bit1) & (*bloom >> bit2)) & 1) == 0) return;
     std::optional<uint32_t> bucket = gnu_buckets_.ReadAt<uint32_t>((h.gnu % gnu_nbuckets_) * 4ull);
     if (!bucket || *bucket == 0 || *bucket < gnu_symoffset_) return;

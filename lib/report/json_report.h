@@ -1,0 +1,16 @@
+// The JSON object of one report, shared by the single-module and matrix renderers.
+#ifndef ABICHECK_LIB_REPORT_JSON_REPORT_H_
+#define ABICHECK_LIB_REPORT_JSON_REPORT_H_
+
+#include "abicheck/abicheck.h"
+#include "nlohmann/json.hpp"
+
+namespace abicheck {
+
+nlohmann::ordered_json ReportJson(const Report& report);
+// Serialized with invalid UTF-8 (hostile symbol names) replaced, never thrown on.
+std::string DumpJson(const nlohmann::ordered_json& j);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_REPORT_JSON_REPORT_H_

@@ -1,0 +1,28 @@
+// Text for a terminal from bytes of a hostile file: control bytes become \xNN, so no symbol name
+// can move the cursor, clear the screen or set a window title.
+#ifndef ABICHECK_LIB_REPORT_TEXT_UTIL_H_
+#define ABICHECK_LIB_REPORT_TEXT_UTIL_H_
+
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+
+namespace abicheck {
+
+inline std::string Printable(absl::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) {
+      absl::StrAppendFormat(&out, "\\x%02x", c);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_REPORT_TEXT_UTIL_H_

@@ -1,0 +1,40 @@
+// Fuzzes the whole check: the input is both the module and its one provider (so references,
+// versions and lookups meet hostile tables on both sides), with every renderer run on the result.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "lib/io/blob.h"
+#include "lib/resolve/check_internal.h"
+
+namespace {
+
+class BytesBlob final : public abicheck::Blob {
+ public:
+  BytesBlob(const uint8_t* d, size_t n) : bytes_(d, d + n) {}
+  absl::Span<const uint8_t> bytes() const override { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Two objects from one input: split at a fixed point so each half can be a valid ELF.
+  const size_t half = size / 2;
+  auto module = std::make_shared<BytesBlob>(data, half);
+  auto provider = std::make_shared<BytesBlob>(data + half, size - half);
+  abicheck::InputFile m{"mod.so", "/nonexistent/mod.so", module};
+  abicheck::InputFile p{"libp.so", "/nonexistent/libp.so", provider};
+  abicheck::CheckOptions options;
+  options.use_host = false;  // never open host files from a fuzzer
+  absl::StatusOr<abicheck::Report> r = abicheck::CheckObjects(m, {p}, {}, nullptr, options);
+  if (r.ok()) {
+    (void)abicheck::RenderText(*r, true);
+    (void)abicheck::RenderJson(*r);
+  }
+  return 0;
+}
