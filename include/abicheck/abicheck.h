@@ -5,6 +5,7 @@
 #define ABICHECK_ABICHECK_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct InputLimits {
   uint64_t max_files = 1u << 20;                     // files under one directory
   int max_depth = 64;                                // directory nesting
   int threads = 0;                                   // archive members in parallel; 0 = all cores
+  // Called from worker threads as archive members inflate: bytes done and bytes to do in all.
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // What the check is run against. Providers play the libraries already loaded by the host (what
@@ -134,6 +137,31 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
                                    const InputLimits& limits = {});
 std::string RenderMatrixText(const Matrix& matrix, bool color);
 std::string RenderMatrixJson(const Matrix& matrix);
+
+// Exports removed, added and changed between two builds (or two libraries): what drifts between
+// releases. Libraries are paired by soname, or by stem when the soname's version moved
+// (libc10.so.2.6 <-> libc10.so.2.14). A removed C++ function with a same-named replacement of
+// another signature is reported once, as changed, with the differences.
+struct ExportChange {
+  std::string symbol;     // mangled (with @version when versioned)
+  std::string demangled;
+  std::string new_symbol;  // for changes: the replacement
+  std::string new_demangled;
+  std::vector<std::string> differences;
+};
+struct LibraryDiff {
+  std::string old_library, new_library;  // paths; one is empty when a library appeared/vanished
+  std::vector<ExportChange> removed, added, changed;
+};
+struct AbiDiff {
+  std::string old_build, new_build;
+  std::vector<LibraryDiff> libraries;  // only those with differences, sorted by name
+  bool breaking() const;               // anything removed or changed
+};
+absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
+                                   const InputLimits& limits = {});
+std::string RenderDiffText(const AbiDiff& diff, bool color);
+std::string RenderDiffJson(const AbiDiff& diff);
 
 // Renderers. JSON follows docs/json-schema.md (schema_version 1).
 std::string RenderText(const Report& report, bool color);

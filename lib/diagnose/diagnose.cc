@@ -103,7 +103,8 @@ std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const 
     out.push_back(absl::StrCat("scope: ", wanted.context, " → ", found.context));
   }
   if (wanted.params.size() != found.params.size()) {
-    out.push_back(absl::StrFormat("%d parameters → %d parameters", wanted.params.size(), found.params.size()));
+    auto n = [](size_t k) { return absl::StrFormat("%d parameter%s", k, k == 1 ? "" : "s"); };
+    out.push_back(absl::StrCat(n(wanted.params.size()), " → ", n(found.params.size())));
   }
   for (size_t i = 0; i < std::min(wanted.params.size(), found.params.size()); ++i) {
     if (wanted.params[i] != found.params[i]) {

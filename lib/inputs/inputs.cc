@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -80,9 +81,10 @@ bool ParseIsExact(const std::string& name, const SparseImage& img, std::pair<uin
 }
 
 absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, uint64_t* inflated,
-                                     uint64_t* retained) {
+                                     uint64_t* retained, std::function<void(uint64_t)> on_bytes) {
   const std::string name = absl::StrCat(zip.path(), "!", m.name);
   RetainPlan plan;
+  plan.on_bytes = std::move(on_bytes);
   for (int pass = 0; pass < 3; ++pass) {
     ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
     *inflated += m.size;
@@ -116,7 +118,7 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   std::vector<std::optional<absl::StatusOr<InputFile>>> results(candidates.size());
   std::vector<std::string> skipped(candidates.size());
   std::atomic<size_t> next{0};
-  std::atomic<uint64_t> inflated{0}, retained{0};
+  std::atomic<uint64_t> inflated{0}, retained{0}, done{0};
   for (const ZipMember* m : candidates) declared += m->size;
   if (declared > limits.max_total_inflated) {
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -136,7 +138,10 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
         continue;
       }
       uint64_t inf = 0, ret = 0;
-      results[i] = LoadMember(*zip, m, &inf, &ret);
+      results[i] = LoadMember(*zip, m, &inf, &ret, [&](uint64_t n) {
+        const uint64_t d = done.fetch_add(n) + n;
+        if (limits.progress) limits.progress(d, declared);
+      });
       inflated += inf;
       retained += ret;
     }

@@ -148,6 +148,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       if (lo < hi) std::memcpy(img->mutable_data() + lo, data + (lo - begin), hi - lo);
     }
     produced = end;
+    if (plan.on_bytes) plan.on_bytes(len);
     if (!dynamic_known && produced >= std::min<uint64_t>(m.size, 65536)) {
       dynamic_known = true;
       if (auto dyn = DynamicRange(img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {

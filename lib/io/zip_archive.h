@@ -5,6 +5,7 @@
 #define ABICHECK_LIB_IO_ZIP_ARCHIVE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct RetainPlan {
   bool dynamic_segment = true;           // and PT_DYNAMIC, found from the header as it streams by
   RangeSet extra;                        // and these
   bool everything = false;
+  std::function<void(uint64_t)> on_bytes;  // bytes inflated since the last call
 };
 
 class ZipArchive {

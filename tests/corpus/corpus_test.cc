@@ -177,5 +177,23 @@ TEST_F(CorpusTest, EveryModuleAgainstEveryBuild) {
   EXPECT_THAT(json, HasSubstr("\"symbol\": \"_ZN5torch8autograd10deleteNodeEPNS0_4NodeE\""));
 }
 
+TEST_F(CorpusTest, DiffBetweenReleases) {
+  absl::StatusOr<AbiDiff> d = DiffBuilds(Dir("trixie/libtorch2.6/" + kLib), Dir("sid/libtorch2.14/" + kLib));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->breaking());
+  bool delete_node_removed = false, def_changed = false;
+  for (const LibraryDiff& l : d->libraries) {
+    for (const ExportChange& c : l.removed) delete_node_removed |= c.symbol == "_ZN5torch8autograd10deleteNodeEPNS0_4NodeE";
+    for (const ExportChange& c : l.changed) {
+      if (c.symbol.rfind("_ZNR5torch7Library4_def", 0) == 0) {
+        def_changed = true;
+        EXPECT_THAT(c.differences, Contains(HasSubstr("parameter 3: std::vector<at::Tag")));
+      }
+    }
+  }
+  EXPECT_TRUE(delete_node_removed);
+  EXPECT_TRUE(def_changed);
+}
+
 }  // namespace
 }  // namespace abicheck

@@ -254,3 +254,44 @@ TEST(SparseImageTest, RangeSetMerges) {
 
 }  // namespace
 }  // namespace abicheck
+
+namespace abicheck {
+namespace {
+
+TEST(DiffTest, RemovedChangedAdded) {
+  TempDir d;
+  d.Write("old.so", Lib("libx.so.1", {"_Z3addii", "keep", "gone"}));
+  d.Write("new.so", Lib("libx.so.2", {"_Z3addij", "keep", "fresh"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  const LibraryDiff& l = diff->libraries[0];
+  ASSERT_EQ(l.changed.size(), 1u);
+  EXPECT_EQ(l.changed[0].demangled, "add(int, int)");
+  EXPECT_EQ(l.changed[0].new_demangled, "add(int, unsigned int)");
+  EXPECT_THAT(l.changed[0].differences, ElementsAre("parameter 2: int → unsigned int"));
+  ASSERT_EQ(l.removed.size(), 1u);
+  EXPECT_EQ(l.removed[0].symbol, "gone");
+  ASSERT_EQ(l.added.size(), 1u);
+  EXPECT_EQ(l.added[0].symbol, "fresh");
+  EXPECT_TRUE(diff->breaking());
+  EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("1 removed, 1 changed, 1 added (breaking"));
+  EXPECT_THAT(RenderDiffJson(*diff), HasSubstr("\"new_symbol\": \"_Z3addij\""));
+}
+
+TEST(DiffTest, PairsLibrariesByStemAndAddedOnlyIsNotBreaking) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/a");
+  std::filesystem::create_directories(d.path() + "/b");
+  d.Write("a/libc10.so.2.6", Lib("libc10.so.2.6", {"keep"}));
+  d.Write("b/libc10.so.2.14", Lib("libc10.so.2.14", {"keep", "newer"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/a", d.path() + "/b");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  EXPECT_EQ(diff->libraries[0].old_library, d.path() + "/a/libc10.so.2.6");
+  EXPECT_EQ(diff->libraries[0].new_library, d.path() + "/b/libc10.so.2.14");
+  EXPECT_FALSE(diff->breaking());
+}
+
+}  // namespace
+}  // namespace abicheck

@@ -7,6 +7,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_split.h"
 #include "tools/abicheck/commands.h"
+#include "tools/abicheck/progress.h"
 
 namespace abicheck::cli {
 
@@ -51,7 +52,11 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   const bool use_color = UseColor(color);
   if (!against.empty()) {
     options.providers = extra_providers;
-    absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options);
+    ProgressBar bar;
+    InputLimits limits;
+    limits.progress = bar.Callback();
+    absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
+    bar.Finish();
     if (!m.ok()) {
       std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(m.status().message()).c_str());
       return ExitCodeForStatus(m.status());

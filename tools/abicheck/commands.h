@@ -10,6 +10,7 @@ namespace abicheck::cli {
 // Each takes the arguments after the subcommand name and returns the process exit code.
 int RunCheck(const std::string& prog, std::vector<std::string> args);
 int RunSymbols(const std::string& prog, std::vector<std::string> args);
+int RunDiff(const std::string& prog, std::vector<std::string> args);
 
 // True when colour should be used on stdout: a terminal, and NO_COLOR unset.
 bool UseColor(const std::string& mode);

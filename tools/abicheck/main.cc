@@ -21,6 +21,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"check", abicheck::cli::RunCheck, "will MODULE load against PROVIDER libraries? (the default)"},
     {"symbols", abicheck::cli::RunSymbols, "list a library's dynamic symbols with versions (like nm -D)"},
+    {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},
 };
 
 void Usage(FILE* out) {

@@ -1,0 +1,240 @@
+// abicheck diff: exported-symbol sets of two builds, paired library by library, with removed
+// C++ functions matched to their same-named replacements (DescribeDifferences).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/demangle/demangle.h"
+#include "lib/diagnose/diagnose.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/elf/elf_file.h"
+#include "lib/inputs/inputs.h"
+#include "lib/report/json_report.h"
+#include "lib/report/text_util.h"
+#include "lib/symbols/symbol_table.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+struct Library {
+  std::string path;
+  std::string soname;
+  std::set<std::string> exports;  // "name" or "name@version"
+};
+
+std::string Stem(absl::string_view soname) {
+  size_t so = soname.find(".so");
+  return std::string(so == absl::string_view::npos ? soname : soname.substr(0, so + 3));
+}
+
+absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(build, limits));
+  std::vector<Library> libs;
+  for (const InputFile& f : in.objects) {
+    ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(f.name, f.blob->bytes()));
+    ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(elf));
+    Library lib;
+    lib.path = f.name;
+    lib.soname = elf.soname().empty() ? f.path.substr(f.path.rfind('/') + 1) : std::string(elf.soname());
+    for (uint32_t i = 1; i < t.size(); ++i) {
+      std::optional<Symbol> s = t.Get(i);
+      if (!s) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, i));
+      if (!s->defined() || s->bind() == elf::STB_LOCAL || s->visibility() == elf::STV_HIDDEN ||
+          s->visibility() == elf::STV_INTERNAL || s->name.empty()) {
+        continue;
+      }
+      std::string key(s->name);
+      const uint16_t vs = t.Versym(i);
+      const VersionSlot* slot = t.Slot(vs);
+      if (slot != nullptr && slot->defined && (vs & 0x7fff) > 1) {
+        if (s->shndx == elf::SHN_ABS && s->name == slot->name) continue;  // the version node itself
+        absl::StrAppend(&key, (vs & elf::VERSYM_HIDDEN) ? "@" : "@@", slot->name);
+      }
+      lib.exports.insert(std::move(key));
+    }
+    libs.push_back(std::move(lib));
+  }
+  return libs;
+}
+
+std::string BareName(const std::string& key) { return key.substr(0, key.find('@')); }
+
+ExportChange Entry(const std::string& key) {
+  ExportChange c;
+  c.symbol = key;
+  const std::string name = BareName(key);
+  c.demangled = Demangle(name) + (key.size() > name.size() ? key.substr(name.size()) : "");
+  return c;
+}
+
+LibraryDiff Compare(const Library* a, const Library* b) {
+  LibraryDiff d;
+  static const std::set<std::string> kEmpty;
+  const std::set<std::string>& ea = a ? a->exports : kEmpty;
+  const std::set<std::string>& eb = b ? b->exports : kEmpty;
+  d.old_library = a ? a->path : "";
+  d.new_library = b ? b->path : "";
+  std::vector<std::string> removed, added;
+  std::set_difference(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(removed));
+  std::set_difference(eb.begin(), eb.end(), ea.begin(), ea.end(), std::back_inserter(added));
+  // Pair each removed C++ function with the closest added one of the same qualified name.
+  std::map<std::string, std::vector<std::pair<std::string, FunctionParts>>> added_by_name;
+  for (const std::string& k : added) {
+    FunctionParts f;
+    if (SplitFunction(BareName(k), &f)) added_by_name[f.context + "::" + f.base].push_back({k, f});
+  }
+  std::map<std::string, int> removed_by_name;
+  for (const std::string& k : removed) {
+    FunctionParts f;
+    if (SplitFunction(BareName(k), &f)) ++removed_by_name[f.context + "::" + f.base];
+  }
+  std::set<std::string> paired;
+  for (const std::string& k : removed) {
+    FunctionParts f;
+    ExportChange c = Entry(k);
+    if (SplitFunction(BareName(k), &f)) {
+      auto it = added_by_name.find(f.context + "::" + f.base);
+      const std::pair<std::string, FunctionParts>* best = nullptr;
+      std::vector<std::string> best_diff;
+      if (it != added_by_name.end()) {
+        // A replacement, not another overload: the only candidate of that name, or one with the
+        // same arity that differs in at most half of its parameters.
+        const bool unambiguous = it->second.size() == 1 && removed_by_name[f.context + "::" + f.base] == 1;
+        for (const auto& cand : it->second) {
+          if (paired.contains(cand.first)) continue;
+          const size_t n = f.params.size();
+          size_t differing = 0;
+          for (size_t i = 0; i < std::min(n, cand.second.params.size()); ++i) differing += f.params[i] != cand.second.params[i];
+          if (!unambiguous && (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2))) continue;
+          std::vector<std::string> diff = DescribeDifferences(f, cand.second);
+          if (best == nullptr || diff.size() < best_diff.size()) {
+            best = &cand;
+            best_diff = std::move(diff);
+          }
+        }
+      }
+      if (best != nullptr) {
+        paired.insert(best->first);
+        ExportChange n = Entry(best->first);
+        c.new_symbol = n.symbol;
+        c.new_demangled = n.demangled;
+        c.differences = best_diff.empty() ? std::vector<std::string>{"version: " + k.substr(BareName(k).size()) + " → " + best->first.substr(BareName(best->first).size())} : best_diff;
+        d.changed.push_back(std::move(c));
+        continue;
+      }
+    }
+    d.removed.push_back(std::move(c));
+  }
+  for (const std::string& k : added) {
+    if (!paired.contains(k)) d.added.push_back(Entry(k));
+  }
+  return d;
+}
+
+}  // namespace
+
+bool AbiDiff::breaking() const {
+  for (const LibraryDiff& l : libraries) {
+    if (!l.removed.empty() || !l.changed.empty()) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build, const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<Library> a, ReadExports(old_build, limits));
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<Library> b, ReadExports(new_build, limits));
+  AbiDiff diff;
+  diff.old_build = old_build;
+  diff.new_build = new_build;
+  // Pair by soname, then by stem; two single files are always a pair.
+  std::vector<bool> used(b.size(), false);
+  std::vector<std::pair<const Library*, const Library*>> pairs;
+  for (const Library& la : a) {
+    const Library* match = nullptr;
+    for (int pass = 0; pass < 2 && match == nullptr; ++pass) {
+      for (size_t j = 0; j < b.size(); ++j) {
+        if (used[j]) continue;
+        const bool same = pass == 0 ? la.soname == b[j].soname : Stem(la.soname) == Stem(b[j].soname);
+        if (same || (a.size() == 1 && b.size() == 1)) {
+          match = &b[j];
+          used[j] = true;
+          break;
+        }
+      }
+    }
+    pairs.push_back({&la, match});
+  }
+  for (size_t j = 0; j < b.size(); ++j) {
+    if (!used[j]) pairs.push_back({nullptr, &b[j]});
+  }
+  for (const auto& [la, lb] : pairs) {
+    LibraryDiff d = Compare(la, lb);
+    if (!d.removed.empty() || !d.added.empty() || !d.changed.empty()) diff.libraries.push_back(std::move(d));
+  }
+  std::sort(diff.libraries.begin(), diff.libraries.end(), [](const LibraryDiff& x, const LibraryDiff& y) {
+    return (x.old_library.empty() ? x.new_library : x.old_library) < (y.old_library.empty() ? y.new_library : y.old_library);
+  });
+  return diff;
+}
+
+std::string RenderDiffText(const AbiDiff& diff, bool color) {
+  auto red = [&](std::string s) { return color ? absl::StrCat("\x1b[31m", s, "\x1b[0m") : s; };
+  auto green = [&](std::string s) { return color ? absl::StrCat("\x1b[32m", s, "\x1b[0m") : s; };
+  std::string out;
+  size_t removed = 0, added = 0, changed = 0;
+  for (const LibraryDiff& l : diff.libraries) {
+    removed += l.removed.size();
+    added += l.added.size();
+    changed += l.changed.size();
+  }
+  absl::StrAppendFormat(&out, "%s -> %s: %d removed, %d changed, %d added%s\n", Printable(diff.old_build),
+                        Printable(diff.new_build), removed, changed, added,
+                        diff.breaking() ? " (breaking: modules built against the old build may not load)" : "");
+  for (const LibraryDiff& l : diff.libraries) {
+    absl::StrAppend(&out, "\n", Printable(l.old_library.empty() ? "(none)" : l.old_library), " -> ",
+                    Printable(l.new_library.empty() ? "(none)" : l.new_library), "\n");
+    for (const ExportChange& c : l.changed) {
+      absl::StrAppend(&out, "  ", red("changed"), ": ", Printable(c.demangled), "\n       now: ", Printable(c.new_demangled), "\n");
+      for (const std::string& d : c.differences) absl::StrAppend(&out, "            ", Printable(d), "\n");
+    }
+    for (const ExportChange& c : l.removed) absl::StrAppend(&out, "  ", red("removed"), ": ", Printable(c.demangled), "\n");
+    for (const ExportChange& c : l.added) absl::StrAppend(&out, "  ", green("added"), ":   ", Printable(c.demangled), "\n");
+  }
+  return out;
+}
+
+std::string RenderDiffJson(const AbiDiff& diff) {
+  using J = nlohmann::ordered_json;
+  auto changes = [](const std::vector<ExportChange>& v) {
+    J a = J::array();
+    for (const ExportChange& c : v) {
+      J e = {{"symbol", c.symbol}, {"demangled", c.demangled}};
+      if (!c.new_symbol.empty()) {
+        e["new_symbol"] = c.new_symbol;
+        e["new_demangled"] = c.new_demangled;
+        e["differences"] = c.differences;
+      }
+      a.push_back(std::move(e));
+    }
+    return a;
+  };
+  J j;
+  j["schema_version"] = 1;
+  j["old_build"] = diff.old_build;
+  j["new_build"] = diff.new_build;
+  j["breaking"] = diff.breaking();
+  J libs = J::array();
+  for (const LibraryDiff& l : diff.libraries) {
+    libs.push_back({{"old_library", l.old_library}, {"new_library", l.new_library}, {"removed", changes(l.removed)},
+                    {"changed", changes(l.changed)}, {"added", changes(l.added)}});
+  }
+  j["libraries"] = std::move(libs);
+  return DumpJson(j);
+}
+
+}  // namespace abicheck

@@ -1,0 +1,39 @@
+// `abicheck diff OLD NEW`: exports removed, changed and added between two builds or libraries.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "abicheck/abicheck.h"
+#include "tools/abicheck/commands.h"
+
+namespace abicheck::cli {
+
+int RunDiff(const std::string& prog, std::vector<std::string> args) {
+  CLI::App app{"Lists the exported symbols removed, changed (same C++ name, another signature) and added "
+               "between two builds (wheels, directories) or two libraries, demangled, by library.",
+               prog + " diff"};
+  std::string old_build, new_build, format = "text", color = "auto";
+  app.add_option("OLD", old_build, "the old build: a wheel, a directory or a library")->required();
+  app.add_option("NEW", new_build, "the new build")->required();
+  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--color", color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.footer("exit codes: 0 nothing removed or changed, 1 exports removed or changed (breaking), 2 usage error, "
+             "3 unreadable or invalid input");
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build);
+  if (!d.ok()) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(d.status().message()).c_str());
+    return ExitCodeForStatus(d.status());
+  }
+  std::string out = format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, UseColor(color));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return d->breaking() ? kExitWillNotLoad : kExitLoads;
+}
+
+}  // namespace abicheck::cli
