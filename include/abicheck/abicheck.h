@@ -44,6 +44,9 @@ struct CheckOptions {
   // libc10.so.2.14 given), report the missing library and still check symbols against that
   // provider, so every break shows up at once. Off, the symbol list is exactly `ldd -r`'s.
   bool same_stem_stand_ins = true;
+  // Find the nearest existing definitions and shared causes (off: the verdict and ld.so's
+  // messages only, for the fastest gate).
+  bool diagnose = true;
 };
 
 enum class ProblemKind {
@@ -80,6 +83,16 @@ struct Problem {
   std::vector<Candidate> candidates;
   std::string hint;       // one sentence for a person, may be empty
   std::string stand_in;   // missing libraries: the provider checked in its place, if any
+  std::string cause;      // the id of a Cause that explains this problem, if any
+  // With several builds (a matrix): the builds given that export this exact symbol.
+  std::vector<std::string> exported_by;
+};
+
+// One reason behind many problems, reported once (e.g. the C++ std::string ABI).
+struct Cause {
+  std::string id;       // "cxx11_string_abi"
+  std::string summary;  // one sentence for a person
+  int problems = 0;     // how many problems it explains
 };
 
 // How a library of the load came to be there.
@@ -102,6 +115,11 @@ struct Report {
   std::vector<Problem> problems;
   std::vector<LoadedLibrary> libraries;   // the module's scope, in breadth-first load order
   std::vector<Warning> warnings;          // hazards that do not stop the load
+  std::vector<Cause> causes;              // reasons shared by several problems
+  // The C++ std::string ABI of the module and of its providers: "c++11", "pre-c++11", "mixed",
+  // or "unknown" (no std::string in its symbols).
+  std::string module_string_abi = "unknown";
+  std::string providers_string_abi = "unknown";
   int interpreter_symbols = 0;            // Py*/_Py* references left to the interpreter
   int weak_unresolved = 0;                // weak references that stay 0 (allowed)
   int references_checked = 0;
@@ -166,6 +184,8 @@ std::string RenderDiffJson(const AbiDiff& diff);
 // Renderers. JSON follows docs/json-schema.md (schema_version 1).
 std::string RenderText(const Report& report, bool color);
 std::string RenderJson(const Report& report);
+// SARIF 2.1.0, one result per problem, for CI systems that annotate from SARIF.
+std::string RenderSarif(const std::vector<Report>& reports);
 
 // `abicheck symbols`: a `nm -D`-like listing of a file's dynamic symbols, with versions
 // (`name@@V` default, `name@V` non-default or needed) and optionally demangled names.

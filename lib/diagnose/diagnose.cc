@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -97,8 +98,27 @@ std::string VersionMeaning(absl::string_view version, absl::string_view library)
   return absl::StrCat("the module was built against a newer ", library, " than this one");
 }
 
+std::string StripAbiTags(absl::string_view name) {
+  std::string out(name);
+  for (size_t at; (at = out.find("[abi:")) != std::string::npos;) {
+    size_t end = out.find(']', at);
+    out.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+  }
+  return out;
+}
+
 std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const FunctionParts& found) {
   std::vector<std::string> out;
+  if (wanted.base != found.base) {
+    auto tag = [](const std::string& b) {
+      size_t at = b.find("[abi:");
+      return at == std::string::npos ? std::string("(none)") : b.substr(at);
+    };
+    out.push_back(absl::StrCat("ABI tag: ", tag(wanted.base), " → ", tag(found.base),
+                               found.base.find("[abi:cxx11]") != std::string::npos
+                                   ? " (it returns the C++11 std::string)"
+                                   : ""));
+  }
   if (wanted.context != found.context) {
     out.push_back(absl::StrCat("scope: ", wanted.context, " → ", found.context));
   }
@@ -121,7 +141,162 @@ std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const 
   return out;
 }
 
+namespace {
+
+// The std::string ABI a set of mangled names was built with. C++11: the __cxx11 inline namespace
+// (St7__cxx11) or the [abi:cxx11] tag (B5cxx11); pre-C++11: std::string as the Ss abbreviation,
+// which demangles to "std::string" (the new one demangles to std::__cxx11::basic_string).
+struct AbiVotes {
+  int cxx11 = 0, old = 0;
+  void Add(absl::string_view mangled, absl::string_view demangled) {
+    if (absl::StrContains(mangled, "St7__cxx11") || absl::StrContains(mangled, "B5cxx11")) ++cxx11;
+    else if (absl::StrContains(demangled, "std::string") || absl::StrContains(demangled, "std::basic_string<char")) ++old;
+  }
+  // A miss whose nearest candidate differs only by the [abi:cxx11] tag returns a std::string.
+  void AddProblem(const Problem& p) {
+    const int before = cxx11 + old;
+    Add(p.symbol, p.demangled);
+    if (cxx11 + old != before || p.candidates.empty()) return;
+    const Candidate& c = p.candidates.front();
+    if (c.differences.size() == 1 && absl::StartsWith(c.differences[0], "ABI tag: (none) → [abi:cxx11]")) ++old;
+    if (c.differences.size() == 1 && absl::StartsWith(c.differences[0], "ABI tag: [abi:cxx11] → (none)")) ++cxx11;
+  }
+  std::string Verdict() const {
+    if (cxx11 > 0 && old > 0) return "mixed";
+    if (cxx11 > 0) return "c++11";
+    if (old > 0) return "pre-c++11";
+    return "unknown";
+  }
+};
+
+// A provider's ABI from its string table alone: the __cxx11 markers are unambiguous; without
+// them, a library that uses std::string at all has the Ss abbreviation in its names.
+std::string ProviderAbi(const Object& o) {
+  absl::string_view strings(reinterpret_cast<const char*>(o.elf->dynstr().data().data()), o.elf->dynstr().size());
+  const bool cxx11 = absl::StrContains(strings, "St7__cxx11") || absl::StrContains(strings, "B5cxx11");
+  // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
+  const bool old = absl::StrContains(strings, "RKSs") || absl::StrContains(strings, "ESs");
+  if (cxx11 && old) return "mixed";
+  if (cxx11) return "c++11";
+  if (old) return "pre-c++11";
+  return "unknown";
+}
+
+void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) {
+  AbiVotes module;
+  for (const Problem& p : report->problems) {
+    if (p.kind == ProblemKind::kUndefinedSymbol) module.AddProblem(p);
+  }
+  report->module_string_abi = module.Verdict();
+  bool any_cxx11 = false, any_old = false;
+  for (const Object* o : scope) {
+    if (!o->preexisting || o->host || o->found_by == "module") continue;
+    const std::string v = ProviderAbi(*o);
+    any_cxx11 |= v == "c++11" || v == "mixed";
+    any_old |= v == "pre-c++11" || v == "mixed";
+  }
+  report->providers_string_abi = any_cxx11 && any_old ? "mixed" : any_cxx11 ? "c++11" : any_old ? "pre-c++11" : "unknown";
+  // One cause for every miss that takes or returns an old-ABI std::string, when the providers
+  // were built with the C++11 ABI (and the reverse).
+  const bool old_vs_new = module.old > 0 && report->providers_string_abi == "c++11";
+  const bool new_vs_old = module.cxx11 > 0 && report->providers_string_abi == "pre-c++11";
+  if (!old_vs_new && !new_vs_old) return;
+  Cause c;
+  c.id = "cxx11_string_abi";
+  c.summary = old_vs_new
+                  ? "the module was built with _GLIBCXX_USE_CXX11_ABI=0 (the pre-C++11 std::string ABI); these "
+                    "libraries use the C++11 ABI (as torch >= 2.7 pip wheels do): rebuild the module with "
+                    "_GLIBCXX_USE_CXX11_ABI=1, or use a build with the old ABI (torch <= 2.5 pip wheels)"
+                  : "the module was built with the C++11 std::string ABI; these libraries use the pre-C++11 ABI "
+                    "(_GLIBCXX_USE_CXX11_ABI=0, as torch <= 2.5 pip wheels do): rebuild the module with "
+                    "_GLIBCXX_USE_CXX11_ABI=0, or use a build with the C++11 ABI";
+  for (Problem& p : report->problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+    AbiVotes v;
+    v.AddProblem(p);
+    if ((old_vs_new && v.old > 0) || (new_vs_old && v.cxx11 > 0)) {
+      p.cause = c.id;
+      ++c.problems;
+    }
+  }
+  if (c.problems > 0) report->causes.push_back(std::move(c));
+}
+
+}  // namespace
+
+namespace {
+
+// The source names (<length><identifier>) inside a mangled name: "_ZN3c104cuda9SetDeviceEi" ->
+// "3c10", "4cuda", "9SetDevice". Linear, no demangling.
+template <typename F>
+void ForEachSourceName(absl::string_view m, F&& f) {
+  for (size_t i = 2; i < m.size();) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(m[i])) || m[i] == '0') {
+      ++i;
+      continue;
+    }
+    size_t j = i, n = 0;
+    while (j < m.size() && absl::ascii_isdigit(static_cast<unsigned char>(m[j])) && n < 100000) n = n * 10 + (m[j++] - '0');
+    if (n == 0 || n > m.size() - j) {
+      i = j;
+      continue;
+    }
+    f(m.substr(i, j - i + n));
+    i = j + n;
+  }
+}
+
+// Exported C++ symbols of every loaded object, bucketed by the source names the problems need,
+// built in one pass over the symbol tables (not a scan per problem).
+class CandidateIndex {
+ public:
+  CandidateIndex(const Loader& loader, const absl::flat_hash_set<std::string>& wanted) {
+    if (wanted.empty()) return;
+    for (const auto& o : loader.objects()) {
+      const SymbolTable& t = *o->syms;
+      for (uint32_t i = 0; i < t.size(); ++i) {
+        std::optional<Symbol> s = t.Get(i);
+        if (!s || !Exported(*s) || !absl::StartsWith(s->name, "_Z")) continue;
+        ForEachSourceName(s->name, [&](absl::string_view token) {
+          auto it = wanted.find(token);
+          if (it != wanted.end()) {
+            auto& v = buckets_[*it];
+            const std::pair<const Object*, uint32_t> hit{o.get(), i};
+            if (v.empty() || v.back() != hit) v.push_back(hit);
+          }
+        });
+      }
+    }
+  }
+  const std::vector<std::pair<const Object*, uint32_t>>& Find(const std::string& token) const {
+    static const std::vector<std::pair<const Object*, uint32_t>> kNone;
+    auto it = buckets_.find(token);
+    return it == buckets_.end() ? kNone : it->second;
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::vector<std::pair<const Object*, uint32_t>>> buckets_;
+};
+
+// The base-name source names of the undefined C++ functions that may need candidates.
+absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
+  absl::flat_hash_set<std::string> out;
+  int n = 0;
+  for (const Problem& p : report->problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol || ++n > kMaxDiagnosed) continue;
+    FunctionParts f;
+    if (SplitFunction(p.symbol, &f) && !f.base.empty()) {
+      const std::string base = StripAbiTags(f.base);
+      out.insert(absl::StrCat(base.size(), base));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope, Report* report) {
+  std::unique_ptr<CandidateIndex> index;
   const absl::flat_hash_set<const Object*> in_scope(scope.begin(), scope.end());
   absl::flat_hash_set<std::string> missing_versions;
   for (const Problem& p : report->problems) {
@@ -129,6 +304,20 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
   }
   int diagnosed = 0;
   for (Problem& p : report->problems) {
+    if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
+      // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
+      const std::string stem = p.library.substr(0, p.library.find(".so") + 3);
+      for (const auto& o : loader.objects()) {
+        const std::string base = Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
+        if (absl::StartsWith(base, stem + ".") && base != p.library) {
+          p.hint = absl::StrCat("needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
+                                p.library.substr(stem.size() + 1), ", this environment has CUDA ",
+                                base.substr(stem.size() + 1), ". Use a build of the module for this CUDA, or install ",
+                                "the CUDA ", p.library.substr(stem.size() + 1), " runtime beside it");
+          break;
+        }
+      }
+    }
     if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
       p.hint = absl::StrCat("no file named ", p.library,
                             " among the given libraries or on the search path");
@@ -190,18 +379,26 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     // 3. The same qualified C++ function with another signature, anywhere loaded.
     FunctionParts wanted;
     if (p.candidates.empty() && SplitFunction(p.symbol, &wanted) && !wanted.base.empty()) {
-      const std::string token = absl::StrCat(wanted.base.size(), wanted.base);
-      for (const auto& o : loader.objects()) {
+      const std::string token = absl::StrCat(StripAbiTags(wanted.base).size(), StripAbiTags(wanted.base));
+      if (index == nullptr) index = std::make_unique<CandidateIndex>(loader, problem_tokens(report));
+      for (const auto& [o, i] : index->Find(token)) {
+        if (p.candidates.size() >= kMaxSignatureCandidates) break;
         const SymbolTable& t = *o->syms;
-        for (uint32_t i = 0; i < t.size() && p.candidates.size() < kMaxSignatureCandidates; ++i) {
+        {
           std::optional<Symbol> s = t.Get(i);
-          if (!s || !Exported(*s) || s->name == p.symbol || !absl::StartsWith(s->name, "_Z") ||
-              s->name.find(token) == absl::string_view::npos) {
-            continue;
-          }
+          if (!s || s->name == p.symbol) continue;
           FunctionParts found;
-          if (!SplitFunction(s->name, &found) || found.base != wanted.base) continue;
+          if (!SplitFunction(s->name, &found) || StripAbiTags(found.base) != StripAbiTags(wanted.base)) continue;
           std::vector<std::string> diff = DescribeDifferences(wanted, found);
+          if (diff.empty()) {
+            // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
+            const std::string w = Demangle(p.symbol), f = Demangle(s->name);
+            const bool wt = w.find("[abi:cxx11]") != std::string::npos, ft = f.find("[abi:cxx11]") != std::string::npos;
+            if (wt != ft) {
+              diff.push_back(wt ? "ABI tag: [abi:cxx11] → (none)"
+                                : "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)");
+            }
+          }
           if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) continue;
           Candidate c;
           c.symbol = std::string(s->name);
@@ -235,6 +432,12 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       p.hint = missing_versions.contains(p.version)
                    ? absl::StrCat("it comes with version ", p.version, ", which the loaded library does not define (above)")
                    : "no library in the load exports this name, under any version";
+    }
+  }
+  ClassifyStringAbi(scope, report);
+  for (Problem& p : report->problems) {
+    if (p.cause == "cxx11_string_abi") {
+      p.hint = "a std::string ABI mismatch (the cause above), not a change in this function";
     }
   }
 }

@@ -18,6 +18,9 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
 std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const FunctionParts& found);
 
+// "name[abi:cxx11]" -> "name".
+std::string StripAbiTags(absl::string_view name);
+
 // Version-name helpers: "GLIBCXX_" for "GLIBCXX_3.4.32"; numeric-aware ordering; the newest
 // definition of `wanted`'s family; what a too-new requirement usually means.
 absl::string_view VersionFamily(absl::string_view version);

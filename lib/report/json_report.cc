@@ -18,10 +18,13 @@ ordered_json ProblemJson(const Problem& p) {
   }
   if (!p.version.empty()) j["version"] = p.version;
   if (!p.library.empty()) j["library"] = p.library;
-  if (!p.stand_in.empty()) j["stand_in"] = p.stand_in;
   j["message"] = p.message;
   j["first"] = p.first;
-  if (!p.hint.empty()) j["hint"] = p.hint;
+  ordered_json d = ordered_json::object();
+  if (!p.hint.empty()) d["hint"] = p.hint;
+  if (!p.cause.empty()) d["cause"] = p.cause;
+  if (!p.stand_in.empty()) d["stand_in"] = p.stand_in;
+  if (!p.exported_by.empty()) d["exported_by"] = p.exported_by;
   ordered_json cands = ordered_json::array();
   for (const Candidate& c : p.candidates) {
     ordered_json cj;
@@ -33,7 +36,8 @@ ordered_json ProblemJson(const Problem& p) {
     cj["differences"] = c.differences;
     cands.push_back(std::move(cj));
   }
-  if (!cands.empty()) j["candidates"] = std::move(cands);
+  if (!cands.empty()) d["candidates"] = std::move(cands);
+  if (!d.empty()) j["diagnosis"] = std::move(d);
   return j;
 }
 
@@ -58,6 +62,10 @@ ordered_json ReportJson(const Report& r) {
     libs.push_back({{"name", l.name}, {"path", l.path}, {"found_by", l.found_by}, {"newly_loaded", l.newly_loaded}});
   }
   j["libraries"] = std::move(libs);
+  ordered_json causes = ordered_json::array();
+  for (const Cause& c : r.causes) causes.push_back({{"id", c.id}, {"summary", c.summary}, {"problems", c.problems}});
+  j["causes"] = std::move(causes);
+  j["string_abi"] = {{"module", r.module_string_abi}, {"providers", r.providers_string_abi}};
   ordered_json warnings = ordered_json::array();
   for (const Warning& w : r.warnings) warnings.push_back({{"object", w.object}, {"message", w.message}});
   j["warnings"] = std::move(warnings);

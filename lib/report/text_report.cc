@@ -61,6 +61,9 @@ std::string RenderText(const Report& r, bool color) {
       if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
     }
   }
+  for (const Cause& c : r.causes) {
+    absl::StrAppendFormat(&out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems, c.summary);
+  }
   if (r.interpreter_symbols > 0) {
     absl::StrAppendFormat(&out, "  %d Py*/_Py* references are left to the Python interpreter (--python FILE checks them)\n",
                           r.interpreter_symbols);

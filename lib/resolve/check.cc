@@ -292,7 +292,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
     for (Problem& p : *group) report.problems.push_back(std::move(p));
   }
   if (!report.problems.empty()) report.problems.front().first = true;
-  DiagnoseProblems(loader, scope, &report);
+  if (options.diagnose) DiagnoseProblems(loader, scope, &report);
   report.loads = report.problems.empty();
   return report;
 }
@@ -330,6 +330,50 @@ absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) 
 }
 
 }  // namespace
+
+// For every undefined symbol of a cell: which of the builds given export that exact symbol —
+// the answer to "which torch should I install instead?" (issue: explain every failure).
+void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matrix* m) {
+  struct Parsed {
+    std::unique_ptr<ElfFile> elf;
+    std::unique_ptr<SymbolTable> syms;
+  };
+  std::vector<std::vector<Parsed>> tables(builds.size());
+  for (size_t b = 0; b < builds.size(); ++b) {
+    for (const InputFile& f : builds[b]) {
+      absl::StatusOr<ElfFile> elf = ElfFile::Parse(f.name, f.blob->bytes());
+      if (!elf.ok()) continue;
+      auto e = std::make_unique<ElfFile>(*std::move(elf));
+      absl::StatusOr<SymbolTable> t = SymbolTable::Read(*e);
+      if (!t.ok()) continue;
+      tables[b].push_back({std::move(e), std::make_unique<SymbolTable>(*std::move(t))});
+    }
+  }
+  for (MatrixCell& c : m->cells) {
+    for (Problem& p : c.report.problems) {
+      if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+      HashedName name(p.symbol);
+      for (size_t b = 0; b < builds.size(); ++b) {
+        bool found = false;
+        for (const Parsed& t : tables[b]) {
+          t.syms->ForEachNamed(name, [&](uint32_t i) {
+            Symbol s = t.syms->GetOrEmpty(i);
+            if (!s.defined() || s.bind() == elf::STB_LOCAL || s.visibility() == elf::STV_HIDDEN) return false;
+            const VersionSlot* slot = t.syms->Slot(t.syms->Versym(i));
+            found = p.version.empty() || (slot != nullptr && slot->name == p.version);
+            return found;
+          });
+          if (found) break;
+        }
+        if (found) p.exported_by.push_back(m->builds[b]);
+      }
+      if (!p.exported_by.empty() && p.candidates.empty()) {
+        p.hint = absl::StrCat("removed in this build; exported by ", absl::StrJoin(p.exported_by, ", "),
+                              " (of the builds given)");
+      }
+    }
+  }
+}
 
 absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options) {
   ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
@@ -405,6 +449,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
     }
   }
+  if (build_providers.size() > 1) MarkExportingBuilds(build_providers, &m);
   return m;
 }
 

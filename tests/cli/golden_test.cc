@@ -76,7 +76,17 @@ INSTANTIATE_TEST_SUITE_P(
                       GoldenCase{"removed_data_object", "text", 1},
                       GoldenCase{"undefined_in_dependency_first", "text", 1},
                       GoldenCase{"soname_bump_same_stem", "text", 1},
-                      GoldenCase{"soname_bump_same_stem", "json", 1}),
+                      GoldenCase{"soname_bump_same_stem", "json", 1},
+                      GoldenCase{"headline_signature_change", "sarif", 1},
+                      GoldenCase{"setdevice_signed_char", "text", 1},
+                      GoldenCase{"setdevice_signed_char", "sarif", 1},
+                      GoldenCase{"cxx11_string_abi", "json", 1},
+                      GoldenCase{"cxx11_string_abi", "sarif", 1},
+                      GoldenCase{"glibcxx_too_new", "text", 1},
+                      GoldenCase{"glibcxx_too_new", "json", 1},
+                      GoldenCase{"defined_in_unlisted_library", "sarif", 1},
+                      GoldenCase{"removed_data_object", "json", 1},
+                      GoldenCase{"cuda_runtime_soname", "text", 1}),
     [](const ::testing::TestParamInfo<GoldenCase>& p) { return p.param.scenario + "_" + p.param.format; });
 
 }  // namespace

@@ -35,7 +35,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_option("--sysroot", options.sysroot, "search the host directories and ld.so.cache under this root");
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--host-only", host_only, "check against the host's libraries alone (no PROVIDER)");
-  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", format, "text, json or sarif")->check(CLI::IsMember({"text", "json", "sarif"}));
   app.add_option("--color", color, "auto, always or never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.footer("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input");
@@ -61,7 +61,11 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
       std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(m.status().message()).c_str());
       return ExitCodeForStatus(m.status());
     }
-    std::string out = format == "json" ? RenderMatrixJson(*m) : RenderMatrixText(*m, use_color);
+    std::vector<Report> reports;
+    for (const MatrixCell& c : m->cells) reports.push_back(c.report);
+    std::string out = format == "json"    ? RenderMatrixJson(*m)
+                      : format == "sarif" ? RenderSarif(reports)
+                                          : RenderMatrixText(*m, use_color);
     std::fwrite(out.data(), 1, out.size(), stdout);
     for (const MatrixCell& c : m->cells) {
       if (!c.report.loads) return kExitWillNotLoad;
@@ -83,7 +87,9 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(report.status().message()).c_str());
     return ExitCodeForStatus(report.status());
   }
-  std::string out = format == "json" ? RenderJson(*report) : RenderText(*report, use_color);
+  std::string out = format == "json"    ? RenderJson(*report)
+                    : format == "sarif" ? RenderSarif({*report})
+                                        : RenderText(*report, use_color);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return report->loads ? kExitLoads : kExitWillNotLoad;
 }

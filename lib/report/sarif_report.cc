@@ -1,0 +1,61 @@
+// SARIF 2.1.0 (OASIS): one run, one rule per problem kind, one result per problem, located at
+// the object that has it. The diagnosis travels in each result's message and properties.
+#include "abicheck/abicheck.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/report/json_report.h"
+
+namespace abicheck {
+
+std::string RenderSarif(const std::vector<Report>& reports) {
+  using J = nlohmann::ordered_json;
+  struct Rule {
+    ProblemKind kind;
+    const char* text;
+  };
+  static const Rule kRules[] = {
+      {ProblemKind::kUndefinedSymbol, "A reference the loader cannot bind: the import fails with 'undefined symbol'."},
+      {ProblemKind::kVersionNotFound, "A symbol version the loaded library does not define."},
+      {ProblemKind::kMissingLibrary, "A DT_NEEDED library that is neither loaded nor found on the search path."},
+      {ProblemKind::kWrongElfClass, "Only a library of the other ELF class was found."},
+      {ProblemKind::kWrongMachine, "Only a library for another machine was found."},
+      {ProblemKind::kNotLoadable, "The module itself cannot be dlopen'ed."},
+  };
+  J rules = J::array();
+  for (const Rule& r : kRules) {
+    rules.push_back({{"id", ProblemKindName(r.kind)},
+                     {"shortDescription", {{"text", r.text}}},
+                     {"defaultConfiguration", {{"level", "error"}}}});
+  }
+  J results = J::array();
+  for (const Report& report : reports) {
+    for (const Problem& p : report.problems) {
+      std::string text = p.message;
+      if (!p.demangled.empty() && p.demangled != p.symbol) absl::StrAppend(&text, " (", p.demangled, ")");
+      if (!p.candidates.empty() && !p.candidates[0].differences.empty()) {
+        absl::StrAppend(&text, "; nearest: ", p.candidates[0].demangled, ": ", absl::StrJoin(p.candidates[0].differences, "; "));
+      }
+      if (!p.hint.empty()) absl::StrAppend(&text, ". ", p.hint);
+      J props = {{"module", report.module}, {"first", p.first}};
+      if (!p.symbol.empty()) props["symbol"] = p.symbol;
+      if (!p.version.empty()) props["version"] = p.version;
+      if (!p.library.empty()) props["library"] = p.library;
+      if (!p.cause.empty()) props["cause"] = p.cause;
+      J result = {{"ruleId", ProblemKindName(p.kind)},
+                  {"level", "error"},
+                  {"message", {{"text", text}}},
+                  {"locations", J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", p.object}}}}}}})},
+                  {"properties", props}};
+      results.push_back(std::move(result));
+    }
+  }
+  J sarif = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+             {"version", "2.1.0"},
+             {"runs", J::array({{{"tool", {{"driver", {{"name", "abicheck"},
+                                                       {"version", "0.1.0"},
+                                                       {"rules", rules}}}}},
+                                 {"results", results}}})}};
+  return DumpJson(sarif);
+}
+
+}  // namespace abicheck
