@@ -11,6 +11,9 @@
 
 #include "absl/status/statusor.h"
 
+// Only what this header declares is exported from the shared libabicheck.so.
+#define ABICHECK_EXPORT __attribute__((visibility("default")))
+
 namespace abicheck {
 
 // Caps on what input can make abicheck do; generous enough for any real torch build.
@@ -59,7 +62,7 @@ enum class ProblemKind {
 };
 
 // "undefined_symbol", "version_not_found", ... — the JSON `kind` values.
-const char* ProblemKindName(ProblemKind kind);
+ABICHECK_EXPORT const char* ProblemKindName(ProblemKind kind);
 
 // A nearby definition that does exist, and how it differs from what was needed.
 struct Candidate {
@@ -132,7 +135,7 @@ struct Report {
 // Errors (unreadable or corrupt input, not an ELF file) name the file and the structure:
 // kNotFound, kPermissionDenied, kFailedPrecondition (a directory), kInvalidArgument (not ELF),
 // kDataLoss (corrupt ELF), kResourceExhausted (over a cap).
-absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options);
+ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options);
 
 // Many modules against many builds: `module_inputs` are .so files, directories or wheels (whose
 // Python extension modules — members defining PyInit_* — are checked, with the wheel's other
@@ -150,11 +153,13 @@ struct Matrix {
   std::vector<MatrixCell> cells;  // modules.size() x builds.size(), module-major
   std::vector<Warning> notes;     // what inputs held that was skipped
 };
-absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
+ABICHECK_EXPORT absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
                                    const std::vector<std::string>& builds, const CheckOptions& options,
                                    const InputLimits& limits = {});
-std::string RenderMatrixText(const Matrix& matrix, bool color);
-std::string RenderMatrixJson(const Matrix& matrix);
+ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color);
+ABICHECK_EXPORT std::string RenderMatrixJson(const Matrix& matrix);
+// JUnit XML, one test case per module x build (GitLab, Jenkins and Buildkite show it natively).
+ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);
 
 // Exports removed, added and changed between two builds (or two libraries): what drifts between
 // releases. Libraries are paired by soname, or by stem when the soname's version moved
@@ -174,18 +179,18 @@ struct LibraryDiff {
 struct AbiDiff {
   std::string old_build, new_build;
   std::vector<LibraryDiff> libraries;  // only those with differences, sorted by name
-  bool breaking() const;               // anything removed or changed
+  ABICHECK_EXPORT bool breaking() const;  // anything removed or changed
 };
-absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
+ABICHECK_EXPORT absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
                                    const InputLimits& limits = {});
-std::string RenderDiffText(const AbiDiff& diff, bool color);
-std::string RenderDiffJson(const AbiDiff& diff);
+ABICHECK_EXPORT std::string RenderDiffText(const AbiDiff& diff, bool color);
+ABICHECK_EXPORT std::string RenderDiffJson(const AbiDiff& diff);
 
 // Renderers. JSON follows docs/json-schema.md (schema_version 1).
-std::string RenderText(const Report& report, bool color);
-std::string RenderJson(const Report& report);
+ABICHECK_EXPORT std::string RenderText(const Report& report, bool color);
+ABICHECK_EXPORT std::string RenderJson(const Report& report);
 // SARIF 2.1.0, one result per problem, for CI systems that annotate from SARIF.
-std::string RenderSarif(const std::vector<Report>& reports);
+ABICHECK_EXPORT std::string RenderSarif(const std::vector<Report>& reports);
 
 // `abicheck symbols`: a `nm -D`-like listing of a file's dynamic symbols, with versions
 // (`name@@V` default, `name@V` non-default or needed) and optionally demangled names.
@@ -195,7 +200,7 @@ struct SymbolListOptions {
   bool undefined_only = false;
   bool json = false;
 };
-absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options);
+ABICHECK_EXPORT absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options);
 
 // Exit codes of the CLI (and what build tooling should map results to).
 inline constexpr int kExitLoads = 0;
@@ -204,7 +209,7 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitBadInput = 3;
 
 // The exit code for a failed call: 3 for unreadable or invalid input, 2 otherwise.
-int ExitCodeForStatus(const absl::Status& status);
+ABICHECK_EXPORT int ExitCodeForStatus(const absl::Status& status);
 
 }  // namespace abicheck
 

@@ -86,8 +86,82 @@ INSTANTIATE_TEST_SUITE_P(
                       GoldenCase{"glibcxx_too_new", "json", 1},
                       GoldenCase{"defined_in_unlisted_library", "sarif", 1},
                       GoldenCase{"removed_data_object", "json", 1},
-                      GoldenCase{"cuda_runtime_soname", "text", 1}),
+                      GoldenCase{"cuda_runtime_soname", "text", 1},
+                      GoldenCase{"headline_signature_change", "junit", 1}),
     [](const ::testing::TestParamInfo<GoldenCase>& p) { return p.param.scenario + "_" + p.param.format; });
+
+}  // namespace
+}  // namespace abicheck
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::RunShell;
+
+std::string Tool() { return ShellQuote(ABICHECK_TOOL); }
+
+TEST(CliTest, NoArgumentsPrintsUsageAndExits2) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool(), &out), 2);
+  EXPECT_NE(out.find("usage: abicheck MODULE PROVIDER..."), std::string::npos) << out;
+  EXPECT_NE(out.find("exit codes: 0 the module loads, 1 it will not load, 2 usage error"), std::string::npos);
+}
+
+TEST(CliTest, MistypedCommandSuggests) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " dif a b", &out), 2);
+  EXPECT_EQ(out, "abicheck: unknown command 'dif'; did you mean 'diff'? (`abicheck --help` lists them)\n");
+}
+
+TEST(CliTest, HelpAndVersion) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " --help", &out), 0);
+  EXPECT_NE(out.find("commands:"), std::string::npos);
+  EXPECT_EQ(RunShell(Tool() + " help check", &out), 0);
+  EXPECT_NE(out.find("--against"), std::string::npos) << out;
+  EXPECT_NE(out.find("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input"), std::string::npos);
+  EXPECT_EQ(RunShell(Tool() + " diff --help", &out), 0);
+  EXPECT_NE(out.find("breaking"), std::string::npos);
+  EXPECT_EQ(RunShell(Tool() + " --version", &out), 0);
+  EXPECT_EQ(out, "abicheck 0.1.0\n");
+}
+
+TEST(CliTest, UnknownOptionIsAUsageError) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " a.so b.so --no-such-option", &out), 2);
+  EXPECT_EQ(RunShell(Tool() + " a.so b.so --format xml", &out), 2);
+  EXPECT_NE(out.find("--format"), std::string::npos) << out;
+}
+
+TEST(CliTest, QuietOutputAndJunit) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change", std::string(ABICHECK_GOLDEN_OUT) + "/cli", &sc)) << sc.log;
+  const std::string args = " " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]);
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + args + " -q", &out), 1);
+  EXPECT_EQ(out, "") << "-q prints nothing";
+  const std::string xml = sc.out + "/report.xml";
+  EXPECT_EQ(RunShell(Tool() + args + " --format junit -o " + ShellQuote(xml), &out), 1);
+  EXPECT_EQ(out, "");
+  std::string junit = ReadFile(xml);
+  EXPECT_NE(junit.find("<testsuites name=\"abicheck\" tests=\"1\" failures=\"1\">"), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure type=\"will_not_load\" message=\"" + sc.module +
+                       ": undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib\">"),
+            std::string::npos)
+      << junit;
+  EXPECT_EQ(RunShell(Tool() + args + " -o /nonexistent/dir/r.txt", &out), 3);
+  EXPECT_NE(out.find("/nonexistent/dir/r.txt: No such file or directory"), std::string::npos) << out;
+}
+
+TEST(CliTest, NoColorIsHonouredWhenColorWouldApply) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("missing_function", std::string(ABICHECK_GOLDEN_OUT) + "/cli", &sc)) << sc.log;
+  std::string out;
+  RunShell("NO_COLOR=1 " + Tool() + " " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]), &out);
+  EXPECT_EQ(out.find("\x1b["), std::string::npos);
+  RunShell(Tool() + " --color always " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]), &out);
+  EXPECT_NE(out.find("\x1b["), std::string::npos);
+}
 
 }  // namespace
 }  // namespace abicheck

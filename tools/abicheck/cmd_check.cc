@@ -17,7 +17,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                prog + " check"};
   std::vector<std::string> positional, against, extra_providers;
   CheckOptions options;
-  std::string format = "text", color = "auto";
+  OutputOptions out;
   bool no_host = false, host_only = false;
   std::vector<std::string> library_path;
   app.add_option("MODULE PROVIDER...", positional,
@@ -35,9 +35,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_option("--sysroot", options.sysroot, "search the host directories and ld.so.cache under this root");
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--host-only", host_only, "check against the host's libraries alone (no PROVIDER)");
-  app.add_option("--format", format, "text, json or sarif")->check(CLI::IsMember({"text", "json", "sarif"}));
-  app.add_option("--color", color, "auto, always or never (NO_COLOR is honoured)")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
   try {
@@ -49,7 +47,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
   options.use_host = !no_host;
-  const bool use_color = UseColor(color);
+  const bool use_color = out.color_on();
+  const std::string& format = out.format;
   if (!against.empty()) {
     options.providers = extra_providers;
     ProgressBar bar;
@@ -63,10 +62,11 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     }
     std::vector<Report> reports;
     for (const MatrixCell& c : m->cells) reports.push_back(c.report);
-    std::string out = format == "json"    ? RenderMatrixJson(*m)
-                      : format == "sarif" ? RenderSarif(reports)
-                                          : RenderMatrixText(*m, use_color);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    const std::string text = format == "json"    ? RenderMatrixJson(*m)
+                             : format == "sarif" ? RenderSarif(reports)
+                             : format == "junit" ? RenderJunit(*m)
+                                                 : RenderMatrixText(*m, use_color);
+    if (!Emit(prog, text, out)) return kExitBadInput;
     for (const MatrixCell& c : m->cells) {
       if (!c.report.loads) return kExitWillNotLoad;
     }
@@ -87,10 +87,17 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(report.status().message()).c_str());
     return ExitCodeForStatus(report.status());
   }
-  std::string out = format == "json"    ? RenderJson(*report)
-                    : format == "sarif" ? RenderSarif({*report})
-                                        : RenderText(*report, use_color);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::string text;
+  if (format == "junit") {
+    Matrix one;
+    one.modules = {report->module};
+    one.builds = {"given libraries"};
+    one.cells.push_back({report->module, "given libraries", *report});
+    text = RenderJunit(one);
+  } else {
+    text = format == "json" ? RenderJson(*report) : format == "sarif" ? RenderSarif({*report}) : RenderText(*report, use_color);
+  }
+  if (!Emit(prog, text, out)) return kExitBadInput;
   return report->loads ? kExitLoads : kExitWillNotLoad;
 }
 

@@ -13,11 +13,11 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
   CLI::App app{"Lists the exported symbols removed, changed (same C++ name, another signature) and added "
                "between two builds (wheels, directories) or two libraries, demangled, by library.",
                prog + " diff"};
-  std::string old_build, new_build, format = "text", color = "auto";
+  std::string old_build, new_build;
+  OutputOptions out;
   app.add_option("OLD", old_build, "the old build: a wheel, a directory or a library")->required();
   app.add_option("NEW", new_build, "the new build")->required();
-  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--color", color, "auto, always or never")->check(CLI::IsMember({"auto", "always", "never"}));
+  out.AddTo(app, {"text", "json"});
   app.footer("exit codes: 0 nothing removed or changed, 1 exports removed or changed (breaking), 2 usage error, "
              "3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
@@ -31,8 +31,7 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(d.status().message()).c_str());
     return ExitCodeForStatus(d.status());
   }
-  std::string out = format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, UseColor(color));
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (!Emit(prog, out.format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, out.color_on()), out)) return kExitBadInput;
   return d->breaking() ? kExitWillNotLoad : kExitLoads;
 }
 

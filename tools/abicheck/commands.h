@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+
 namespace abicheck::cli {
 
 // Each takes the arguments after the subcommand name and returns the process exit code.
@@ -14,6 +16,19 @@ int RunDiff(const std::string& prog, std::vector<std::string> args);
 
 // True when colour should be used on stdout: a terminal, and NO_COLOR unset.
 bool UseColor(const std::string& mode);
+
+// The options every reporting subcommand takes, and how its report leaves the process.
+struct OutputOptions {
+  std::string format = "text";
+  std::string output;  // a file, or stdout
+  std::string color = "auto";
+  bool quiet = false;
+  // Adds --format (from `formats`), -o/--output, -q/--quiet and --color to `app`.
+  void AddTo(CLI::App& app, std::vector<std::string> formats);
+  bool color_on() const { return output.empty() && UseColor(color); }
+};
+// Writes `text` where `out` says; returns false (after a message naming the file) on failure.
+bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out);
 
 }  // namespace abicheck::cli
 

@@ -2,6 +2,7 @@
 // main is a table of subcommands; `abicheck MODULE PROVIDER...` is `abicheck check ...`.
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,6 +24,21 @@ constexpr Command kCommands[] = {
     {"symbols", abicheck::cli::RunSymbols, "list a library's dynamic symbols with versions (like nm -D)"},
     {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},
 };
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
 
 void Usage(FILE* out) {
   std::fprintf(out,
@@ -69,6 +85,17 @@ int main(int argc, char** argv) {
     if (args[0] == c.name) {
       args.erase(args.begin());
       return c.run(prog, std::move(args));
+    }
+  }
+  // Not a command: the headline form `abicheck MODULE PROVIDER...`, unless it looks like a
+  // mistyped command and is no file.
+  if (args[0][0] != '-' && ::access(args[0].c_str(), F_OK) != 0) {
+    for (const Command& c : kCommands) {
+      if (EditDistance(args[0], c.name) <= 2) {
+        std::fprintf(stderr, "abicheck: unknown command '%s'; did you mean '%s'? (`abicheck --help` lists them)\n",
+                     args[0].c_str(), c.name);
+        return 2;
+      }
     }
   }
   return abicheck::cli::RunCheck(prog, std::move(args));

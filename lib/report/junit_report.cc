@@ -1,0 +1,66 @@
+// JUnit XML: a test suite per build, a test case per module; a module that will not load is a
+// failure whose message is ld.so's first error and whose body is the text report.
+#include "abicheck/abicheck.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace abicheck {
+namespace {
+
+std::string Xml(absl::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 has no control characters but tab, newline and carriage return.
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          absl::StrAppendFormat(&out, "\\x%02x", c);
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderJunit(const Matrix& m) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  int total = 0, failures = 0;
+  for (const MatrixCell& c : m.cells) {
+    ++total;
+    failures += c.report.loads ? 0 : 1;
+  }
+  absl::StrAppendFormat(&out, "<testsuites name=\"abicheck\" tests=\"%d\" failures=\"%d\">\n", total, failures);
+  for (size_t b = 0; b < m.builds.size(); ++b) {
+    int suite_failures = 0;
+    for (size_t i = 0; i < m.modules.size(); ++i) suite_failures += m.cells[i * m.builds.size() + b].report.loads ? 0 : 1;
+    absl::StrAppendFormat(&out, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n", Xml(m.builds[b]),
+                          m.modules.size(), suite_failures);
+    for (size_t i = 0; i < m.modules.size(); ++i) {
+      const Report& r = m.cells[i * m.builds.size() + b].report;
+      absl::StrAppendFormat(&out, "    <testcase classname=\"%s\" name=\"%s\"", Xml(m.builds[b]), Xml(m.modules[i]));
+      if (r.loads) {
+        out += "/>\n";
+        continue;
+      }
+      std::string first;
+      for (const Problem& p : r.problems) {
+        if (p.first) first = p.message;
+      }
+      absl::StrAppendFormat(&out, ">\n      <failure type=\"will_not_load\" message=\"%s\">%s</failure>\n    </testcase>\n",
+                            Xml(first), Xml(RenderText(r, false)));
+    }
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace abicheck

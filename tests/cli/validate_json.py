@@ -1,0 +1,25 @@
+"""Validates abicheck JSON outputs against docs/schema/*.schema.json (JSON Schema 2020-12).
+   validate_json.py SCHEMA_DIR (report|matrix|diff):FILE ...   -- exits 1 on the first invalid file."""
+import json
+import pathlib
+import sys
+
+from jsonschema.validators import Draft202012Validator
+
+schema_dir = pathlib.Path(sys.argv[1])
+schemas = {p.stem.split(".")[0]: json.loads(p.read_text()) for p in schema_dir.glob("*.schema.json")}
+
+failed = 0
+for arg in sys.argv[2:]:
+    kind, path = arg.split(":", 1)
+    doc = json.loads(pathlib.Path(path).read_text())
+    errors = list(Draft202012Validator(schemas[kind]).iter_errors(doc))
+    if kind == "matrix" and not errors:  # each cell's report against the report schema
+        for cell in doc["cells"]:
+            errors += list(Draft202012Validator(schemas["report"]).iter_errors(cell["report"]))
+    for e in errors[:5]:
+        print(f"{path}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
+    failed += bool(errors)
+    print(f"{path}: {'invalid' if errors else 'valid'} ({kind})")
+print(f"{len(sys.argv) - 2 - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

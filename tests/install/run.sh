@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs abicheck from BUILD_DIR into a temporary prefix, builds tests/install and a pkg-config
+# consumer against it, and runs both on the headline fixture (expects exit 1, then exit 0).
+set -euo pipefail
+build=$(cd "$1" && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > /dev/null
+cmake -S "$root/tests/install" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+cmake --build "$work/consumer" > /dev/null
+PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" c++ -std=c++20 "$root/examples/check_module.cc" -o "$work/pc_consumer" \
+  $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs abicheck)
+fx="$work/fixture"
+mkdir -p "$fx"
+(cd "$fx" && SRC="$root/fixtures/loader/headline_signature_change" sh -c '. "$0" && . "$SRC/build.sh"' "$root/fixtures/loader/lib.sh")
+for exe in "$work/consumer/consumer" "$work/pc_consumer"; do
+  set +e
+  LD_LIBRARY_PATH="$work/prefix/lib" "$exe" "$fx/common_ops.abi3.so" "$fx/libc10_cuda.so" > "$work/out.txt"
+  rc_new=$?
+  LD_LIBRARY_PATH="$work/prefix/lib" "$exe" "$fx/common_ops.abi3.so" "$fx/old/libc10_cuda.so" > /dev/null
+  rc_old=$?
+  set -e
+  grep -q "parameter 4: int → unsigned int" "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: no diagnosis"; exit 1; }
+  [ "$rc_new" -eq 1 ] && [ "$rc_old" -eq 0 ] || { echo "FAIL: $exe exit codes $rc_new $rc_old"; exit 1; }
+done
+# The installed tool and man page are there; the shared library exports only the API.
+"$work/prefix/bin/abicheck" --version > /dev/null
+[ -f "$work/prefix/share/man/man1/abicheck.1" ]
+bad=$("$work/prefix/bin/abicheck" symbols --defined-only -C "$work/prefix/lib/libabicheck.so" | grep -v ' A ' | grep -vc ' abicheck::' || true)
+[ "$bad" -eq 0 ] || { echo "FAIL: libabicheck.so exports $bad non-API symbols"; exit 1; }
+echo "install consumer: ok"
