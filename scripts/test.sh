@@ -17,3 +17,21 @@ run build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run build-asan -DCMAKE_BUILD_TYPE=Debug -DABICHECK_SANITIZE=ON
+echo "== fuzzers (clang, libFuzzer + ASan/UBSan), ${ABICHECK_FUZZ_SECONDS:=60} s each from the committed corpus"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABICHECK_SANITIZE=ON \
+  -DABICHECK_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j "$jobs" --target elf_fuzzer pipeline_fuzzer zip_fuzzer
+fuzz_failed=0
+for t in elf pipeline zip; do
+  work=$(mktemp -d)
+  cp -r tests/fuzz/corpus/$t/. "$work/" 2>/dev/null || true
+  if build-fuzz/tests/fuzz/${t}_fuzzer -max_total_time="$ABICHECK_FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 \
+       -artifact_prefix="build-fuzz/$t-" "$work" > "build-fuzz/$t.log" 2>&1; then
+    echo "fuzz $t: $(grep -o 'Done [0-9]* runs' "build-fuzz/$t.log")"
+  else
+    echo "fuzz $t: FAILED"; tail -30 "build-fuzz/$t.log"; fuzz_failed=1
+  fi
+  rm -rf "$work"
+done
+echo "$((3 - fuzz_failed * 1)) passed, $fuzz_failed failed"
+[ "$fuzz_failed" -eq 0 ]

@@ -1,6 +1,7 @@
 // The ELF reader and symbol tables on valid and malformed bytes: every error names the file and
 // the structure, and has the right code (kInvalidArgument: not ELF, kDataLoss: corrupt).
 #include <cstring>
+#include <map>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -354,6 +355,75 @@ TEST(HashTest, KnownValues) {
   EXPECT_EQ(GnuHash(""), 5381u);
   EXPECT_EQ(GnuHash("printf"), 0x156b2bb8u);
   EXPECT_EQ(SysvHash("printf"), 0x077905a6u);
+}
+
+}  // namespace
+}  // namespace abicheck
+
+namespace abicheck {
+namespace {
+
+// Truncating a valid file at every structure boundary: never a crash, and every failure is a
+// kDataLoss error that names the file.
+class TruncationTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TruncationTest, AtStructureBoundary) {
+  Layout L;
+  ElfBuilder b = Versioned();
+  b.relocs = {1};
+  std::vector<uint8_t> full = b.Build(&L);
+  const std::map<std::string, uint64_t> at = {{"ehdr", 40},          {"phdrs", L.phoff + 8}, {"dynstr", L.dynstr + 3},
+                                               {"dynsym", L.dynsym + 10}, {"hash", L.hash + 6},  {"versym", L.versym + 1},
+                                               {"verdef", L.verdef + 12}, {"verneed", L.verneed + 5}, {"rela", L.rela + 7},
+                                               {"dynamic", L.dynamic + 9}};
+  std::vector<uint8_t> cut(full.begin(), full.begin() + at.at(GetParam()));
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse("libcut.so", cut);
+  absl::Status st = elf.status();
+  if (elf.ok()) {
+    absl::StatusOr<SymbolTable> t = SymbolTable::Read(*elf);
+    st = t.ok() ? t->References().status() : t.status();
+  }
+  ASSERT_FALSE(st.ok()) << "truncated at " << GetParam();
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss) << st;
+  EXPECT_THAT(std::string(st.message()), ::testing::StartsWith("libcut.so: ")) << st;
+}
+
+INSTANTIATE_TEST_SUITE_P(Boundaries, TruncationTest,
+                         ::testing::Values("ehdr", "phdrs", "dynstr", "dynsym", "hash", "versym", "verdef", "verneed",
+                                           "rela", "dynamic"),
+                         [](const ::testing::TestParamInfo<const char*>& p) { return std::string(p.param); });
+
+TEST(SymbolTableTest, SymbolEntrySizeZero) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.dyn_entry["DT_SYMENT"], 0);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".dynsym: DT_SYMENT is 0, expected 24"));
+}
+
+TEST(SymbolTableTest, TwoToThe32Symbols) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch32(b, L.hash + 4, 0xffffffffu);  // nchain
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, "4294967295 chain entries run past"));
+}
+
+TEST(SymbolTableTest, StringTableWithoutNul) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  // Every byte of .dynstr non-NUL: no name can be read, and none is read past the table.
+  for (uint64_t i = L.dynstr; i < L.dynstr + 8; ++i) b[i] = 'x';
+  Patch64(b, L.dyn_entry["DT_STRSZ"], 8);
+  std::unique_ptr<ElfFile> keep;
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, "is outside .dynstr (0x8 bytes) or not NUL-terminated"));
+}
+
+TEST(ElfReaderTest, PhnumXnumWithoutSectionHeader) {
+  std::vector<uint8_t> b = Basic().Build();
+  Patch16(b, 56, 0xffff);
+  Patch64(b, 40, b.size() + 100);  // e_shoff past the end
+  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "e_phnum is PN_XNUM but section header 0 is unreadable"));
 }
 
 }  // namespace
