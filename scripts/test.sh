@@ -29,9 +29,9 @@ for t in elf pipeline zip; do
        -artifact_prefix="build-fuzz/$t-" "$work" > "build-fuzz/$t.log" 2>&1; then
     echo "fuzz $t: $(grep -o 'Done [0-9]* runs' "build-fuzz/$t.log")"
   else
-    echo "fuzz $t: FAILED"; tail -30 "build-fuzz/$t.log"; fuzz_failed=1
+    echo "fuzz $t: FAILED"; tail -30 "build-fuzz/$t.log"; fuzz_failed=$((fuzz_failed + 1))
   fi
   rm -rf "$work"
 done
-echo "$((3 - fuzz_failed * 1)) passed, $fuzz_failed failed"
+echo "$((3 - fuzz_failed)) passed, $fuzz_failed failed"
 [ "$fuzz_failed" -eq 0 ]

@@ -1,0 +1,91 @@
+// Google Benchmark micro benchmarks for the pipeline's stages on real libraries:
+//   ABICHECK_BENCH_LIB   a large library (default: libtorch_cuda from the corpus, else libcublasLt)
+//   ABICHECK_BENCH_MODULE / ABICHECK_BENCH_BUILD   a module and a build directory for whole checks
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "abicheck/abicheck.h"
+#include "lib/demangle/demangle.h"
+#include "lib/elf/elf_file.h"
+#include "lib/io/mapped_file.h"
+#include "lib/symbols/symbol_table.h"
+
+namespace {
+
+std::string Env(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : fallback;
+}
+
+std::string BenchLib() {
+  std::string corpus = ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu/libtorch_cuda.so.2.6.0";
+  if (!std::filesystem::exists(corpus)) corpus = "/usr/local/cuda/lib64/libcublasLt.so.13";
+  return Env("ABICHECK_BENCH_LIB", corpus);
+}
+
+// Headers, PT_DYNAMIC, symbol/version/hash tables: what opening a provider costs.
+void BM_OpenLibrary(benchmark::State& state) {
+  const std::string path = BenchLib();
+  for (auto _ : state) {
+    absl::StatusOr<abicheck::MappedFile> f = abicheck::MappedFile::Open(path);
+    absl::StatusOr<abicheck::ElfFile> elf = abicheck::ElfFile::Parse(path, f->bytes());
+    absl::StatusOr<abicheck::SymbolTable> t = abicheck::SymbolTable::Read(*elf);
+    benchmark::DoNotOptimize(t->size());
+  }
+}
+BENCHMARK(BM_OpenLibrary)->Unit(benchmark::kMicrosecond);
+
+// One lookup through the library's own DT_GNU_HASH: the loader's cost per reference.
+void BM_HashLookup(benchmark::State& state) {
+  const std::string path = BenchLib();
+  absl::StatusOr<abicheck::MappedFile> f = abicheck::MappedFile::Open(path);
+  absl::StatusOr<abicheck::ElfFile> elf = abicheck::ElfFile::Parse(path, f->bytes());
+  absl::StatusOr<abicheck::SymbolTable> t = abicheck::SymbolTable::Read(*elf);
+  std::vector<std::string> names;
+  for (uint32_t i = 1; i < t->size() && names.size() < 4096; i += 7) names.emplace_back(t->GetOrEmpty(i).name);
+  size_t k = 0, found = 0;
+  for (auto _ : state) {
+    abicheck::HashedName h(names[k++ % names.size()]);
+    t->ForEachNamed(h, [&](uint32_t) { return ++found, true; });
+  }
+  benchmark::DoNotOptimize(found);
+}
+BENCHMARK(BM_HashLookup);
+
+// Every dynamic symbol, read and demangled: `abicheck symbols -C`'s work.
+void BM_ListAndDemangle(benchmark::State& state) {
+  const std::string path = BenchLib();
+  abicheck::SymbolListOptions o;
+  o.demangle = state.range(0) != 0;
+  for (auto _ : state) {
+    absl::StatusOr<std::string> s = abicheck::ListSymbols(path, o);
+    benchmark::DoNotOptimize(s->size());
+  }
+}
+BENCHMARK(BM_ListAndDemangle)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// A whole check, with and without the diagnosis (issue: diagnosis within 2x of the plain check).
+void BM_CheckModule(benchmark::State& state) {
+  const std::string module = Env("ABICHECK_BENCH_MODULE", ABICHECK_CORPUS_DIR "/trixie/python3-torchvision/usr/lib/python3/"
+                                                          "dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so");
+  const std::string build = Env("ABICHECK_BENCH_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch2.14/usr/lib/x86_64-linux-gnu");
+  if (!std::filesystem::exists(module) || !std::filesystem::exists(build)) {
+    state.SkipWithError("corpus not fetched (bench/fetch-corpus.sh)");
+    return;
+  }
+  abicheck::CheckOptions o;
+  o.providers = {build};
+  o.diagnose = state.range(0) != 0;
+  for (auto _ : state) {
+    absl::StatusOr<abicheck::Report> r = abicheck::Check(module, o);
+    benchmark::DoNotOptimize(r->problems.size());
+  }
+}
+BENCHMARK(BM_CheckModule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
