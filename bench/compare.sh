@@ -37,7 +37,7 @@ trap 'rm -rf "$work"' EXIT
 libs=$(find "$lib" -maxdepth 1 -type f -name '*.so*' | sort | tr '\n' ' ')
 
 median() {  # name command... -> prints median seconds
-  hyperfine --style none --warmup 1 --runs "$runs" -i --export-json "$work/h.json" "$@" > /dev/null 2>&1
+  hyperfine --style none --warmup 1 --runs "$runs" -i -N --export-json "$work/h.json" "$@" > /dev/null 2>&1
   python3 -c "import json;print('%.4f' % json.load(open('$work/h.json'))['results'][0]['median'])"
 }
 peak() {  # command... -> peak RSS in MB
@@ -65,10 +65,10 @@ row "symbols with versions vs \`nm -D\` (1.18 GB libtorch_cuda.so)" "$t_sym" "$t
 t_symc=$(median "$A symbols -C $big")
 t_nmc=$(median "nm -DC $big")
 row "demangled vs \`nm -DC\`" "$t_symc" "$t_nmc" 2
-t_chk=$(median -N "$A $tv $lib --no-host -q")
+t_chk=$(median -N "$A $tv $lib -q")
 t_nmall=$(median "nm -D $libs")
 row "torchvision \`_C.so\` vs the whole 2.6.0 CUDA build dir, vs \`nm -D\` over it" "$t_chk" "$t_nmall" 20
-t_whl=$(median "$A check $tvwhl --against $whl --no-host -q")
+t_whl=$(median "$A check $tvwhl --against $whl -q")
 t_infl=$(median "$B/inflate_members $whl")
 python3 - "$t_whl" "$t_infl" <<'PY'
 import sys
@@ -98,7 +98,7 @@ fi
 cpu=$corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.2.14.1
 cpu26=$corpus/trixie/libtorch2.6/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.2.6.0
 echo "| abicompat _C.so vs libtorch_cpu 2.6 -> 2.14 | $(runs=1 median "timeout 300 abicompat $tv $cpu26 $cpu")s | $(peak timeout 300 abicompat "$tv" "$cpu26" "$cpu") MB |"
-echo "| abicheck _C.so against the 2.14 build dir (diagnosis on) | $(median "$A $tv $corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu --no-host -q")s | $(peak "$A" "$tv" "$corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu" -q) MB |"
+echo "| abicheck _C.so against the 2.14 build dir (diagnosis on) | $(median "$A $tv $corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu -q")s | $(peak "$A" "$tv" "$corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu" -q) MB |"
 echo
 echo "Peak memory: check against the CUDA build dir $(peak "$A" "$tv" "$lib" -q) MB; against the CUDA wheel $(peak "$A" check "$tvwhl" --against "$whl" -q) MB (goal < 100 MB for a check, < 512 MB for wheels)."
 echo

@@ -158,6 +158,13 @@ ABICHECK_EXPORT absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string
                                    const InputLimits& limits = {});
 ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color);
 ABICHECK_EXPORT std::string RenderMatrixJson(const Matrix& matrix);
+// Writes an index file of `builds` (wheels, directories, files, or other indexes: each a build,
+// named after its file name without .whl unless `names` says otherwise): the libraries' dynamic
+// tables, stored once, memory-mapped when read (docs/index-format.md). Returns a summary line.
+ABICHECK_EXPORT absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
+                                                       const std::vector<std::string>& names,
+                                                       const std::string& output, const InputLimits& limits = {});
+
 // JUnit XML, one test case per module x build (GitLab, Jenkins and Buildkite show it natively).
 ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);
 

@@ -2,6 +2,7 @@
 #include "lib/demangle/demangle.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <memory>
 
 #include "llvm/Demangle/Demangle.h"
@@ -50,19 +51,22 @@ std::vector<std::string> SplitParams(const std::string& list) {
 }  // namespace
 
 std::string Demangle(absl::string_view name) {
-  std::string s(name);  // The demanglers want NUL-terminated input.
+  if (name.size() <= 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) return std::string(name);
+  // One growing output buffer per thread: the demanglers realloc it instead of a malloc per name.
+  thread_local char* buf = nullptr;
+  thread_local size_t cap = 0;
+  thread_local std::string input;
+  input.assign(name.data(), name.size());  // the demanglers want NUL-terminated input
   int status = 0;
-  size_t n = 0;
-  if (s.size() > 2 && s[0] == '_' && s[1] == 'Z') {
-    if (char* d = llvm::itaniumDemangle(s.c_str(), nullptr, &n, &status); d != nullptr && status == 0) {
-      return std::string(CBuffer(d).get());
-    }
-  } else if (s.size() > 2 && s[0] == '_' && s[1] == 'R') {
-    if (char* d = llvm::rustDemangle(s.c_str(), nullptr, &n, &status); d != nullptr && status == 0) {
-      return std::string(CBuffer(d).get());
-    }
+  size_t n = cap;
+  char* d = name[1] == 'Z' ? llvm::itaniumDemangle(input.c_str(), buf, &n, &status)
+                           : llvm::rustDemangle(input.c_str(), buf, &n, &status);
+  if (d != nullptr) {
+    buf = d;
+    cap = std::max(cap, n);
   }
-  return s;
+  if (d == nullptr || status != 0) return std::string(name);
+  return std::string(d);
 }
 
 bool SplitFunction(absl::string_view name, FunctionParts* out) {

@@ -188,6 +188,9 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
     if (p.kind == ProblemKind::kUndefinedSymbol) module.AddProblem(p);
   }
   report->module_string_abi = module.Verdict();
+  // The providers' ABI only matters when some miss involves std::string: scanning every
+  // provider's strings costs more than the rest of a check, so do it only then.
+  if (module.cxx11 == 0 && module.old == 0) return;
   bool any_cxx11 = false, any_old = false;
   for (const Object* o : scope) {
     if (!o->preexisting || o->host || o->found_by == "module") continue;

@@ -5,6 +5,7 @@
 #include "lib/inputs/inputs.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,8 +18,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
+#include "lib/index/index_file.h"
 #include "lib/io/zip_archive.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/status_macros.h"
@@ -200,15 +203,46 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
 
 }  // namespace
 
-absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits) {
+absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path) {
+  absl::StatusOr<MappedFile> f = MappedFile::Open(path);
+  if (!f.ok() || !HasIndexMagic(f->bytes())) return std::vector<std::string>{};
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<IndexedBuild> builds, ReadIndex(path));
+  std::vector<std::string> names;
+  for (const IndexedBuild& b : builds) names.push_back(b.name);
+  return names;
+}
+
+absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const InputLimits& limits) {
   ExpandedInput out;
-  out.path = path;
+  out.path = path_arg;
+  // "index.abix#build" selects one build of an index.
+  std::string path = path_arg, selected;
+  if (size_t hash = path_arg.rfind('#'); hash != std::string::npos && ::access(path_arg.c_str(), F_OK) != 0) {
+    path = path_arg.substr(0, hash);
+    selected = path_arg.substr(hash + 1);
+  }
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, &out));
     return out;
   }
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  if (HasIndexMagic(file.bytes())) {
+    out.kind = "index";
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<IndexedBuild> builds, ReadIndex(path));
+    std::vector<std::string> names;
+    for (IndexedBuild& b : builds) {
+      names.push_back(b.name);
+      if (b.name == selected || (selected.empty() && builds.size() == 1)) out.objects = std::move(b.objects);
+    }
+    if (out.objects.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, selected.empty() ? ": holds several builds; name one as " : absl::StrCat(": has no build named ", selected, "; its builds: "),
+          selected.empty() ? absl::StrCat(path, "#BUILD: ") : "", absl::StrJoin(names, ", ")));
+    }
+    return out;
+  }
+  if (!selected.empty()) return absl::NotFoundError(absl::StrCat(path_arg, ": No such file or directory"));
   if (HasZipMagic(file.bytes()) || absl::EndsWith(path, ".whl") || absl::EndsWith(path, ".zip")) {
     ABICHECK_RETURN_IF_ERROR(ExpandArchive(path, limits, &out));
     return out;

@@ -14,7 +14,7 @@ namespace abicheck {
 
 struct ExpandedInput {
   std::string path;                 // as named
-  std::string kind;                 // "file", "directory", "archive"
+  std::string kind;                 // "file", "directory", "archive", "index"
   std::vector<InputFile> objects;   // the ELF objects, in a stable (sorted) order
   std::vector<std::string> notes;   // what was skipped and why (for --verbose and JSON)
   uint64_t inflated_bytes = 0;      // archive members: bytes streamed through inflate
@@ -25,6 +25,9 @@ struct ExpandedInput {
 // or an archive, non-ELF files are skipped. Archive members are considered when their name
 // contains ".so" (shared objects and extension modules; executables are not loadable anyway).
 absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits);
+
+// The build names an index file holds (empty when `path` is not an index).
+absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path);
 
 // Whether an object found in a wheel or directory is a module to check rather than a library
 // its package ships: it defines PyInit_* (an extension module), or its file name does not start

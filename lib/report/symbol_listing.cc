@@ -1,6 +1,9 @@
 // `abicheck symbols`: every .dynsym entry as nm -D prints it (value, type letter, name with its
 // version), read through PT_DYNAMIC like the loader — no section headers needed.
+#include <algorithm>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_cat.h"
@@ -39,10 +42,13 @@ absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolLis
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(path, file.bytes()));
   ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(elf));
-  std::string out;
-  nlohmann::ordered_json json = nlohmann::ordered_json::array();
-  out.reserve(size_t{t.size()} * 48);
-  const int width = elf.is_64() ? 16 : 8;
+  struct Row {
+    Symbol sym;
+    absl::string_view version;
+    bool default_version = false;
+  };
+  std::vector<Row> rows;
+  rows.reserve(t.size());
   for (uint32_t i = 1; i < t.size(); ++i) {
     std::optional<Symbol> s = t.Get(i);
     if (!s) {
@@ -50,46 +56,82 @@ absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolLis
     }
     if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
     if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined())) continue;
-    std::string version;
-    bool default_version = false;
+    Row row{*s, {}, false};
     if (t.has_versym()) {
       const uint16_t vs = t.Versym(i);
       const VersionSlot* slot = t.Slot(vs & 0x7fff);
       // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
       if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
           !(s->shndx == elf::SHN_ABS && s->name == slot->name)) {
-        version = std::string(slot->name);
-        default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
+        row.version = slot->name;
+        row.default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
       }
     }
-    const std::string name = options.demangle ? Demangle(s->name) : std::string(s->name);
-    if (options.json) {
+    rows.push_back(row);
+  }
+  // Demangling is the expensive part: spread it over every core.
+  std::vector<std::string> demangled;
+  if (options.demangle) {
+    demangled.resize(rows.size());
+    const size_t threads = std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
+    std::vector<std::thread> pool;
+    for (size_t w = 0; w < threads; ++w) {
+      pool.emplace_back([&, w] {
+        for (size_t i = w; i < rows.size(); i += threads) demangled[i] = Demangle(rows[i].sym.name);
+      });
+    }
+    for (std::thread& th : pool) th.join();
+  }
+  if (options.json) {
+    nlohmann::ordered_json json = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
       nlohmann::ordered_json j;
-      j["name"] = std::string(s->name);
-      if (options.demangle) j["demangled"] = name;
-      if (!version.empty()) {
-        j["version"] = version;
-        j["default"] = default_version;
+      j["name"] = std::string(r.sym.name);
+      if (options.demangle) j["demangled"] = demangled[i];
+      if (!r.version.empty()) {
+        j["version"] = std::string(r.version);
+        j["default"] = r.default_version;
       }
-      j["type"] = std::string(1, TypeLetter(*s));
-      j["defined"] = s->defined();
-      j["value"] = s->value;
-      j["size"] = s->size;
+      j["type"] = std::string(1, TypeLetter(r.sym));
+      j["defined"] = r.sym.defined();
+      j["value"] = r.sym.value;
+      j["size"] = r.sym.size;
       json.push_back(std::move(j));
-      continue;
     }
-    if (s->defined()) {
-      absl::StrAppendFormat(&out, "%0*x ", width, s->value);
+    return DumpJson(json);
+  }
+  std::string out;
+  size_t bytes = 0;
+  for (size_t i = 0; i < rows.size(); ++i) bytes += 24 + (options.demangle ? demangled[i].size() : rows[i].sym.name.size()) + rows[i].version.size();
+  out.reserve(bytes);
+  const int width = elf.is_64() ? 16 : 8;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    if (r.sym.defined()) {
+      char hex[16];
+      for (int k = width - 1; k >= 0; --k) hex[width - 1 - k] = kHex[(r.sym.value >> (4 * k)) & 0xf];
+      out.append(hex, width);
+      out.push_back(' ');
     } else {
       out.append(width + 1, ' ');
     }
-    out.push_back(TypeLetter(*s));
+    out.push_back(TypeLetter(r.sym));
     out.push_back(' ');
-    out.append(Printable(name));
-    if (!version.empty()) absl::StrAppend(&out, default_version ? "@@" : "@", Printable(version));
+    const absl::string_view name = options.demangle ? absl::string_view(demangled[i]) : r.sym.name;
+    // Control bytes only in hostile files: escape them, copy everything else as is.
+    if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      out.append(Printable(name));
+    } else {
+      out.append(name.data(), name.size());
+    }
+    if (!r.version.empty()) {
+      out.append(r.default_version ? "@@" : "@");
+      out.append(Printable(r.version));
+    }
     out.push_back('\n');
   }
-  if (options.json) return DumpJson(json);
   return out;
 }
 

@@ -393,9 +393,19 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
   return r;
 }
 
-absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs, const std::vector<std::string>& builds,
+absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs, const std::vector<std::string>& build_args,
                                    const CheckOptions& options, const InputLimits& limits) {
   Matrix m;
+  // An index of several builds is several columns.
+  std::vector<std::string> builds;
+  for (const std::string& b : build_args) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> names, IndexBuilds(b));
+    if (names.size() > 1) {
+      for (const std::string& n : names) builds.push_back(absl::StrCat(b, "#", n));
+    } else {
+      builds.push_back(b);
+    }
+  }
   // Modules, each with the shared objects that came with it (its package's own libraries).
   struct ModuleEntry {
     InputFile module;
@@ -403,6 +413,10 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   };
   std::vector<ModuleEntry> modules;
   for (const std::string& in : module_inputs) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
+    if (!in_index.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
+    }
     ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
     for (const std::string& n : ex.notes) m.notes.push_back({in, n});
     if (ex.kind == "file") {

@@ -312,7 +312,7 @@ absl::Status SymbolTable::ReadVersions() {
   return absl::OkStatus();
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint() const {
+std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint(bool with_relocations) const {
   const ElfFile& elf = *elf_;
   std::vector<std::pair<uint64_t, uint64_t>> out = elf.Footprint();
   out.insert(out.end(), footprint_.begin(), footprint_.end());
@@ -332,6 +332,7 @@ std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint() const {
     add(sysv_buckets_, sysv_buckets_.size());
     add(sysv_chains_, sysv_chains_.size());
   }
+  if (!with_relocations) return out;
   for (auto [addr_tag, size_tag] : {std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
                                     std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
     std::optional<uint64_t> addr = elf.DynamicValue(addr_tag);

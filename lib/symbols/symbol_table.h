@@ -110,7 +110,7 @@ class SymbolTable {
   // Every byte range (file offset, length) this table read or will read — symbols, strings,
   // versions, hash tables, relocations — with the ElfFile's own. When all of it is real data, a
   // parse is exact even over a partly retained image (lib/inputs).
-  std::vector<std::pair<uint64_t, uint64_t>> Footprint() const;
+  std::vector<std::pair<uint64_t, uint64_t>> Footprint(bool with_relocations = true) const;
 
  private:
   SymbolTable() = default;

@@ -150,6 +150,29 @@ TEST_F(CorpusTest, WheelsAndDirectoriesGiveTheSameAnswers) {
   }
 }
 
+TEST_F(CorpusTest, IndexGivesTheSameAnswers) {
+  const std::string index = kCorpus + "/test-two-builds.abix";
+  absl::StatusOr<std::string> built = BuildIndex({Wheel("torch-2.6.0-trixie.whl"), Dir("sid/libtorch2.14/" + kLib)},
+                                                 {"torch-2.6.0", "torch-2.14.1"}, index);
+  ASSERT_TRUE(built.ok()) << built.status();
+  absl::StatusOr<Matrix> from_index = CheckMatrix({Wheel("torchvision-0.21.0-trixie.whl")}, {index}, CheckOptions{});
+  absl::StatusOr<Matrix> from_wheels = CheckMatrix({Wheel("torchvision-0.21.0-trixie.whl")},
+                                                   {Wheel("torch-2.6.0-trixie.whl"), Wheel("torch-2.14.1-sid.whl")}, CheckOptions{});
+  ASSERT_TRUE(from_index.ok()) << from_index.status();
+  ASSERT_TRUE(from_wheels.ok()) << from_wheels.status();
+  ASSERT_EQ(from_index->builds.size(), 2u) << "an index of two builds is two columns";
+  ASSERT_EQ(from_index->cells.size(), from_wheels->cells.size());
+  for (size_t i = 0; i < from_index->cells.size(); ++i) {
+    EXPECT_EQ(Problems(from_index->cells[i].report), Problems(from_wheels->cells[i].report)) << from_index->cells[i].build;
+  }
+  // And a single build of it, as plain providers.
+  absl::StatusOr<Report> one = Check(Dir("trixie/python3-torchvision/usr/lib/python3/dist-packages/torchvision/"
+                                         "_C.cpython-313-x86_64-linux-gnu.so"),
+                                     ProvidersOf({index + "#torch-2.14.1"}));
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_THAT(Symbols(*one, ProblemKind::kUndefinedSymbol), Contains("_ZN5torch8autograd10deleteNodeEPNS0_4NodeE"));
+}
+
 TEST_F(CorpusTest, EveryModuleAgainstEveryBuild) {
   std::vector<std::string> modules, builds;
   for (const char* w : {"torchvision-0.14.1-bookworm.whl", "torchvision-0.21.0-trixie.whl", "torchvision-0.27.0-sid.whl",

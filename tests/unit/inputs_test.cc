@@ -295,3 +295,76 @@ TEST(DiffTest, PairsLibrariesByStemAndAddedOnlyIsNotBreaking) {
 
 }  // namespace
 }  // namespace abicheck
+
+namespace abicheck {
+namespace {
+
+class IndexTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(d_.path() + "/b1");
+    std::filesystem::create_directories(d_.path() + "/b2");
+    d_.Write("b1/libtorch.so", Lib("libtorch.so", {"kept", "gone"}));
+    d_.Write("b2/libtorch.so", Lib("libtorch.so", {"kept"}));
+    index_ = d_.path() + "/builds.abix";
+    absl::StatusOr<std::string> s = BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, index_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    module_ = d_.Write("mod.so", Mod({"libtorch.so"}, {"kept", "gone"}));
+  }
+  std::vector<uint8_t> Bytes() { return Read(index_); }
+  TempDir d_;
+  std::string index_, module_;
+};
+
+TEST_F(IndexTest, SameAnswersAsTheDirectories) {
+  absl::StatusOr<Report> a = Check(module_, WithProviders({index_ + "#one"}));
+  absl::StatusOr<Report> b = Check(module_, WithProviders({index_ + "#two"}));
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(a->loads) << RenderText(*a, false);
+  ASSERT_EQ(b->problems.size(), 1u);
+  EXPECT_EQ(b->problems[0].symbol, "gone");
+  absl::StatusOr<Matrix> m = CheckMatrix({module_}, {index_}, CheckOptions{});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_THAT(m->builds, ElementsAre(index_ + "#one", index_ + "#two"));
+  EXPECT_THAT(m->cells[1].report.problems[0].exported_by, ElementsAre(index_ + "#one"));
+}
+
+TEST_F(IndexTest, SeveralBuildsNeedOneNamedAsProviders) {
+  EXPECT_THAT(Check(module_, WithProviders({index_})),
+              StatusIs(absl::StatusCode::kInvalidArgument, "holds several builds; name one as " + index_ + "#BUILD: one, two"));
+  EXPECT_THAT(Check(module_, WithProviders({index_ + "#three"})),
+              StatusIs(absl::StatusCode::kInvalidArgument, "has no build named three; its builds: one, two"));
+  EXPECT_THAT(CheckMatrix({index_}, {}, CheckOptions{}), StatusIs(absl::StatusCode::kInvalidArgument, "not modules"));
+}
+
+TEST_F(IndexTest, TruncatedIsAnError) {
+  std::vector<uint8_t> b = Bytes();
+  b.resize(b.size() - 10);
+  std::string p = d_.Write("cut.abix", b);
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})), StatusIs(absl::StatusCode::kDataLoss, "cut.abix: index is"));
+}
+
+TEST_F(IndexTest, OneFlippedByteIsAnError) {
+  std::vector<uint8_t> b = Bytes();
+  for (size_t at : {size_t{100}, b.size() / 2, b.size() - 1}) {
+    std::vector<uint8_t> c = b;
+    c[at] ^= 0x20;
+    std::string p = d_.Write("flip.abix", c);
+    EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+                StatusIs(absl::StatusCode::kDataLoss, "flip.abix: index checksum mismatch: the file is corrupt"))
+        << "byte " << at;
+  }
+}
+
+TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
+  std::vector<uint8_t> b = Bytes();
+  Put32(b, 8, 2);
+  std::string p = d_.Write("v2.abix", b);
+  absl::StatusOr<Report> r = Check(module_, WithProviders({p + "#one"}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition, "v2.abix: index format version 2; this abicheck reads version 1"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+}  // namespace
+}  // namespace abicheck

@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"check", abicheck::cli::RunCheck, "will MODULE load against PROVIDER libraries? (the default)"},
     {"symbols", abicheck::cli::RunSymbols, "list a library's dynamic symbols with versions (like nm -D)"},
     {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},
+    {"index", abicheck::cli::RunIndex, "store what builds export in one file, for fast checks"},
 };
 
 size_t EditDistance(const std::string& a, const std::string& b) {

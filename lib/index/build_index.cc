@@ -1,0 +1,39 @@
+// BuildIndex: expand each build input, then write one index of all of them.
+#include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/index/index_file.h"
+#include "lib/inputs/inputs.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+
+absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds, const std::vector<std::string>& names,
+                                       const std::string& output, const InputLimits& limits) {
+  if (!names.empty() && names.size() != builds.size()) {
+    return absl::InvalidArgumentError(absl::StrFormat("%d names for %d builds", names.size(), builds.size()));
+  }
+  std::vector<IndexedBuild> indexed;
+  for (size_t i = 0; i < builds.size(); ++i) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> inner, IndexBuilds(builds[i]));
+    if (!inner.empty() && names.empty()) {
+      // Merging indexes: every build they hold, under its own name.
+      for (const std::string& n : inner) {
+        ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(absl::StrCat(builds[i], "#", n), limits));
+        indexed.push_back({n, std::move(in.objects)});
+      }
+      continue;
+    }
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(builds[i], limits));
+    if (in.objects.empty()) return absl::InvalidArgumentError(absl::StrCat(builds[i], ": no ELF shared objects"));
+    std::string name = names.empty() ? builds[i].substr(builds[i].rfind('/') + 1) : names[i];
+    if (names.empty() && absl::EndsWith(name, ".whl")) name.resize(name.size() - 4);
+    indexed.push_back({name, std::move(in.objects)});
+  }
+  ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
+  return absl::StrFormat("%s: %d builds, %d libraries, %.1f MB (%.1f MB of tables shared between them)\n", output,
+                         indexed.size(), st.libraries, st.file_bytes / 1048576.0, st.deduplicated / 1048576.0);
+}
+
+}  // namespace abicheck

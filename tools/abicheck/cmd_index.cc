@@ -1,0 +1,45 @@
+// `abicheck index BUILD... -o FILE`: what each build exports, in one memory-mapped file.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "abicheck/abicheck.h"
+#include "tools/abicheck/commands.h"
+#include "tools/abicheck/progress.h"
+
+namespace abicheck::cli {
+
+int RunIndex(const std::string& prog, std::vector<std::string> args) {
+  CLI::App app{"Writes an index of what each BUILD (a torch wheel, an installed torch/lib directory, libraries, "
+               "or other indexes) exports — the libraries' own dynamic tables, stored once — for `check --against` "
+               "to load in milliseconds.",
+               prog + " index"};
+  std::vector<std::string> builds, names;
+  std::string output;
+  bool quiet = false;
+  app.add_option("BUILD", builds, "the builds to index")->required();
+  app.add_option("-o,--output", output, "the index file to write")->required();
+  app.add_option("--name", names, "a name per BUILD (default: its file name without .whl)");
+  app.add_flag("-q,--quiet", quiet, "print no summary");
+  app.footer("exit codes: 0 written, 2 usage error, 3 unreadable or invalid input (or the file cannot be written)");
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  ProgressBar bar;
+  InputLimits limits;
+  limits.progress = bar.Callback();
+  absl::StatusOr<std::string> summary = BuildIndex(builds, names, output, limits);
+  bar.Finish();
+  if (!summary.ok()) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(summary.status().message()).c_str());
+    return ExitCodeForStatus(summary.status());
+  }
+  if (!quiet) std::fputs(summary->c_str(), stdout);
+  return 0;
+}
+
+}  // namespace abicheck::cli
