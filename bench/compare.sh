@@ -36,8 +36,12 @@ trap 'rm -rf "$work"' EXIT
 # One copy of each library of the build (symlinks resolved away), for the nm baseline.
 libs=$(find "$lib" -maxdepth 1 -type f -name '*.so*' | sort | tr '\n' ' ')
 
-median() {  # name command... -> prints median seconds
+median() {  # command -> median seconds (no shell in the way; median_sh for pipelines)
   hyperfine --style none --warmup 1 --runs "$runs" -i -N --export-json "$work/h.json" "$@" > /dev/null 2>&1
+  python3 -c "import json;print('%.4f' % json.load(open('$work/h.json'))['results'][0]['median'])"
+}
+median_sh() {
+  hyperfine --style none --warmup 1 --runs "$runs" -i --export-json "$work/h.json" "$@" > /dev/null 2>&1
   python3 -c "import json;print('%.4f' % json.load(open('$work/h.json'))['results'][0]['median'])"
 }
 peak() {  # command... -> peak RSS in MB
@@ -65,7 +69,7 @@ row "symbols with versions vs \`nm -D\` (1.18 GB libtorch_cuda.so)" "$t_sym" "$t
 t_symc=$(median "$A symbols -C $big")
 t_nmc=$(median "nm -DC $big")
 row "demangled vs \`nm -DC\`" "$t_symc" "$t_nmc" 2
-t_chk=$(median -N "$A $tv $lib -q")
+t_chk=$(median "$A $tv $lib -q")
 t_nmall=$(median "nm -D $libs")
 row "torchvision \`_C.so\` vs the whole 2.6.0 CUDA build dir, vs \`nm -D\` over it" "$t_chk" "$t_nmall" 20
 t_whl=$(median "$A check $tvwhl --against $whl -q")
@@ -75,7 +79,7 @@ import sys
 a, b = map(float, sys.argv[1:])
 print(f"| reading the 870 MB CUDA wheel (check torchvision.whl against it) vs ISA-L inflating its .so members in one thread | {a*1000:.0f} ms | {b*1000:.0f} ms | {a/b:.2f}x the inflate time | <= 1.2x | {'met' if a/b <= 1.2 else 'NOT met'} |")
 PY
-t_unzipnm=$(median "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
+t_unzipnm=$(median_sh "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
 row "the same wheel vs \`unzip -p | nm -D\` of its members" "$t_whl" "$t_unzipnm" 3
 echo
 echo "Other tools on libtorch_cuda.so (context):"
