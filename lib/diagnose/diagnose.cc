@@ -44,11 +44,6 @@ std::string VersionOf(const Object& o, uint32_t idx) {
   return slot != nullptr && slot->defined && (o.syms->Versym(idx) & 0x7fff) > 1 ? std::string(slot->name) : "";
 }
 
-bool Exported(const Symbol& s) {
-  return s.defined() && s.bind() != elf::STB_LOCAL && s.visibility() != elf::STV_HIDDEN &&
-         s.visibility() != elf::STV_INTERNAL;
-}
-
 }  // namespace
 
 absl::string_view VersionFamily(absl::string_view v) {
@@ -259,7 +254,7 @@ class CandidateIndex {
       const SymbolTable& t = *o->syms;
       for (uint32_t i = 0; i < t.size(); ++i) {
         std::optional<Symbol> s = t.Get(i);
-        if (!s || !Exported(*s) || !absl::StartsWith(s->name, "_Z")) continue;
+        if (!s || !s->exported() || !absl::StartsWith(s->name, "_Z")) continue;
         ForEachSourceName(s->name, [&](absl::string_view token) {
           auto it = wanted.find(token);
           if (it != wanted.end()) {
@@ -365,7 +360,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       for (const Object* o : scope) {
         o->syms->ForEachNamed(name, [&](uint32_t idx) {
           Symbol s = o->syms->GetOrEmpty(idx);
-          if (!Exported(s) || p.candidates.size() >= kMaxCandidates) return false;
+          if (!s.exported() || p.candidates.size() >= kMaxCandidates) return false;
           Candidate c;
           c.symbol = p.symbol;
           c.demangled = p.demangled;

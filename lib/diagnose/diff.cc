@@ -36,18 +36,16 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(build, limits));
   std::vector<Library> libs;
   for (const InputFile& f : in.objects) {
-    ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(f.name, f.blob->bytes()));
-    ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(elf));
+    ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f.name, f.blob->bytes()));
+    const ElfFile& elf = *parsed.elf;
+    const SymbolTable& t = *parsed.syms;
     Library lib;
     lib.path = f.name;
     lib.soname = elf.soname().empty() ? f.path.substr(f.path.rfind('/') + 1) : std::string(elf.soname());
     for (uint32_t i = 1; i < t.size(); ++i) {
       std::optional<Symbol> s = t.Get(i);
       if (!s) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, i));
-      if (!s->defined() || s->bind() == elf::STB_LOCAL || s->visibility() == elf::STV_HIDDEN ||
-          s->visibility() == elf::STV_INTERNAL || s->name.empty()) {
-        continue;
-      }
+      if (!s->exported() || s->name.empty()) continue;
       std::string key(s->name);
       const uint16_t vs = t.Versym(i);
       const VersionSlot* slot = t.Slot(vs);

@@ -51,20 +51,9 @@ void PutStr(std::string* s, const std::string& v) {
 }
 
 // The bytes a provider's check reads, rounded out to pages so they can be mapped in place.
-std::vector<std::pair<uint64_t, uint64_t>> PageRanges(const InputFile& f, absl::Status* error) {
-  absl::StatusOr<ElfFile> elf = ElfFile::Parse(f.name, f.blob->bytes());
-  if (!elf.ok()) {
-    *error = elf.status();
-    return {};
-  }
-  absl::StatusOr<SymbolTable> t = SymbolTable::Read(*elf);
-  if (!t.ok()) {
-    *error = t.status();
-    return {};
-  }
+std::vector<std::pair<uint64_t, uint64_t>> PageRanges(const SymbolTable& t, uint64_t size) {
   RangeSet pages;
-  const uint64_t size = f.blob->bytes().size();
-  for (const auto& [off, len] : t->Footprint(/*with_relocations=*/false)) {
+  for (const auto& [off, len] : t.Footprint(/*with_relocations=*/false)) {
     const uint64_t b = off / kPage * kPage, e = std::min(size, (off + len + kPage - 1) / kPage * kPage);
     pages.Add(b, e);
   }
@@ -106,9 +95,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   std::vector<std::vector<uint32_t>> members(builds.size());
   for (size_t b = 0; b < builds.size(); ++b) {
     for (const InputFile& f : builds[b].objects) {
-      absl::Status error;
-      std::vector<std::pair<uint64_t, uint64_t>> ranges = PageRanges(f, &error);
-      ABICHECK_RETURN_IF_ERROR(error);
+      ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f.name, f.blob->bytes()));
+      std::vector<std::pair<uint64_t, uint64_t>> ranges = PageRanges(*parsed.syms, f.blob->bytes().size());
       Lib lib{f.name, f.path, f.blob->bytes().size(), {}};
       for (const auto& [begin, end] : ranges) {
         absl::Span<const uint8_t> bytes = f.blob->bytes().subspan(begin, end - begin);
@@ -266,12 +254,9 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     }
     // What the loader model will read must be among the stored bytes: never a guess.
     InputFile f{*name, *lpath, blob};
-    absl::Status error;
-    std::vector<std::pair<uint64_t, uint64_t>> need = PageRanges(f, &error);
-    if (!error.ok()) return corrupt(absl::StrCat(where, " (", *name, "): ", error.message()));
-    absl::StatusOr<ElfFile> elf = ElfFile::Parse(*name, blob->bytes());
-    absl::StatusOr<SymbolTable> t = SymbolTable::Read(*elf);
-    for (const auto& [o, n] : t->Footprint(false)) {
+    absl::StatusOr<ParsedElf> parsed = ParseElf(*name, blob->bytes());
+    if (!parsed.ok()) return corrupt(absl::StrCat(where, " (", *name, "): ", parsed.status().message()));
+    for (const auto& [o, n] : parsed->syms->Footprint(false)) {
       if (!blob->retained_.Covers(o, o + n)) {
         return corrupt(absl::StrFormat("%s (%s): its tables are not all stored", where, *name));
       }

@@ -55,8 +55,8 @@ bool ParseIsExact(const std::string& name, const SparseImage& img, std::pair<uin
     fp = t.ok() ? t->Footprint() : elf->Footprint();
     bool covered = true;
     for (const auto& [off, len] : fp) covered = covered && kept.Covers(off, off + len);
-    if (covered && t.ok()) return true;
-    if (covered && !t.ok()) return true;  // a real corruption, reported when the loader parses it
+    // Covered: exact (a table error then is real corruption, reported when the loader parses it).
+    if (covered) return true;
     // Not covered: retain from the first table to past the last one. Unsized tables (symbols,
     // hash, versions) sit before the sized ones (strings, relocations) in every linker's layout;
     // if not, the next pass retains everything.
@@ -255,12 +255,10 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
 
 bool IsModuleToCheck(const InputFile& f) {
   if (!absl::StartsWith(Basename(f.path), "lib")) return true;
-  absl::StatusOr<ElfFile> elf = ElfFile::Parse(f.name, f.blob->bytes());
-  if (!elf.ok()) return false;
-  absl::StatusOr<SymbolTable> t = SymbolTable::Read(*elf);
-  if (!t.ok()) return false;
-  for (uint32_t i = 1; i < t->size(); ++i) {
-    Symbol s = t->GetOrEmpty(i);
+  absl::StatusOr<ParsedElf> p = ParseElf(f.name, f.blob->bytes());
+  if (!p.ok()) return false;
+  for (uint32_t i = 1; i < p->syms->size(); ++i) {
+    Symbol s = p->syms->GetOrEmpty(i);
     if (s.defined() && absl::StartsWith(s.name, "PyInit_")) return true;
   }
   return false;

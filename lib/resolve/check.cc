@@ -334,19 +334,11 @@ absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) 
 // For every undefined symbol of a cell: which of the builds given export that exact symbol —
 // the answer to "which torch should I install instead?" (issue: explain every failure).
 void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matrix* m) {
-  struct Parsed {
-    std::unique_ptr<ElfFile> elf;
-    std::unique_ptr<SymbolTable> syms;
-  };
-  std::vector<std::vector<Parsed>> tables(builds.size());
+  std::vector<std::vector<ParsedElf>> tables(builds.size());
   for (size_t b = 0; b < builds.size(); ++b) {
     for (const InputFile& f : builds[b]) {
-      absl::StatusOr<ElfFile> elf = ElfFile::Parse(f.name, f.blob->bytes());
-      if (!elf.ok()) continue;
-      auto e = std::make_unique<ElfFile>(*std::move(elf));
-      absl::StatusOr<SymbolTable> t = SymbolTable::Read(*e);
-      if (!t.ok()) continue;
-      tables[b].push_back({std::move(e), std::make_unique<SymbolTable>(*std::move(t))});
+      absl::StatusOr<ParsedElf> p = ParseElf(f.name, f.blob->bytes());
+      if (p.ok()) tables[b].push_back(*std::move(p));
     }
   }
   for (MatrixCell& c : m->cells) {
@@ -355,10 +347,10 @@ void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matr
       HashedName name(p.symbol);
       for (size_t b = 0; b < builds.size(); ++b) {
         bool found = false;
-        for (const Parsed& t : tables[b]) {
+        for (const ParsedElf& t : tables[b]) {
           t.syms->ForEachNamed(name, [&](uint32_t i) {
             Symbol s = t.syms->GetOrEmpty(i);
-            if (!s.defined() || s.bind() == elf::STB_LOCAL || s.visibility() == elf::STV_HIDDEN) return false;
+            if (!s.exported()) return false;
             const VersionSlot* slot = t.syms->Slot(t.syms->Versym(i));
             found = p.version.empty() || (slot != nullptr && slot->name == p.version);
             return found;

@@ -466,4 +466,13 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   return refs;
 }
 
+absl::StatusOr<ParsedElf> ParseElf(const std::string& name, absl::Span<const uint8_t> bytes) {
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(name, bytes));
+  ParsedElf p;
+  p.elf = std::make_unique<ElfFile>(std::move(elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(*p.elf));
+  p.syms = std::make_unique<SymbolTable>(std::move(t));
+  return p;
+}
+
 }  // namespace abicheck

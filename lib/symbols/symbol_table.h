@@ -5,7 +5,9 @@
 #define ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
 
@@ -29,6 +31,11 @@ struct Symbol {
   uint8_t bind() const { return info >> 4; }
   uint8_t visibility() const { return other & 3; }
   bool defined() const { return shndx != elf::SHN_UNDEF; }
+  // A definition other objects can bind to (LOADER.md A): defined, not local, not hidden/internal.
+  bool exported() const {
+    return defined() && bind() != elf::STB_LOCAL && visibility() != elf::STV_HIDDEN &&
+           visibility() != elf::STV_INTERNAL;
+  }
 };
 
 // One slot of glibc's l_versions[] table, indexed by .gnu.version values (dl-version.c).
@@ -167,6 +174,14 @@ void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
     }
   }
 }
+
+// An ElfFile and its SymbolTable parsed together; the table points into the file, so both live
+// on the heap and move as a pair.
+struct ParsedElf {
+  std::unique_ptr<ElfFile> elf;
+  std::unique_ptr<SymbolTable> syms;
+};
+absl::StatusOr<ParsedElf> ParseElf(const std::string& name, absl::Span<const uint8_t> bytes);
 
 }  // namespace abicheck
 
