@@ -81,6 +81,43 @@ print(f"| reading the 870 MB CUDA wheel (check torchvision.whl against it) vs IS
 PY
 t_unzipnm=$(median_sh "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
 row "the same wheel vs \`unzip -p | nm -D\` of its members" "$t_whl" "$t_unzipnm" 3
+t_index=$(median "$A index $whl -o $work/cuda.abix -q")
+python3 - "$t_index" "$t_infl" <<'PY'
+import sys
+a, b = map(float, sys.argv[1:])
+print(f"| indexing the CUDA wheel (\`abicheck index\`) vs ISA-L inflating its .so members in one thread | {a*1000:.0f} ms | {b*1000:.0f} ms | {a/b:.2f}x the inflate time | <= 1.2x | {'met' if a/b <= 1.2 else 'NOT met'} |")
+PY
+"$A" index "$whl" -o "$work/cuda.abix" -q
+t_idxchk=$(median "$A $tv $work/cuda.abix -q")
+python3 - "$t_idxchk" <<'PY'
+import sys
+a = float(sys.argv[1])
+print(f"| torchvision \`_C.so\` against the CUDA build's index, loading included | {a*1000:.1f} ms | | | < 5 ms | {'met' if a < 0.005 else 'NOT met'} |")
+PY
+names=0
+for f in $(find "$lib" -maxdepth 1 -type f -name '*.so*'); do
+  n=$(nm -D --defined-only "$f" 2>/dev/null | awk '{print $NF}' | sed 's/@.*//' | wc -c); names=$((names + n))
+done
+one=$(stat -c %s "$work/cuda.abix")
+python3 - "$one" "$names" <<'PY'
+import sys
+idx, names = map(int, sys.argv[1:])
+print(f"| index size vs the raw bytes of the exported names it holds | {idx/1048576:.1f} MB | {names/1048576:.1f} MB | {idx/names:.0%} | <= 30% | {'met' if idx/names <= 0.30 else 'NOT met'} |")
+PY
+all4=()
+for w in torch-1.13.1-bookworm torch-2.6.0-trixie torch-2.6.0+cuda-sid torch-2.14.1-sid; do all4+=("$corpus/wheels/$w.whl"); done
+"$A" index "${all4[@]}" -o "$work/all4.abix" -q
+largest=$one
+for w in torch-1.13.1-bookworm torch-2.6.0-trixie torch-2.14.1-sid; do
+  "$A" index "$corpus/wheels/$w.whl" -o "$work/one.abix" -q
+  s1=$(stat -c %s "$work/one.abix"); [ "$s1" -gt "$largest" ] && largest=$s1
+done
+python3 - "$(stat -c %s "$work/all4.abix")" "$largest" <<'PY'
+import sys
+four, one = map(int, sys.argv[1:])
+print(f"| index of the four Debian builds vs the largest single-build index | {four/1048576:.1f} MB | {one/1048576:.1f} MB | {four/one:.2f}x | <= 1.6x | {'met' if four/one <= 1.6 else 'NOT met'} |")
+PY
+echo "Peak memory: indexing the CUDA wheel $(peak "$A" index "$whl" -o "$work/cuda.abix" -q) MB (goal < 512 MB)."
 echo
 echo "Other tools on libtorch_cuda.so (context):"
 echo
