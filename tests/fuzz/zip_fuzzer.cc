@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/dev/shm/abicheck_zip_fuzz_" + std::to_string(getpid()) + ".whl";
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return 0;
-  std::fwrite(data, 1, size, f);
+  if (size > 0) std::fwrite(data, 1, size, f);
   std::fclose(f);
   abicheck::InputLimits limits;
   limits.max_member_bytes = 64u << 20;  // keep the fuzzer's memory bounded

@@ -203,7 +203,7 @@ TEST(ZipInputTest, Zip64RecordsOnASmallFile) {
 
 TEST(ZipInputTest, NotAZip) {
   TempDir d;
-  std::string p = d.Write("broken.whl", std::string("PK\x03\x04 this is not really a zip", 32));
+  std::string p = d.Write("broken.whl", std::string("PK\x03\x04 this is not really a zip"));
   EXPECT_THAT(ExpandInput(p, InputLimits{}), StatusIs(absl::StatusCode::kDataLoss, "broken.whl: not a readable zip archive"));
 }
 
