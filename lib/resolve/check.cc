@@ -174,6 +174,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
     p.object = f.requester->path;
     p.library = f.name;
     p.message = f.message;
+    if (!f.skipped_file.empty()) {
+      p.hint = absl::StrCat("the only ", f.name, " found is ", f.skipped_file, ", built for another machine: the "
+                            "loader skips it");
+    }
     if (f.stand_in != nullptr) {
       p.stand_in = f.stand_in->path;
       p.hint = absl::StrCat("symbols were checked against ", f.stand_in->path,

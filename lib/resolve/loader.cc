@@ -124,7 +124,7 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
 
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
                                         std::string found_by, Object* requester, bool preexisting,
-                                        bool* other_class) {
+                                        Skipped* skipped) {
   absl::StatusOr<MappedFile> file = MappedFile::Open(path);
   if (!file.ok()) return nullptr;  // open_path: not there, try the next directory.
   for (const auto& o : objects_) {
@@ -144,10 +144,13 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   // open_verify: another class is remembered (a later "wrong ELF class" error), another machine
   // is skipped silently.
   if (elf->is_64() != is_64_) {
-    *other_class = true;
+    skipped->other_class = true;
     return nullptr;
   }
-  if (elf->machine() != machine_) return nullptr;
+  if (elf->machine() != machine_) {
+    if (skipped->other_machine.empty()) skipped->other_machine = absl::StrCat(path, " (", elf->MachineName(), ")");
+    return nullptr;
+  }
   auto obj = std::make_unique<Object>();
   obj->file_id = blob->file_id();
   obj->blob = std::move(blob);
@@ -166,8 +169,8 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,
                                        std::string found_by, Object* requester, bool preexisting,
-                                       bool* other_class) {
-  return TryPath(JoinDir(dir, name), name, std::move(found_by), requester, preexisting, other_class);
+                                       Skipped* skipped) {
+  return TryPath(JoinDir(dir, name), name, std::move(found_by), requester, preexisting, skipped);
 }
 
 const Object* Loader::SameStemProvider(absl::string_view name) const {
@@ -193,16 +196,16 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
                                           bool preexisting, MapFailure* failure) {
   if (const Object* o = FindLoaded(name)) return const_cast<Object*>(o);
-  bool other_class = false;
+  Skipped skipped;
   Object* found = nullptr;
   auto attempt = [&](absl::string_view dir, const char* how) -> absl::Status {
     if (found != nullptr) return absl::OkStatus();
-    ABICHECK_ASSIGN_OR_RETURN(found, TryDir(dir, name, how, requester, preexisting, &other_class));
+    ABICHECK_ASSIGN_OR_RETURN(found, TryDir(dir, name, how, requester, preexisting, &skipped));
     return absl::OkStatus();
   };
   if (name.find('/') != absl::string_view::npos) {
     ABICHECK_ASSIGN_OR_RETURN(found, TryPath(std::string(name), name, "path", requester, preexisting,
-                                             &other_class));
+                                             &skipped));
   } else {
     // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
     if (!requester->elf->has_runpath()) {
@@ -223,7 +226,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     if (found == nullptr && options_.use_host && !nodeflib) {
       if (std::optional<std::string> p = cache_.Lookup(name, machine_)) {
         ABICHECK_ASSIGN_OR_RETURN(found, TryPath(absl::StrCat(options_.sysroot, *p), name,
-                                                 "ld.so.cache", requester, preexisting, &other_class));
+                                                 "ld.so.cache", requester, preexisting, &skipped));
         if (found != nullptr) found->host = true;
       }
       for (const std::string& d : system_dirs_) ABICHECK_RETURN_IF_ERROR(attempt(d, "system"));
@@ -234,9 +237,14 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   if (options_.same_stem_stand_ins) failure->stand_in = SameStemProvider(name);
   failure->requester = requester;
   failure->name = std::string(name);
-  if (other_class) {
+  if (skipped.other_class) {
     failure->kind = ProblemKind::kWrongElfClass;
     failure->message = absl::StrCat(name, ": wrong ELF class: ", is_64_ ? "ELFCLASS32" : "ELFCLASS64");
+  } else if (!skipped.other_machine.empty()) {
+    // ld.so skips it silently and says the file does not exist; say which file it was.
+    failure->kind = ProblemKind::kWrongMachine;
+    failure->message = absl::StrCat(name, ": cannot open shared object file: No such file or directory");
+    failure->skipped_file = skipped.other_machine;
   } else {
     failure->kind = ProblemKind::kMissingLibrary;
     failure->message = absl::StrCat(name, ": cannot open shared object file: No such file or directory");

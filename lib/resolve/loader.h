@@ -44,6 +44,7 @@ struct MapFailure {
   ProblemKind kind = ProblemKind::kMissingLibrary;
   std::string message;
   const Object* stand_in = nullptr;  // a provider of the same stem, checked in its place
+  std::string skipped_file;          // kWrongMachine: the file that was found but skipped
 };
 
 // Where a reference bound (LOADER.md §A): object and symbol.
@@ -91,11 +92,16 @@ class Loader {
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
   // Tries `dir/name`; returns the object, nullptr when absent or skipped.
+  // What open_verify skipped while searching: files of the other ELF class or another machine.
+  struct Skipped {
+    bool other_class = false;
+    std::string other_machine;  // "path (AArch64)" of the first such file
+  };
   absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, std::string found_by,
-                                 Object* requester, bool preexisting, bool* other_class);
+                                 Object* requester, bool preexisting, Skipped* skipped);
   absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name,
                                   std::string found_by, Object* requester, bool preexisting,
-                                  bool* other_class);
+                                  Skipped* skipped);
   std::vector<std::string> ExpandPath(absl::string_view list, const Object& owner) const;
 
   CheckOptions options_;

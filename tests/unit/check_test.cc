@@ -100,6 +100,24 @@ TEST(CheckInputTest, ThirtyTwoBitProviderIsAnInputError) {
               StatusIs(absl::StatusCode::kFailedPrecondition, "libp.so: ELFCLASS32 Intel 80386 library cannot be loaded with"));
 }
 
+TEST(CheckInputTest, ForeignMachineLibraryOnTheSearchPathIsSkippedAndNamed) {
+  TempDir d;
+  ElfBuilder p;
+  p.machine = 183;  // AArch64
+  p.soname = "libarm.so";
+  d.Write("libarm.so", p.Build());
+  ElfBuilder m;
+  m.needed = {"libarm.so"};
+  CheckOptions o = NoHost({});
+  o.library_path = {d.path()};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kWrongMachine);
+  EXPECT_EQ(r->problems[0].message, "libarm.so: cannot open shared object file: No such file or directory");
+  EXPECT_THAT(r->problems[0].hint, HasSubstr("the only libarm.so found is " + d.path() + "/libarm.so (AArch64)"));
+}
+
 TEST(CheckInputTest, InterpreterSymbolsAreLeftToPython) {
   TempDir d;
   ElfBuilder m;
