@@ -117,6 +117,15 @@ import sys
 four, one = map(int, sys.argv[1:])
 print(f"| index of the four Debian builds vs the largest single-build index | {four/1048576:.1f} MB | {one/1048576:.1f} MB | {four/one:.2f}x | <= 1.6x | {'met' if four/one <= 1.6 else 'NOT met'} |")
 PY
+mods=(); for w in torchvision-0.14.1-bookworm torchvision-0.21.0-trixie torchvision-0.27.0-sid torchaudio-2.6.0-trixie torch_scatter-2.1.2-trixie; do mods+=("$corpus/wheels/$w.whl"); done
+against=(); for w in "${all4[@]}"; do against+=(--against "$w"); done
+t_plain=$(median "$A check ${mods[*]} ${against[*]} -q --no-diagnose")
+t_diag=$(median "$A check ${mods[*]} ${against[*]} -q")
+python3 - "$t_diag" "$t_plain" <<'PY'
+import sys
+a, b = map(float, sys.argv[1:])
+print(f"| diagnosing every corpus module wheel against every torch build wheel vs the plain check | {a:.2f} s | {b:.2f} s | {a/b:.2f}x the plain time | <= 2x | {'met' if a/b <= 2 else 'NOT met'} |")
+PY
 echo "Peak memory: indexing the CUDA wheel $(peak "$A" index "$whl" -o "$work/cuda.abix" -q) MB (goal < 512 MB)."
 echo
 echo "Other tools on libtorch_cuda.so (context):"

@@ -4,6 +4,7 @@
 #include "lib/diagnose/diagnose.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
@@ -250,12 +251,20 @@ class CandidateIndex {
  public:
   CandidateIndex(const Loader& loader, const absl::flat_hash_set<std::string>& wanted) {
     if (wanted.empty()) return;
+    // Most source names are not wanted: reject them on (length, last byte) before hashing.
+    std::vector<std::bitset<256>> by_length(1024);
+    for (const std::string& w : wanted) {
+      if (w.size() < by_length.size()) by_length[w.size()].set(static_cast<unsigned char>(w.back()));
+    }
     for (const auto& o : loader.objects()) {
       const SymbolTable& t = *o->syms;
       for (uint32_t i = 0; i < t.size(); ++i) {
         std::optional<Symbol> s = t.Get(i);
         if (!s || !s->exported() || !absl::StartsWith(s->name, "_Z")) continue;
         ForEachSourceName(s->name, [&](absl::string_view token) {
+          if (token.size() >= by_length.size() || !by_length[token.size()].test(static_cast<unsigned char>(token.back()))) {
+            return;
+          }
           auto it = wanted.find(token);
           if (it != wanted.end()) {
             auto& v = buckets_[*it];

@@ -35,6 +35,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_option("--sysroot", options.sysroot, "search the host directories and ld.so.cache under this root");
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--host-only", host_only, "check against the host's libraries alone (no PROVIDER)");
+  bool no_diagnose = false;
+  app.add_flag("--no-diagnose", no_diagnose, "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
@@ -47,6 +49,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
   options.use_host = !no_host;
+  options.diagnose = !no_diagnose;
   const bool use_color = out.color_on();
   const std::string& format = out.format;
   if (!against.empty()) {
