@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/ascii.h"
 #include "lib/elf/elf_constants.h"
+#include "lib/util/paths.h"
 
 namespace abicheck {
 namespace {
@@ -24,11 +25,6 @@ constexpr int kMaxDiagnosed = 256;
 constexpr size_t kMaxCandidates = 3;
 // Signature candidates gathered before ranking (overload sets can be large).
 constexpr size_t kMaxSignatureCandidates = 16;
-
-std::string Basename(absl::string_view path) {
-  size_t slash = path.rfind('/');
-  return std::string(slash == absl::string_view::npos ? path : path.substr(slash + 1));
-}
 
 // "-ltorch_cuda" for "libtorch_cuda.so.2.6"; empty when the name is not lib*.so*.
 std::string LinkFlag(absl::string_view soname) {

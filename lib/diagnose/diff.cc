@@ -16,6 +16,7 @@
 #include "lib/report/json_report.h"
 #include "lib/report/text_util.h"
 #include "lib/symbols/symbol_table.h"
+#include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -41,7 +42,7 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const
     const SymbolTable& t = *parsed.syms;
     Library lib;
     lib.path = f.name;
-    lib.soname = elf.soname().empty() ? f.path.substr(f.path.rfind('/') + 1) : std::string(elf.soname());
+    lib.soname = elf.soname().empty() ? Basename(f.path) : std::string(elf.soname());
     for (uint32_t i = 1; i < t.size(); ++i) {
       std::optional<Symbol> s = t.Get(i);
       if (!s) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, i));

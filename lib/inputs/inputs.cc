@@ -24,6 +24,7 @@
 #include "lib/index/index_file.h"
 #include "lib/io/zip_archive.h"
 #include "lib/symbols/symbol_table.h"
+#include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
 namespace fs = std::filesystem;
@@ -37,11 +38,6 @@ bool HasElfMagic(absl::Span<const uint8_t> b) {
 
 bool HasZipMagic(absl::Span<const uint8_t> b) {
   return b.size() >= 4 && b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4;
-}
-
-std::string Basename(absl::string_view p) {
-  size_t slash = p.rfind('/');
-  return std::string(slash == absl::string_view::npos ? p : p.substr(slash + 1));
 }
 
 // Parses `img` and says whether everything the parse read (and lookups will read) is retained.

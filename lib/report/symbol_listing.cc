@@ -40,8 +40,9 @@ char TypeLetter(const Symbol& s) {
 
 absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options) {
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(path, file.bytes()));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(elf));
+  ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, file.bytes()));
+  const ElfFile& elf = *parsed.elf;
+  const SymbolTable& t = *parsed.syms;
   struct Row {
     Symbol sym;
     absl::string_view version;

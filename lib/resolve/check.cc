@@ -18,6 +18,7 @@
 #include "lib/inputs/inputs.h"
 #include "lib/resolve/check_internal.h"
 #include "lib/resolve/loader.h"
+#include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -304,8 +305,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
 namespace {
 
 bool IsGlobalDeps(const InputFile& f) {
-  std::string base = f.path.substr(f.path.rfind('/') + 1);
-  return absl::StartsWith(base, "libtorch_global_deps.so");
+  return absl::StartsWith(Basename(f.path), "libtorch_global_deps.so");
 }
 
 // Expands provider inputs; libtorch_global_deps goes to the global scope (LOADER.md §E).

@@ -85,14 +85,23 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
     if (o->blob == obj->blob || (obj->file_id && o->file_id == obj->file_id)) return o.get();
   }
   ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(input.name, obj->blob->bytes()));
+  std::vector<std::string> names{input.path};
+  if (input.name != input.path) names.push_back(input.name);
+  return AddObject(std::move(obj), std::move(elf), input.name, input.path, std::move(names), std::move(found_by),
+                   nullptr, preexisting);
+}
+
+absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile elf, const std::string& path,
+                                          const std::string& opened_as, std::vector<std::string> names,
+                                          std::string found_by, const Object* loader, bool preexisting) {
   obj->elf = std::make_unique<ElfFile>(std::move(elf));
   ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
   obj->syms = std::make_unique<SymbolTable>(std::move(syms));
-  obj->path = input.name;
-  obj->names.push_back(input.path);
-  if (input.name != input.path) obj->names.push_back(input.name);
-  obj->origin = OriginOf(input.path);
+  obj->path = path;
+  obj->names = std::move(names);
+  obj->origin = OriginOf(opened_as);
   obj->found_by = std::move(found_by);
+  obj->loader = loader;
   obj->preexisting = preexisting;
   objects_.push_back(std::move(obj));
   return objects_.back().get();
@@ -154,17 +163,8 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   auto obj = std::make_unique<Object>();
   obj->file_id = blob->file_id();
   obj->blob = std::move(blob);
-  obj->elf = std::make_unique<ElfFile>(*std::move(elf));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
-  obj->syms = std::make_unique<SymbolTable>(std::move(syms));
-  obj->path = path;
-  obj->names.emplace_back(name);
-  obj->origin = OriginOf(path);
-  obj->found_by = std::move(found_by);
-  obj->loader = requester;
-  obj->preexisting = preexisting;
-  objects_.push_back(std::move(obj));
-  return objects_.back().get();
+  return AddObject(std::move(obj), *std::move(elf), path, path, {std::string(name)}, std::move(found_by), requester,
+                   preexisting);
 }
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,

@@ -89,6 +89,10 @@ class Loader {
   // _dl_map_object: an already-loaded match, or a search; nullptr with `failure` filled.
   absl::StatusOr<Object*> MapObject(absl::string_view name, Object* requester, bool preexisting,
                                     MapFailure* failure);
+  // Reads the symbol table of `elf` and appends the object to the load order.
+  absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, ElfFile elf, const std::string& path,
+                                    const std::string& opened_as, std::vector<std::string> names,
+                                    std::string found_by, const Object* loader, bool preexisting);
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
   // Tries `dir/name`; returns the object, nullptr when absent or skipped.

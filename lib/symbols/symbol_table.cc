@@ -291,7 +291,6 @@ absl::Status SymbolTable::ReadVersions() {
       s.name = a.name;
       s.hash = a.hash;
       s.hidden = (a.other & elf::VERSYM_HIDDEN) != 0;
-      s.weak = (a.flags & elf::VER_FLG_WEAK) != 0;
       s.file = n.file;
       s.defined = false;
     }
@@ -305,7 +304,6 @@ absl::Status SymbolTable::ReadVersions() {
     s.name = d.name;
     s.hash = d.hash;
     s.hidden = false;
-    s.weak = false;
     s.file = {};
     s.defined = true;
   }

@@ -43,7 +43,6 @@ struct VersionSlot {
   absl::string_view name;
   uint32_t hash = 0;         // vd_hash / vna_hash as stored in the file, as glibc compares it
   bool hidden = false;       // vna_other bit 15
-  bool weak = false;         // VER_FLG_WEAK on the verneed aux entry
   bool defined = false;      // from .gnu.version_d (else .gnu.version_r or empty)
   absl::string_view file;     // vn_file for .gnu.version_r entries
 };

@@ -1,0 +1,19 @@
+// Path text helpers shared by the stages (no file system access).
+#ifndef ABICHECK_LIB_UTIL_PATHS_H_
+#define ABICHECK_LIB_UTIL_PATHS_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace abicheck {
+
+// "a/b/libc10.so.2.6" -> "libc10.so.2.6".
+inline std::string Basename(absl::string_view path) {
+  const size_t slash = path.rfind('/');
+  return std::string(slash == absl::string_view::npos ? path : path.substr(slash + 1));
+}
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_UTIL_PATHS_H_
