@@ -164,10 +164,8 @@ struct AbiVotes {
 // A provider's ABI from its string table alone: the __cxx11 markers are unambiguous; without
 // them, a library that uses std::string at all has the Ss abbreviation in its names.
 std::string ProviderAbi(const Object& o) {
-  absl::string_view strings(reinterpret_cast<const char*>(o.elf->dynstr().data().data()), o.elf->dynstr().size());
-  const bool cxx11 = absl::StrContains(strings, "St7__cxx11") || absl::StrContains(strings, "B5cxx11");
-  // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
-  const bool old = absl::StrContains(strings, "RKSs") || absl::StrContains(strings, "ESs");
+  const uint8_t markers = o.syms->StringAbiMarkers();
+  const bool cxx11 = (markers & 1) != 0, old = (markers & 2) != 0;
   if (cxx11 && old) return "mixed";
   if (cxx11) return "c++11";
   if (old) return "pre-c++11";
@@ -253,10 +251,10 @@ class CandidateIndex {
       if (w.size() < by_length.size()) by_length[w.size()].set(static_cast<unsigned char>(w.back()));
     }
     for (const auto& o : loader.objects()) {
-      const SymbolTable& t = *o->syms;
-      for (uint32_t i = 0; i < t.size(); ++i) {
-        std::optional<Symbol> s = t.Get(i);
-        if (!s || !s->exported() || !absl::StartsWith(s->name, "_Z")) continue;
+      o->syms->ForEachSymbol([&](const Symbol& sym) {
+        const Symbol* s = &sym;
+        const uint32_t i = sym.index;
+        if (!s->exported() || !absl::StartsWith(s->name, "_Z")) return;
         ForEachSourceName(s->name, [&](absl::string_view token) {
           if (token.size() >= by_length.size() || !by_length[token.size()].test(static_cast<unsigned char>(token.back()))) {
             return;
@@ -268,7 +266,7 @@ class CandidateIndex {
             if (v.empty() || v.back() != hit) v.push_back(hit);
           }
         });
-      }
+      });
     }
   }
   const std::vector<std::pair<const Object*, uint32_t>>& Find(const std::string& token) const {

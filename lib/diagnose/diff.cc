@@ -37,25 +37,25 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(build, limits));
   std::vector<Library> libs;
   for (const InputFile& f : in.objects) {
-    ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f.name, f.blob->bytes()));
+    ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f));
     const ElfFile& elf = *parsed.elf;
     const SymbolTable& t = *parsed.syms;
     Library lib;
     lib.path = f.name;
     lib.soname = elf.soname().empty() ? Basename(f.path) : std::string(elf.soname());
-    for (uint32_t i = 1; i < t.size(); ++i) {
-      std::optional<Symbol> s = t.Get(i);
-      if (!s) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, i));
-      if (!s->exported() || s->name.empty()) continue;
+    std::optional<uint32_t> bad = t.ForEachSymbol([&](const Symbol& sym) {
+      const Symbol* s = &sym;
+      if (!s->exported() || s->name.empty()) return;
       std::string key(s->name);
-      const uint16_t vs = t.Versym(i);
+      const uint16_t vs = t.Versym(s->index);
       const VersionSlot* slot = t.Slot(vs);
       if (slot != nullptr && slot->defined && (vs & 0x7fff) > 1) {
-        if (s->shndx == elf::SHN_ABS && s->name == slot->name) continue;  // the version node itself
+        if (s->shndx == elf::SHN_ABS && s->name == slot->name) return;  // the version node itself
         absl::StrAppend(&key, (vs & elf::VERSYM_HIDDEN) ? "@" : "@@", slot->name);
       }
       lib.exports.insert(std::move(key));
-    }
+    });
+    if (bad) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
     libs.push_back(std::move(lib));
   }
   return libs;

@@ -163,7 +163,15 @@ std::optional<ByteReader> ElfFile::VaddrSlice(uint64_t vaddr, uint64_t len) cons
   return rest->Slice(0, len);
 }
 
-std::vector<std::pair<uint64_t, uint64_t>> ElfFile::Footprint() const { return footprint_; }
+std::vector<std::pair<uint64_t, uint64_t>> ElfFile::Footprint(bool whole_dynstr) const {
+  std::vector<std::pair<uint64_t, uint64_t>> out = footprint_;
+  if (whole_dynstr) {
+    if (dynstr_.size() > 0) out.emplace_back(OffsetOf(dynstr_), dynstr_.size());
+  } else {
+    out.insert(out.end(), string_footprint_.begin(), string_footprint_.end());
+  }
+  return out;
+}
 
 std::optional<uint64_t> ElfFile::DynamicValue(int64_t tag) const {
   for (const DynamicEntry& e : dynamic_) {
@@ -209,7 +217,6 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
                                             *strtab, *strsz));
     }
     dynstr_ = *s;
-    footprint_.emplace_back(OffsetOf(dynstr_), dynstr_.size());
   }
   auto str = [&](const DynamicEntry& e, absl::string_view what) -> absl::StatusOr<absl::string_view> {
     std::optional<absl::string_view> v = dynstr_.CString(e.value);
@@ -218,6 +225,7 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
                                             "(0x%x bytes) or not NUL-terminated",
                                             what, e.value, dynstr_.size()));
     }
+    string_footprint_.emplace_back(OffsetOf(dynstr_) + e.value, v->size() + 1);
     return *v;
   };
   for (const DynamicEntry& e : dynamic_) {

@@ -72,8 +72,9 @@ class ElfFile {
 
   std::string MachineName() const;
 
-  // Every byte range (file offset, length) that parsing read: headers, PT_DYNAMIC, .dynstr.
-  std::vector<std::pair<uint64_t, uint64_t>> Footprint() const;
+  // Every byte range (file offset, length) that parsing read: headers, PT_DYNAMIC, .dynstr —
+  // or, with `whole_dynstr` false, only the strings PT_DYNAMIC names (what an index keeps).
+  std::vector<std::pair<uint64_t, uint64_t>> Footprint(bool whole_dynstr = true) const;
   // The file offset of a reader that is a slice of this file's bytes.
   uint64_t OffsetOf(const ByteReader& slice) const {
     return slice.size() == 0 ? 0 : static_cast<uint64_t>(slice.data().data() - reader_.data().data());
@@ -92,6 +93,7 @@ class ElfFile {
   std::vector<Segment> loads_;
   std::optional<uint32_t> gnu_stack_flags_;
   std::vector<std::pair<uint64_t, uint64_t>> footprint_;
+  std::vector<std::pair<uint64_t, uint64_t>> string_footprint_;  // the strings PT_DYNAMIC names
   bool has_dynamic_ = false;
   std::vector<DynamicEntry> dynamic_;
   ByteReader dynstr_;

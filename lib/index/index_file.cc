@@ -1,9 +1,13 @@
-// Index format v1 (docs/index-format.md):
+// Index format v2 (docs/index-format.md):
 //   header (64 bytes): magic "ABICHKIX", u32 version, u32 flags (0), u64 file size,
-//     u32 crc32c of bytes [64, file size), u32 0, u64 table-of-contents offset, u64 toc size, 16 x 0
-//   page-aligned ranges of library bytes (each at most once: identical ranges are shared)
+//     u32 crc32c of bytes [64, file size), u32 0, u64 toc offset, u64 toc size,
+//     u64 name section offset, u64 name section size
+//   stored library bytes: headers, PT_DYNAMIC and its strings, version tables and their strings
+//     (each range at most once: identical ranges are shared)
+//   the name section (lib/index/name_blocks.h)
 //   table of contents: u32 builds; per build: str name, u32 libraries, u32 library index...;
-//     u32 libraries; per library: str name, str path, u64 size, u32 ranges;
+//     u32 libraries; per library: str name, str path, u64 size, u8 flags (bit 0: it has a hash
+//     table, bit 1: .gnu.version), u8 std::string-ABI markers, u32 entries, u32 ranges;
 //     per range: u64 file offset, u64 length, u64 index offset
 // All integers little-endian; str = u32 length + bytes.
 #include "lib/index/index_file.h"
@@ -14,14 +18,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/elf/elf_file.h"
+#include "lib/index/name_blocks.h"
 #include "lib/io/byte_reader.h"
 #include "lib/io/mapped_file.h"
 #include "lib/symbols/symbol_table.h"
@@ -30,7 +37,6 @@
 namespace abicheck {
 namespace {
 
-constexpr uint64_t kPage = 4096;
 constexpr uint64_t kHeader = 64;
 
 uint32_t Crc(absl::Span<const uint8_t> b) {
@@ -50,31 +56,6 @@ void PutStr(std::string* s, const std::string& v) {
   s->append(v);
 }
 
-// The bytes a provider's check reads, rounded out to pages so they can be mapped in place.
-std::vector<std::pair<uint64_t, uint64_t>> PageRanges(const SymbolTable& t, uint64_t size) {
-  RangeSet pages;
-  for (const auto& [off, len] : t.Footprint(/*with_relocations=*/false)) {
-    const uint64_t b = off / kPage * kPage, e = std::min(size, (off + len + kPage - 1) / kPage * kPage);
-    pages.Add(b, e);
-  }
-  return pages.ranges();
-}
-
-// A library mapped back from an index: an anonymous reservation the size of the original file,
-// with the stored page ranges mapped over it at their original offsets.
-class IndexBlob final : public Blob {
- public:
-  ~IndexBlob() override {
-    if (base_ != nullptr) ::munmap(base_, size_);
-  }
-  absl::Span<const uint8_t> bytes() const override { return {base_, size_}; }
-  const RangeSet* retained() const override { return &retained_; }
-
-  uint8_t* base_ = nullptr;
-  uint64_t size_ = 0;
-  RangeSet retained_;
-};
-
 }  // namespace
 
 bool HasIndexMagic(absl::Span<const uint8_t> head) {
@@ -85,20 +66,51 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   IndexStats stats;
   std::string body(kHeader, '\0');
   std::string toc;
-  absl::flat_hash_map<uint64_t, std::vector<uint64_t>> by_crc;  // (crc ^ len) -> body offsets
+  absl::flat_hash_map<uint64_t, std::vector<uint64_t>> by_crc;  // (crc << 32 ^ len) -> body offsets
   struct Lib {
     std::string name, path;
     uint64_t size;
+    uint8_t flags, markers;
+    uint32_t entries;
     std::vector<std::array<uint64_t, 3>> ranges;
   };
   std::vector<Lib> libs;
+  std::vector<ParsedElf> parsed_libs;  // the names below point into them
+  NameBlocksWriter names;
   std::vector<std::vector<uint32_t>> members(builds.size());
   for (size_t b = 0; b < builds.size(); ++b) {
     for (const InputFile& f : builds[b].objects) {
-      ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f.name, f.blob->bytes()));
-      std::vector<std::pair<uint64_t, uint64_t>> ranges = PageRanges(*parsed.syms, f.blob->bytes().size());
-      Lib lib{f.name, f.path, f.blob->bytes().size(), {}};
-      for (const auto& [begin, end] : ranges) {
+      ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f));
+      const SymbolTable& t = *parsed.syms;
+      const uint32_t id = static_cast<uint32_t>(libs.size());
+      Lib lib{f.name, f.path, f.blob->bytes().size(), 0, t.StringAbiMarkers(), 0, {}};
+      lib.flags = (t.has_hash_table() ? 1 : 0) | (t.has_versym() ? 2 : 0);
+      // The entries do_lookup_x can meet, name by name, in the library's own chain order. Entries
+      // check_match always passes over (no value, a type it never binds) are left out.
+      if (t.has_hash_table()) {
+        absl::flat_hash_set<absl::string_view> seen;
+        std::optional<uint32_t> bad = t.ForEachSymbol([&](const Symbol& s) {
+          if (s.name.empty() || !seen.insert(s.name).second) return;
+          t.ForEachNamed(HashedName(s.name), [&](uint32_t idx) {
+            Symbol e = t.GetOrEmpty(idx);
+            if (!IsLookupCandidate(e)) return false;
+            ExternalSymbols::Entry entry;
+            entry.info = e.info;
+            entry.other = e.other;
+            entry.shndx = e.shndx;
+            entry.versym = t.Versym(idx);
+            entry.has_value = e.value != 0;
+            names.Add(s.name, id, entry);
+            ++lib.entries;
+            return false;
+          });
+        });
+        if (bad) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
+      }
+      RangeSet keep;
+      for (const auto& [off, len] : t.HeaderFootprint()) keep.Add(off, off + len);
+      for (const auto& [begin, end] : keep.ranges()) {
+        if (end > f.blob->bytes().size()) return absl::DataLossError(absl::StrCat(f.name, ": tables run past the end"));
         absl::Span<const uint8_t> bytes = f.blob->bytes().subspan(begin, end - begin);
         const uint64_t key = (uint64_t{Crc(bytes)} << 32) ^ bytes.size();
         uint64_t at = 0;
@@ -106,7 +118,6 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
           if (std::memcmp(body.data() + cand, bytes.data(), bytes.size()) == 0) at = cand;
         }
         if (at == 0) {
-          body.resize((body.size() + kPage - 1) / kPage * kPage, '\0');
           at = body.size();
           body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
           by_crc[key].push_back(at);
@@ -116,10 +127,16 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
         }
         lib.ranges.push_back({begin, bytes.size(), at});
       }
-      members[b].push_back(static_cast<uint32_t>(libs.size()));
+      members[b].push_back(id);
       libs.push_back(std::move(lib));
+      parsed_libs.push_back(std::move(parsed));
     }
   }
+  const uint64_t names_offset = body.size();
+  body += names.Finish();
+  const uint64_t names_size = body.size() - names_offset;
+  stats.names = names.names();
+  stats.name_bytes = names_size;
   PutU32(&toc, static_cast<uint32_t>(builds.size()));
   for (size_t b = 0; b < builds.size(); ++b) {
     PutStr(&toc, builds[b].name);
@@ -131,6 +148,9 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
     PutStr(&toc, l.name);
     PutStr(&toc, l.path);
     PutU64(&toc, l.size);
+    toc.push_back(static_cast<char>(l.flags));
+    toc.push_back(static_cast<char>(l.markers));
+    PutU32(&toc, l.entries);
     PutU32(&toc, static_cast<uint32_t>(l.ranges.size()));
     for (const auto& r : l.ranges) {
       PutU64(&toc, r[0]);
@@ -149,6 +169,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   PutU32(&header, 0);
   PutU64(&header, toc_offset);
   PutU64(&header, toc.size());
+  PutU64(&header, names_offset);
+  PutU64(&header, names_size);
   header.resize(kHeader, '\0');
   body.replace(0, kHeader, header);
   const std::string tmp = path + ".tmp";
@@ -163,10 +185,11 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
 }
 
 absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
-  ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  ByteReader r(file.bytes(), false);
+  ABICHECK_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::Open(path));
+  auto file = std::make_shared<MappedFile>(std::move(mapped));
+  ByteReader r(file->bytes(), false);
   auto corrupt = [&](absl::string_view what) { return absl::DataLossError(absl::StrCat(path, ": index ", what)); };
-  if (!HasIndexMagic(file.bytes())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an abicheck index"));
+  if (!HasIndexMagic(file->bytes())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an abicheck index"));
   if (!r.Contains(0, kHeader)) return corrupt("header truncated");
   const uint32_t version = *r.ReadAt<uint32_t>(8);
   if (version != kIndexFormatVersion) {
@@ -178,11 +201,19 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   if (size != r.size()) {
     return corrupt(absl::StrFormat("is %d bytes, its header says %d (truncated or appended to)", r.size(), size));
   }
-  if (*r.ReadAt<uint32_t>(24) != Crc(file.bytes().subspan(kHeader))) return corrupt("checksum mismatch: the file is corrupt");
+  if (*r.ReadAt<uint32_t>(24) != Crc(file->bytes().subspan(kHeader))) return corrupt("checksum mismatch: the file is corrupt");
   const uint64_t toc_off = *r.ReadAt<uint64_t>(32), toc_size = *r.ReadAt<uint64_t>(40);
+  const uint64_t names_off = *r.ReadAt<uint64_t>(48), names_size = *r.ReadAt<uint64_t>(56);
   std::optional<ByteReader> toc = r.Slice(toc_off, toc_size);
   if (!toc) return corrupt("table of contents runs past the end");
+  std::optional<ByteReader> names_section = r.Slice(names_off, names_size);
+  if (!names_section) return corrupt("name section runs past the end");
   uint64_t at = 0;
+  auto u8 = [&]() -> std::optional<uint8_t> {
+    std::optional<uint8_t> v = toc->ReadAt<uint8_t>(at);
+    at += 1;
+    return v;
+  };
   auto u32 = [&]() -> std::optional<uint32_t> {
     std::optional<uint32_t> v = toc->ReadAt<uint32_t>(at);
     at += 4;
@@ -217,58 +248,66 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   }
   std::optional<uint32_t> nlibs = u32();
   if (!nlibs || *nlibs > toc_size) return corrupt("library count is unreadable");
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  std::vector<InputFile> libs;
+  struct Lib {
+    std::string name, path;
+    std::shared_ptr<SparseImage> image;
+    ExternalLibrary ext;
+  };
+  std::vector<Lib> libs;
+  std::vector<uint8_t> markers;
   for (uint32_t l = 0; l < *nlibs; ++l) {
     const std::string where = absl::StrFormat("library %d", l);
     std::optional<std::string> name = str(), lpath = str();
     std::optional<uint64_t> lsize = u64();
-    std::optional<uint32_t> nranges = u32();
-    if (!name || !lpath || !lsize || !nranges || *lsize > (uint64_t{1} << 40) || *nranges > toc_size) {
+    std::optional<uint8_t> flags = u8(), marks = u8();
+    std::optional<uint32_t> entries = u32(), nranges = u32();
+    if (!name || !lpath || !lsize || !flags || !marks || !entries || !nranges || *lsize > (uint64_t{1} << 40) ||
+        *nranges > toc_size) {
       return corrupt(absl::StrCat(where, " is unreadable"));
     }
-    auto blob = std::make_shared<IndexBlob>();
-    blob->size_ = *lsize;
-    if (*lsize > 0) {
-      void* p = ::mmap(nullptr, *lsize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (p == MAP_FAILED) return absl::ResourceExhaustedError(absl::StrCat(path, ": cannot reserve address space"));
-      blob->base_ = static_cast<uint8_t*>(p);
-    }
+    // The original file's size, reserved and never touched but where stored bytes are copied.
+    std::shared_ptr<SparseImage> image = SparseImage::Create(*lsize);
+    if (image == nullptr) return absl::ResourceExhaustedError(absl::StrCat(path, ": cannot reserve address space"));
     for (uint32_t i = 0; i < *nranges; ++i) {
       std::optional<uint64_t> off = u64(), len = u64(), idx = u64();
-      if (!off || !len || !idx || *off % kPage != 0 || *idx % kPage != 0 || *len == 0 || *off > *lsize ||
-          *len > *lsize - *off || !r.Contains(*idx, *len) || *idx + *len > toc_off) {
+      if (!off || !len || !idx || *len == 0 || *off > *lsize || *len > *lsize - *off || !r.Contains(*idx, *len) ||
+          *idx < kHeader || *idx + *len > names_off) {
         return corrupt(absl::StrFormat("%s (%s): range %d lies outside the library or the index", where, *name, i));
       }
-      const uint64_t maplen = (*len + kPage - 1) / kPage * kPage;
-      if (::mmap(blob->base_ + *off, std::min(maplen, *lsize - *off), PROT_READ, MAP_PRIVATE | MAP_FIXED, fd,
-                 static_cast<off_t>(*idx)) == MAP_FAILED) {
-        return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
-      }
-      blob->retained_.Add(*off, *off + *len);
+      std::memcpy(image->mutable_data() + *off, file->bytes().data() + *idx, *len);
+      image->mutable_retained().Add(*off, *off + *len);
     }
+    Lib lib{*name, *lpath, std::move(image), {}};
+    lib.ext.library = l;
+    lib.ext.entries = *entries;
+    lib.ext.has_hash_table = (*flags & 1) != 0;
+    lib.ext.has_versym = (*flags & 2) != 0;
+    markers.push_back(*marks);
+    libs.push_back(std::move(lib));
+  }
+  ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<NameBlocks> blocks,
+                            NameBlocks::Open(path, *names_section, file, std::move(markers)));
+  std::vector<InputFile> inputs;
+  for (uint32_t l = 0; l < libs.size(); ++l) {
+    Lib& lib = libs[l];
+    lib.ext.symbols = blocks;
+    InputFile f{lib.name, lib.path, lib.image, std::make_shared<ExternalLibrary>(lib.ext)};
     // What the loader model will read must be among the stored bytes: never a guess.
-    InputFile f{*name, *lpath, blob};
-    absl::StatusOr<ParsedElf> parsed = ParseElf(*name, blob->bytes());
-    if (!parsed.ok()) return corrupt(absl::StrCat(where, " (", *name, "): ", parsed.status().message()));
-    for (const auto& [o, n] : parsed->syms->Footprint(false)) {
-      if (!blob->retained_.Covers(o, o + n)) {
-        return corrupt(absl::StrFormat("%s (%s): its tables are not all stored", where, *name));
+    absl::StatusOr<ParsedElf> parsed = ParseElf(f);
+    if (!parsed.ok()) return corrupt(absl::StrFormat("library %d (%s): %s", l, lib.name, parsed.status().message()));
+    for (const auto& [o, n] : parsed->syms->HeaderFootprint()) {
+      if (!lib.image->retained()->Covers(o, o + n)) {
+        return corrupt(absl::StrFormat("library %d (%s): its tables are not all stored", l, lib.name));
       }
     }
-    libs.push_back(std::move(f));
+    inputs.push_back(std::move(f));
   }
   std::vector<IndexedBuild> builds;
   for (auto& [name, ids] : build_members) {
     IndexedBuild b{name, {}};
     for (uint32_t id : ids) {
-      if (id >= libs.size()) return corrupt(absl::StrFormat("build %s names library %d of %d", name, id, libs.size()));
-      b.objects.push_back(libs[id]);
+      if (id >= inputs.size()) return corrupt(absl::StrFormat("build %s names library %d of %d", name, id, inputs.size()));
+      b.objects.push_back(inputs[id]);
     }
     builds.push_back(std::move(b));
   }

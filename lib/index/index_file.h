@@ -1,6 +1,7 @@
-// Index files: what one or several builds export, kept as the libraries' own dynamic tables
-// (docs/index-format.md) so that a check against an index is the same check, byte for byte, as
-// against the build — and loads in milliseconds, memory-mapped.
+// Index files: what one or several builds export (docs/index-format.md): each library's headers
+// and version tables verbatim, and the entries its hash table leads do_lookup_x to, name by name
+// in chain order, in a front-coded, block-deflated name section shared by every library — so a
+// check against an index binds exactly as against the build, and loads in milliseconds.
 #ifndef ABICHECK_LIB_INDEX_INDEX_FILE_H_
 #define ABICHECK_LIB_INDEX_INDEX_FILE_H_
 
@@ -13,7 +14,7 @@
 namespace abicheck {
 
 inline constexpr char kIndexMagic[8] = {'A', 'B', 'I', 'C', 'H', 'K', 'I', 'X'};
-inline constexpr uint32_t kIndexFormatVersion = 1;
+inline constexpr uint32_t kIndexFormatVersion = 2;
 
 struct IndexedBuild {
   std::string name;               // "torch-2.6.0+cuda-sid"
@@ -25,6 +26,8 @@ struct IndexStats {
   uint64_t table_bytes = 0;    // tables written (after deduplication)
   uint64_t deduplicated = 0;   // table bytes shared with an earlier range
   uint64_t libraries = 0;
+  uint64_t names = 0;        // distinct names in the name section
+  uint64_t name_bytes = 0;   // the name section's size
 };
 
 // Writes `builds` to `path` (replacing it atomically).

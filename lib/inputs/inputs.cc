@@ -91,7 +91,7 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
     const bool exact = plan.everything || ParseIsExact(name, *img, &hull);
     if (exact) {
       *retained += img->retained()->TotalBytes();
-      return InputFile{name, absl::StrCat(zip.path(), "/", m.name), std::shared_ptr<const Blob>(std::move(img))};
+      return InputFile{name, absl::StrCat(zip.path(), "/", m.name), std::shared_ptr<const Blob>(std::move(img)), nullptr};
     }
     if (pass == 0 && hull.second > hull.first) {
       plan.extra.Add(hull.first, hull.second);
@@ -192,7 +192,7 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
       continue;
     }
     if (!HasElfMagic(m->bytes())) continue;
-    out->objects.push_back(InputFile{f, f, std::make_shared<MappedBlob>(*std::move(m))});
+    out->objects.push_back(InputFile{f, f, std::make_shared<MappedBlob>(*std::move(m)), nullptr});
   }
   return absl::OkStatus();
 }
@@ -245,19 +245,17 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
   }
   out.kind = "file";
   if (!HasElfMagic(file.bytes())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
-  out.objects.push_back(InputFile{path, path, std::make_shared<MappedBlob>(std::move(file))});
+  out.objects.push_back(InputFile{path, path, std::make_shared<MappedBlob>(std::move(file)), nullptr});
   return out;
 }
 
 bool IsModuleToCheck(const InputFile& f) {
   if (!absl::StartsWith(Basename(f.path), "lib")) return true;
-  absl::StatusOr<ParsedElf> p = ParseElf(f.name, f.blob->bytes());
+  absl::StatusOr<ParsedElf> p = ParseElf(f);
   if (!p.ok()) return false;
-  for (uint32_t i = 1; i < p->syms->size(); ++i) {
-    Symbol s = p->syms->GetOrEmpty(i);
-    if (s.defined() && absl::StartsWith(s.name, "PyInit_")) return true;
-  }
-  return false;
+  bool init = false;
+  p->syms->ForEachSymbol([&](const Symbol& s) { init |= s.defined() && absl::StartsWith(s.name, "PyInit_"); });
+  return init;
 }
 
 }  // namespace abicheck

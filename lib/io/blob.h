@@ -65,10 +65,14 @@ class SparseImage final : public Blob {
 };
 
 // One ELF object given as input, from a file, a directory or an archive.
+struct ExternalLibrary;  // lib/symbols: a library whose symbols an index holds
+
 struct InputFile {
   std::string name;  // for messages and reports: a path, or "dist/x.whl!torch/lib/libc10.so"
   std::string path;  // as opened, for $ORIGIN; for archive members, archive path + "/" + member
   std::shared_ptr<const Blob> blob;
+  // From an index: `blob` holds the headers and version tables only, the symbols are here.
+  std::shared_ptr<const ExternalLibrary> external;
 };
 
 }  // namespace abicheck

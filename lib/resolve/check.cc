@@ -298,6 +298,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
   }
   if (!report.problems.empty()) report.problems.front().first = true;
   if (options.diagnose) DiagnoseProblems(loader, scope, &report);
+  // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
+  for (const auto& o : loader.objects()) {
+    if (o->syms->external()) ABICHECK_RETURN_IF_ERROR(o->syms->external_library().symbols->status());
+  }
   report.loads = report.problems.empty();
   return report;
 }
@@ -341,7 +345,7 @@ void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matr
   std::vector<std::vector<ParsedElf>> tables(builds.size());
   for (size_t b = 0; b < builds.size(); ++b) {
     for (const InputFile& f : builds[b]) {
-      absl::StatusOr<ParsedElf> p = ParseElf(f.name, f.blob->bytes());
+      absl::StatusOr<ParsedElf> p = ParseElf(f);
       if (p.ok()) tables[b].push_back(*std::move(p));
     }
   }

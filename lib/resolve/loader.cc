@@ -88,14 +88,16 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
   std::vector<std::string> names{input.path};
   if (input.name != input.path) names.push_back(input.name);
   return AddObject(std::move(obj), std::move(elf), input.name, input.path, std::move(names), std::move(found_by),
-                   nullptr, preexisting);
+                   nullptr, preexisting, input.external.get());
 }
 
 absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile elf, const std::string& path,
                                           const std::string& opened_as, std::vector<std::string> names,
-                                          std::string found_by, const Object* loader, bool preexisting) {
+                                          std::string found_by, const Object* loader, bool preexisting,
+                                          const ExternalLibrary* external) {
   obj->elf = std::make_unique<ElfFile>(std::move(elf));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, SymbolTable::Read(*obj->elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, external ? SymbolTable::ReadExternal(*obj->elf, *external)
+                                                       : SymbolTable::Read(*obj->elf));
   obj->syms = std::make_unique<SymbolTable>(std::move(syms));
   obj->path = path;
   obj->names = std::move(names);
@@ -134,8 +136,14 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
                                         std::string found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
+  // open_path: not there, try the next directory. The answer cannot change during one check, and
+  // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...).
+  if (absent_.contains(path)) return nullptr;
   absl::StatusOr<MappedFile> file = MappedFile::Open(path);
-  if (!file.ok()) return nullptr;  // open_path: not there, try the next directory.
+  if (!file.ok()) {
+    absent_.insert(path);
+    return nullptr;
+  }
   for (const auto& o : objects_) {
     if (o->file_id == file->id()) {  // _dl_file_id_match_p: already loaded under another name
       o->names.emplace_back(name);
@@ -293,15 +301,9 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
   int num_versions = 0;
   t.ForEachNamed(name, [&](uint32_t idx) {
     Symbol s = t.GetOrEmpty(idx);
-    // check_match: valueless entries, and for PLT-class lookups undefined ones, are no definition.
-    if ((s.value == 0 && s.shndx != elf::SHN_ABS && s.type() != elf::STT_TLS) ||
-        (plt_class && s.shndx == elf::SHN_UNDEF)) {
-      return false;
-    }
-    constexpr uint32_t kAllowed = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) |
-                                  (1u << elf::STT_FUNC) | (1u << elf::STT_COMMON) |
-                                  (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
-    if (((1u << s.type()) & kAllowed) == 0) return false;
+    // check_match: valueless entries, types never bound, and for PLT-class lookups undefined
+    // ones are no definition.
+    if (!IsLookupCandidate(s) || (plt_class && s.shndx == elf::SHN_UNDEF)) return false;
     if (version != nullptr) {
       // LOADER.md B2: no .gnu.version accepts the name alone; else the version name must match,
       // or the entry must be unversioned (its l_versions hash 0) and not hidden.

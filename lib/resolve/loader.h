@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
@@ -92,7 +93,8 @@ class Loader {
   // Reads the symbol table of `elf` and appends the object to the load order.
   absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, ElfFile elf, const std::string& path,
                                     const std::string& opened_as, std::vector<std::string> names,
-                                    std::string found_by, const Object* loader, bool preexisting);
+                                    std::string found_by, const Object* loader, bool preexisting,
+                                    const ExternalLibrary* external = nullptr);
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
   // Tries `dir/name`; returns the object, nullptr when absent or skipped.
@@ -114,6 +116,7 @@ class Loader {
   LdCache cache_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
+  absl::flat_hash_set<std::string> absent_;      // paths that failed to open
 };
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).

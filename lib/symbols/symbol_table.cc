@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/util/status_macros.h"
@@ -164,9 +165,47 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   return t;
 }
 
+absl::StatusOr<SymbolTable> SymbolTable::ReadExternal(const ElfFile& elf, ExternalLibrary ext) {
+  SymbolTable t;
+  t.elf_ = &elf;
+  t.ext_ = std::move(ext);
+  t.count_ = t.ext_.entries;
+  t.has_versym_ = t.ext_.has_versym;
+  ABICHECK_RETURN_IF_ERROR(t.ReadVersions());
+  return t;
+}
+
+Symbol SymbolTable::FromEntry(const ExternalSymbols::Entry& e, absl::string_view name) {
+  Symbol s;
+  s.index = e.handle;
+  s.name = name;
+  s.value = e.has_value ? 1 : 0;
+  s.shndx = e.shndx;
+  s.info = e.info;
+  s.other = e.other;
+  return s;
+}
+
+uint8_t SymbolTable::StringAbiMarkers() const {
+  if (external()) return ext_.symbols->StringAbiMarkers(ext_.library);
+  absl::string_view strings(reinterpret_cast<const char*>(elf_->dynstr().data().data()), elf_->dynstr().size());
+  uint8_t m = 0;
+  if (absl::StrContains(strings, "St7__cxx11") || absl::StrContains(strings, "B5cxx11")) m |= 1;
+  // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
+  if (absl::StrContains(strings, "RKSs") || absl::StrContains(strings, "ESs")) m |= 2;
+  return m;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::HeaderFootprint() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out = elf_->Footprint(/*whole_dynstr=*/false);
+  out.insert(out.end(), footprint_.begin(), footprint_.end());
+  out.insert(out.end(), version_strings_.begin(), version_strings_.end());
+  return out;
+}
+
 absl::Status SymbolTable::ReadVersions() {
   const ElfFile& elf = *elf_;
-  if (std::optional<uint64_t> vs = elf.DynamicValue(elf::DT_VERSYM)) {
+  if (std::optional<uint64_t> vs = external() ? std::nullopt : elf.DynamicValue(elf::DT_VERSYM)) {
     std::optional<ByteReader> v = elf.VaddrSlice(*vs, uint64_t{count_} * 2);
     if (!v) {
       return Corrupt(elf, absl::StrFormat(".gnu.version (DT_VERSYM 0x%x): %u entries (one per "
@@ -176,12 +215,14 @@ absl::Status SymbolTable::ReadVersions() {
     versym_ = *v;
     has_versym_ = true;
   }
-  auto name_at = [&](uint64_t off, absl::string_view where) -> absl::StatusOr<absl::string_view> {
+  // Messages are formatted only when there is an error: this runs for every library of a check.
+  auto name_at = [&](uint64_t off, absl::FunctionRef<std::string()> where) -> absl::StatusOr<absl::string_view> {
     std::optional<absl::string_view> s = elf.dynstr().CString(off);
     if (!s) {
-      return Corrupt(elf, absl::StrFormat("%s: name offset 0x%x is outside .dynstr (0x%x bytes)", where,
+      return Corrupt(elf, absl::StrFormat("%s: name offset 0x%x is outside .dynstr (0x%x bytes)", where(),
                                           off, elf.dynstr().size()));
     }
+    version_strings_.emplace_back(elf.OffsetOf(elf.dynstr()) + off, s->size() + 1);
     return *s;
   };
   uint32_t max_index = 0;
@@ -191,7 +232,7 @@ absl::Status SymbolTable::ReadVersions() {
     const uint64_t num = elf.DynamicValue(elf::DT_VERDEFNUM).value_or(kMaxVersionEntries);
     uint64_t off = 0;
     for (uint64_t i = 0; i < std::min<uint64_t>(num, kMaxVersionEntries); ++i) {
-      std::string where = absl::StrFormat(".gnu.version_d entry %u", i);
+      auto where = [&] { return absl::StrFormat(".gnu.version_d entry %u", i); };
       std::optional<uint16_t> vd_version = sec->ReadAt<uint16_t>(off);
       std::optional<uint16_t> vd_flags = sec->ReadAt<uint16_t>(off + 2);
       std::optional<uint16_t> vd_ndx = sec->ReadAt<uint16_t>(off + 4);
@@ -200,14 +241,14 @@ absl::Status SymbolTable::ReadVersions() {
       std::optional<uint32_t> vd_next = sec->ReadAt<uint32_t>(off + 16);
       if (!vd_version || !vd_next) {
         return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
-                                            where, off, sec->size()));
+                                            where(), off, sec->size()));
       }
       if (*vd_version != 1) {
-        return Corrupt(elf, absl::StrFormat("%s: vd_version %u is not 1", where, *vd_version));
+        return Corrupt(elf, absl::StrFormat("%s: vd_version %u is not 1", where(), *vd_version));
       }
       std::optional<uint32_t> vda_name = sec->ReadAt<uint32_t>(off + *vd_aux);
       if (!vda_name) {
-        return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment", where,
+        return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment", where(),
                                             *vd_aux));
       }
       ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(*vda_name, where));
@@ -217,7 +258,7 @@ absl::Status SymbolTable::ReadVersions() {
       max_index = std::max<uint32_t>(max_index, *vd_ndx & 0x7fff);
       if (*vd_next == 0) break;
       if (*vd_next > sec->size() - off) {
-        return Corrupt(elf, absl::StrFormat("%s: vd_next 0x%x runs past the section end (0x%x)", where,
+        return Corrupt(elf, absl::StrFormat("%s: vd_next 0x%x runs past the section end (0x%x)", where(),
                                             *vd_next, sec->size() - off));
       }
       off += *vd_next;
@@ -230,7 +271,7 @@ absl::Status SymbolTable::ReadVersions() {
     uint64_t off = 0;
     uint32_t total_aux = 0;
     for (uint64_t i = 0; i < std::min<uint64_t>(num, kMaxVersionEntries); ++i) {
-      std::string where = absl::StrFormat(".gnu.version_r entry %u", i);
+      auto where = [&] { return absl::StrFormat(".gnu.version_r entry %u", i); };
       std::optional<uint16_t> vn_version = sec->ReadAt<uint16_t>(off);
       std::optional<uint16_t> vn_cnt = sec->ReadAt<uint16_t>(off + 2);
       std::optional<uint32_t> vn_file = sec->ReadAt<uint32_t>(off + 4);
@@ -238,17 +279,17 @@ absl::Status SymbolTable::ReadVersions() {
       std::optional<uint32_t> vn_next = sec->ReadAt<uint32_t>(off + 12);
       if (!vn_version || !vn_next) {
         return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
-                                            where, off, sec->size()));
+                                            where(), off, sec->size()));
       }
       if (*vn_version != 1) {
-        return Corrupt(elf, absl::StrFormat("%s: vn_version %u is not 1", where, *vn_version));
+        return Corrupt(elf, absl::StrFormat("%s: vn_version %u is not 1", where(), *vn_version));
       }
       VersionNeed need;
       footprint_.emplace_back(elf.OffsetOf(*sec) + off, 16);
       ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(*vn_file, where));
       uint64_t aoff = off + *vn_aux;
       for (uint32_t j = 0; j < *vn_cnt; ++j) {
-        std::string awhere = absl::StrFormat("%s aux %u", where, j);
+        auto awhere = [&] { return absl::StrFormat("%s aux %u", where(), j); };
         std::optional<uint32_t> vna_hash = sec->ReadAt<uint32_t>(aoff);
         std::optional<uint16_t> vna_flags = sec->ReadAt<uint16_t>(aoff + 4);
         std::optional<uint16_t> vna_other = sec->ReadAt<uint16_t>(aoff + 6);
@@ -256,7 +297,7 @@ absl::Status SymbolTable::ReadVersions() {
         std::optional<uint32_t> vna_next = sec->ReadAt<uint32_t>(aoff + 12);
         if (!vna_next) {
           return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
-                                              awhere, aoff, sec->size()));
+                                              awhere(), aoff, sec->size()));
         }
         if (++total_aux > kMaxVersionEntries) {
           return Corrupt(elf, absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
@@ -275,7 +316,7 @@ absl::Status SymbolTable::ReadVersions() {
       needs_.push_back(std::move(need));
       if (*vn_next == 0) break;
       if (*vn_next > sec->size() - off) {
-        return Corrupt(elf, absl::StrFormat("%s: vn_next 0x%x runs past the section end (0x%x)", where,
+        return Corrupt(elf, absl::StrFormat("%s: vn_next 0x%x runs past the section end (0x%x)", where(),
                                             *vn_next, sec->size() - off));
       }
       off += *vn_next;
@@ -312,6 +353,7 @@ absl::Status SymbolTable::ReadVersions() {
 
 std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint(bool with_relocations) const {
   const ElfFile& elf = *elf_;
+  if (external()) return HeaderFootprint();
   std::vector<std::pair<uint64_t, uint64_t>> out = elf.Footprint();
   out.insert(out.end(), footprint_.begin(), footprint_.end());
   auto add = [&](const ByteReader& r, uint64_t len) {
@@ -343,6 +385,10 @@ std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint(bool with_relo
 
 uint16_t SymbolTable::Versym(uint32_t i) const {
   if (!has_versym_) return elf::VER_NDX_GLOBAL;
+  if (external()) {
+    auto e = ext_.symbols->Get(i);
+    return e ? e->first.versym : elf::VER_NDX_GLOBAL;
+  }
   return versym_.ReadAt<uint16_t>(uint64_t{i} * 2).value_or(elf::VER_NDX_GLOBAL);
 }
 
@@ -363,6 +409,11 @@ bool SymbolTable::NameIs(uint32_t i, absl::string_view name) const {
 }
 
 std::optional<Symbol> SymbolTable::Get(uint32_t i) const {
+  if (external()) {
+    auto e = ext_.symbols->Get(i);
+    if (!e) return std::nullopt;
+    return FromEntry(e->first, e->second);
+  }
   if (i >= count_) return std::nullopt;
   const uint64_t at = uint64_t{i} * entsize_;
   Symbol s;
@@ -415,6 +466,10 @@ bool IsPltClass(uint16_t machine, uint32_t type, bool in_jmprel) {
 
 absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   const ElfFile& elf = *elf_;
+  if (external()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        elf.name(), ": an index holds what a library exports, not its relocations: check the library itself"));
+  }
   struct Range {
     int64_t addr_tag, size_tag, ent_tag;
     bool rela;
@@ -469,6 +524,16 @@ absl::StatusOr<ParsedElf> ParseElf(const std::string& name, absl::Span<const uin
   ParsedElf p;
   p.elf = std::make_unique<ElfFile>(std::move(elf));
   ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(*p.elf));
+  p.syms = std::make_unique<SymbolTable>(std::move(t));
+  return p;
+}
+
+absl::StatusOr<ParsedElf> ParseElf(const InputFile& input) {
+  if (input.external == nullptr) return ParseElf(input.name, input.blob->bytes());
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(input.name, input.blob->bytes()));
+  ParsedElf p;
+  p.elf = std::make_unique<ElfFile>(std::move(elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::ReadExternal(*p.elf, *input.external));
   p.syms = std::make_unique<SymbolTable>(std::move(t));
   return p;
 }

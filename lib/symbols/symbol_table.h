@@ -11,9 +11,11 @@
 #include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
+#include "lib/io/blob.h"
 #include "lib/io/byte_reader.h"
 
 namespace abicheck {
@@ -21,6 +23,7 @@ namespace abicheck {
 struct Symbol {
   uint32_t index = 0;
   absl::string_view name;
+  // From an index (lib/index) only whether the value is zero is kept: then it is 0 or 1.
   uint64_t value = 0;
   uint64_t size = 0;
   uint16_t shndx = 0;
@@ -37,6 +40,15 @@ struct Symbol {
            visibility() != elf::STV_INTERNAL;
   }
 };
+
+// check_match's tests that do not depend on the reference (dl-lookup.c): an entry without a
+// value (unless SHN_ABS or TLS) or of a type the loader never binds is passed over.
+inline bool IsLookupCandidate(const Symbol& s) {
+  if (s.value == 0 && s.shndx != elf::SHN_ABS && s.type() != elf::STT_TLS) return false;
+  constexpr uint32_t kAllowed = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
+                                (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
+  return ((1u << s.type()) & kAllowed) != 0;
+}
 
 // One slot of glibc's l_versions[] table, indexed by .gnu.version values (dl-version.c).
 struct VersionSlot {
@@ -82,12 +94,60 @@ struct HashedName {
 uint32_t GnuHash(absl::string_view name);
 uint32_t SysvHash(absl::string_view name);
 
+// Symbols kept outside the ELF image: an index (lib/index) stores, for each library, the entries
+// do_lookup_x can meet for a name, in the library's own hash-chain order, and none of .dynsym.
+class ExternalSymbols {
+ public:
+  struct Entry {
+    uint32_t handle = 0;  // >= 1: the symbol index a SymbolTable gives out for it
+    uint8_t info = 0;
+    uint8_t other = 0;
+    uint16_t shndx = 0;
+    uint16_t versym = 0;  // with the hidden bit
+    bool has_value = false;
+  };
+  virtual ~ExternalSymbols() = default;
+  // f(entry) for each of `library`'s entries named `name`, in chain order, until f returns true.
+  virtual void ForEachNamed(uint32_t library, const HashedName& name,
+                            absl::FunctionRef<bool(const Entry&)> f) const = 0;
+  // f(entry, name) for every entry of `library`, in name order.
+  virtual void ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, absl::string_view)> f) const = 0;
+  // The entry with `handle` and its name, which lives as long as this object.
+  virtual std::optional<std::pair<Entry, absl::string_view>> Get(uint32_t handle) const = 0;
+  // What the library's strings say of the std::string ABI: bit 0 "St7__cxx11"/"B5cxx11",
+  // bit 1 "RKSs"/"ESs" (lib/diagnose).
+  virtual uint8_t StringAbiMarkers(uint32_t library) const = 0;
+  // The first error met while decoding lazily (then lookups found nothing): checked after use.
+  virtual absl::Status status() const = 0;
+};
+
+// How a library's symbols reach an external table: the per-library facts besides its entries.
+struct ExternalLibrary {
+  std::shared_ptr<const ExternalSymbols> symbols;
+  uint32_t library = 0;
+  uint32_t entries = 0;
+  bool has_hash_table = false;
+  bool has_versym = false;
+};
+
 class SymbolTable {
  public:
   // Reads the tables named by `elf`'s PT_DYNAMIC. `elf` must outlive the table.
   static absl::StatusOr<SymbolTable> Read(const ElfFile& elf);
+  // The version tables from `elf`, the symbols from `ext` (.dynsym, its hash tables and
+  // .gnu.version are not read).
+  static absl::StatusOr<SymbolTable> ReadExternal(const ElfFile& elf, ExternalLibrary ext);
 
+  // .dynsym entries; for an external table, its entries (their indexes are handles, not 1..n).
   uint32_t size() const { return count_; }
+  bool external() const { return ext_.symbols != nullptr; }
+  const ExternalLibrary& external_library() const { return ext_; }
+  // f(symbol) for every entry (not the null entry 0), in table order; entries whose name is
+  // unreadable are skipped, and the first of them is returned.
+  template <typename F>
+  std::optional<uint32_t> ForEachSymbol(F&& f) const;
+  // The std::string ABI markers of the library's strings (see ExternalSymbols).
+  uint8_t StringAbiMarkers() const;
   // nullopt only when entry `i` has a name offset outside .dynstr (or i >= size()).
   std::optional<Symbol> Get(uint32_t i) const;
   // Symbol `i` with an empty name when its name is unreadable.
@@ -103,7 +163,7 @@ class SymbolTable {
   const std::vector<VersionNeed>& version_needs() const { return needs_; }
 
   // False when the object has neither DT_GNU_HASH nor DT_HASH: ld.so skips such objects in lookups.
-  bool has_hash_table() const { return gnu_nbuckets_ > 0 || sysv_nbucket_ > 0; }
+  bool has_hash_table() const { return gnu_nbuckets_ > 0 || sysv_nbucket_ > 0 || ext_.has_hash_table; }
   // Calls f(index) for every symbol in `name`'s hash chain whose name is byte-equal, in chain
   // order — the order in which do_lookup_x tries them. Stops when f returns true.
   template <typename F>
@@ -117,13 +177,18 @@ class SymbolTable {
   // versions, hash tables, relocations — with the ElfFile's own. When all of it is real data, a
   // parse is exact even over a partly retained image (lib/inputs).
   std::vector<std::pair<uint64_t, uint64_t>> Footprint(bool with_relocations = true) const;
+  // What an index keeps of the file: the headers, PT_DYNAMIC and the strings it names, the
+  // version tables and their strings — the rest of the table lives in the index's name blocks.
+  std::vector<std::pair<uint64_t, uint64_t>> HeaderFootprint() const;
 
  private:
   SymbolTable() = default;
   absl::Status ReadVersions();
   bool NameIs(uint32_t i, absl::string_view name) const;
+  static Symbol FromEntry(const ExternalSymbols::Entry& e, absl::string_view name);
 
   const ElfFile* elf_ = nullptr;
+  ExternalLibrary ext_;
   ByteReader syms_;
   uint32_t count_ = 0;
   uint64_t entsize_ = 0;
@@ -133,6 +198,7 @@ class SymbolTable {
   std::vector<VersionDef> defs_;
   std::vector<VersionNeed> needs_;
   std::vector<std::pair<uint64_t, uint64_t>> footprint_;  // version walks, relocation ranges
+  std::vector<std::pair<uint64_t, uint64_t>> version_strings_;
   // DT_GNU_HASH
   uint32_t gnu_nbuckets_ = 0, gnu_symoffset_ = 0, gnu_bloom_size_ = 0, gnu_bloom_shift_ = 0;
   ByteReader gnu_bloom_, gnu_buckets_, gnu_chains_;
@@ -142,7 +208,33 @@ class SymbolTable {
 };
 
 template <typename F>
+std::optional<uint32_t> SymbolTable::ForEachSymbol(F&& f) const {
+  if (external()) {
+    ext_.symbols->ForEach(ext_.library, [&](const ExternalSymbols::Entry& e, absl::string_view name) {
+      f(FromEntry(e, name));
+    });
+    return std::nullopt;
+  }
+  std::optional<uint32_t> bad;
+  for (uint32_t i = 1; i < count_; ++i) {
+    std::optional<Symbol> s = Get(i);
+    if (!s) {
+      if (!bad) bad = i;
+      continue;
+    }
+    f(*s);
+  }
+  return bad;
+}
+
+template <typename F>
 void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
+  if (external()) {
+    if (!ext_.has_hash_table) return;
+    ext_.symbols->ForEachNamed(ext_.library, h,
+                               [&](const ExternalSymbols::Entry& e) { return f(e.handle); });
+    return;
+  }
   if (gnu_nbuckets_ > 0) {
     // dl-lookup.c do_lookup_x: Bloom filter, bucket, then the chain until its end bit.
     const uint32_t bits = elf_->is_64() ? 64 : 32;
@@ -181,6 +273,8 @@ struct ParsedElf {
   std::unique_ptr<SymbolTable> syms;
 };
 absl::StatusOr<ParsedElf> ParseElf(const std::string& name, absl::Span<const uint8_t> bytes);
+// An input as the pipeline sees it: an ELF image, or an index's library (external symbols).
+absl::StatusOr<ParsedElf> ParseElf(const InputFile& input);
 
 }  // namespace abicheck
 

@@ -56,6 +56,17 @@ std::set<std::string> Problems(const Report& r) {
   return s;
 }
 
+// What the diagnosis found for each problem, without paths: the candidates' names and the cause.
+std::set<std::string> Diagnoses(const Report& r) {
+  std::set<std::string> s;
+  for (const Problem& p : r.problems) {
+    std::string d = p.symbol + " cause=" + p.cause + " candidates:";
+    for (const Candidate& c : p.candidates) d += " " + c.symbol + "@" + c.version;
+    s.insert(d);
+  }
+  return s;
+}
+
 const Report* Cell(const Matrix& m, const std::string& module_suffix, size_t build) {
   for (size_t i = 0; i < m.modules.size(); ++i) {
     if (m.modules[i].ends_with(module_suffix)) return &m.cells[i * m.builds.size() + build].report;
@@ -164,6 +175,9 @@ TEST_F(CorpusTest, IndexGivesTheSameAnswers) {
   ASSERT_EQ(from_index->cells.size(), from_wheels->cells.size());
   for (size_t i = 0; i < from_index->cells.size(); ++i) {
     EXPECT_EQ(Problems(from_index->cells[i].report), Problems(from_wheels->cells[i].report)) << from_index->cells[i].build;
+    EXPECT_EQ(Diagnoses(from_index->cells[i].report), Diagnoses(from_wheels->cells[i].report)) << from_index->cells[i].build;
+    EXPECT_EQ(from_index->cells[i].report.references_checked, from_wheels->cells[i].report.references_checked);
+    EXPECT_EQ(from_index->cells[i].report.providers_string_abi, from_wheels->cells[i].report.providers_string_abi);
   }
   // And a single build of it, as plain providers.
   absl::StatusOr<Report> one = Check(Dir("trixie/python3-torchvision/usr/lib/python3/dist-packages/torchvision/"

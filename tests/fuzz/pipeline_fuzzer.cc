@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t half = size / 2;
   auto module = std::make_shared<BytesBlob>(data, half);
   auto provider = std::make_shared<BytesBlob>(data + half, size - half);
-  abicheck::InputFile m{"mod.so", "/nonexistent/mod.so", module};
-  abicheck::InputFile p{"libp.so", "/nonexistent/libp.so", provider};
+  abicheck::InputFile m{"mod.so", "/nonexistent/mod.so", module, nullptr};
+  abicheck::InputFile p{"libp.so", "/nonexistent/libp.so", provider, nullptr};
   abicheck::CheckOptions options;
   options.use_host = false;  // never open host files from a fuzzer
   absl::StatusOr<abicheck::Report> r = abicheck::CheckObjects(m, {p}, {}, nullptr, options);

@@ -54,8 +54,8 @@ TEST(ByteFlipTest, NeverCrashesOrHangs) {
       // Bias flips toward the headers and dynamic tables, where they matter.
       const uint64_t span = std::min<uint64_t>(target.size(), (i % 3 == 0) ? target.size() : 16384);
       for (int k = 1 + static_cast<int>(rng() % 8); k > 0; --k) target[rng() % span] ^= static_cast<uint8_t>(1 + rng() % 255);
-      InputFile mi{"mod.so", "/nonexistent/mod.so", std::make_shared<VectorBlob>(std::move(m))};
-      InputFile pi{"libp.so", "/nonexistent/libp.so", std::make_shared<VectorBlob>(std::move(p))};
+      InputFile mi{"mod.so", "/nonexistent/mod.so", std::make_shared<VectorBlob>(std::move(m)), nullptr};
+      InputFile pi{"libp.so", "/nonexistent/libp.so", std::make_shared<VectorBlob>(std::move(p)), nullptr};
       absl::StatusOr<Report> r = CheckObjects(mi, {pi}, {}, nullptr, options);
       if (r.ok()) {
         ++ok;

@@ -1,0 +1,510 @@
+// Name section layout (all integers little-endian; offsets relative to the section):
+//   u32 names per block, u32 names, u32 blocks, u32 records, u32 attributes, u32 Bloom words
+//   Bloom filter: u64 words (12 bits per name), 5 bits per name at (gnu + i * sysv) mod bits
+//     for i in 0..4 (0.5 % false positives) — names not in the index are answered without
+//     inflating anything (most of a module's references go to libc and libstdc++)
+//   attributes: 8 bytes each: u8 st_info, u8 st_other, u16 st_shndx, u16 versym, u16 flags (bit 0:
+//     st_value is not zero)
+//   entry lists: u32 lists, lists + 1 u32 offsets, then per list varint count and per entry
+//     varint library and varint attribute index — the distinct (library, attributes) sequences;
+//     a few hundred serve every name of the four Debian builds
+//   block table: blocks + 1 entries of u64 data offset, u32 first record, u32 inflated size
+//   separators: blocks + 1 u32 offsets into the separator bytes, then the bytes; separator b is
+//     the shortest prefix of block b's first name that sorts after block b-1's last name
+//   data: the raw-deflated blocks. A block is, per name: varint bytes shared with the previous
+//     name (0 for a block's first), varint suffix length, the suffix, varint entry list.
+#include "lib/index/name_blocks.h"
+
+#include <isa-l/igzip_lib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace abicheck {
+namespace {
+
+constexpr uint32_t kNamesPerBlock = 32;
+constexpr uint32_t kHeaderBytes = 24;
+constexpr int kBloomProbes = 5;
+constexpr uint64_t kBloomBitsPerName = 12;
+constexpr uint32_t kTableEntry = 16;
+// A block of 32 names is a few KB; a hostile size field cannot make us allocate more than this.
+constexpr uint32_t kMaxBlockBytes = 64u << 20;
+
+void PutU16(std::string* s, uint16_t v) { s->append(reinterpret_cast<const char*>(&v), 2); }
+void PutU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<const char*>(&v), 4); }
+void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
+void PutVarint(std::string* s, uint64_t v) {
+  while (v >= 0x80) {
+    s->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  s->push_back(static_cast<char>(v));
+}
+
+uint64_t PackAttr(const ExternalSymbols::Entry& e) {
+  return uint64_t{e.info} | uint64_t{e.other} << 8 | uint64_t{e.shndx} << 16 | uint64_t{e.versym} << 32 |
+         uint64_t{e.has_value} << 48;
+}
+
+std::string Deflate(const std::string& raw) {
+  std::string out(raw.size() + raw.size() / 2 + 1024, '\0');
+  std::vector<uint8_t> level_buf(ISAL_DEF_LVL1_DEFAULT);
+  isal_zstream z;
+  isal_deflate_stateless_init(&z);
+  z.level = 1;
+  z.level_buf = level_buf.data();
+  z.level_buf_size = static_cast<uint32_t>(level_buf.size());
+  z.gzip_flag = IGZIP_DEFLATE;
+  z.end_of_stream = 1;
+  z.flush = NO_FLUSH;
+  z.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(raw.data()));
+  z.avail_in = static_cast<uint32_t>(raw.size());
+  z.next_out = reinterpret_cast<uint8_t*>(out.data());
+  z.avail_out = static_cast<uint32_t>(out.size());
+  if (isal_deflate_stateless(&z) != COMP_OK) {
+    // Level 0 (stored blocks) cannot fail for lack of space: the buffer holds the input and more.
+    isal_deflate_stateless_init(&z);
+    z.level = 0;
+    z.gzip_flag = IGZIP_DEFLATE;
+    z.end_of_stream = 1;
+    z.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(raw.data()));
+    z.avail_in = static_cast<uint32_t>(raw.size());
+    z.next_out = reinterpret_cast<uint8_t*>(out.data());
+    z.avail_out = static_cast<uint32_t>(out.size());
+    isal_deflate_stateless(&z);
+  }
+  out.resize(z.total_out);
+  return out;
+}
+
+// A varint reader over one inflated block.
+struct Cursor {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool Varint(uint32_t* v) {
+    uint64_t r = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      if (p == end) return false;
+      const uint8_t b = *p++;
+      r |= uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) {
+        if (r > UINT32_MAX) return false;
+        *v = static_cast<uint32_t>(r);
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+void NameBlocksWriter::Add(absl::string_view name, uint32_t library, const ExternalSymbols::Entry& e) {
+  const uint64_t packed = PackAttr(e);
+  auto it = std::find(attrs_.begin(), attrs_.end(), packed);
+  uint32_t attr = static_cast<uint32_t>(it - attrs_.begin());
+  if (it == attrs_.end()) attrs_.push_back(packed);
+  items_.push_back({name, library, static_cast<uint32_t>(items_.size()), attr});
+}
+
+std::string NameBlocksWriter::Finish() {
+  std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
+    return std::tie(a.name, a.library, a.seq) < std::tie(b.name, b.library, b.seq);
+  });
+  // Names, each with its run of items.
+  std::vector<std::pair<size_t, size_t>> runs;
+  for (size_t i = 0; i < items_.size();) {
+    size_t j = i + 1;
+    while (j < items_.size() && items_[j].name == items_[i].name) ++j;
+    runs.emplace_back(i, j);
+    i = j;
+  }
+  names_ = runs.size();
+  const uint32_t nblocks = static_cast<uint32_t>((runs.size() + kNamesPerBlock - 1) / kNamesPerBlock);
+  std::string data, table, seps, sep_offsets;
+  uint32_t record = 0;
+  absl::flat_hash_map<std::string, uint32_t> list_ids;
+  std::vector<std::string> lists;
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    const size_t first = size_t{b} * kNamesPerBlock, last = std::min(runs.size(), first + kNamesPerBlock);
+    // The separator: the shortest prefix of this block's first name above the previous block's last.
+    PutU32(&sep_offsets, static_cast<uint32_t>(seps.size()));
+    if (b > 0) {
+      absl::string_view prev = items_[runs[first - 1].first].name, cur = items_[runs[first].first].name;
+      size_t n = 0;
+      while (n < prev.size() && n < cur.size() && prev[n] == cur[n]) ++n;
+      seps.append(cur.data(), std::min(cur.size(), n + 1));
+    }
+    std::string raw;
+    absl::string_view prev;
+    const uint32_t block_first_record = record;
+    for (size_t r = first; r < last; ++r) {
+      absl::string_view name = items_[runs[r].first].name;
+      size_t shared = 0;
+      while (r > first && shared < prev.size() && shared < name.size() && prev[shared] == name[shared]) ++shared;
+      PutVarint(&raw, shared);
+      PutVarint(&raw, name.size() - shared);
+      raw.append(name.data() + shared, name.size() - shared);
+      std::string list;
+      PutVarint(&list, runs[r].second - runs[r].first);
+      for (size_t i = runs[r].first; i < runs[r].second; ++i) {
+        PutVarint(&list, items_[i].library);
+        PutVarint(&list, items_[i].attr);
+        ++record;
+      }
+      auto [it, added] = list_ids.try_emplace(list, static_cast<uint32_t>(lists.size()));
+      if (added) lists.push_back(std::move(list));
+      PutVarint(&raw, it->second);
+      prev = name;
+    }
+    PutU64(&table, data.size());
+    PutU32(&table, block_first_record);
+    PutU32(&table, static_cast<uint32_t>(raw.size()));
+    data += Deflate(raw);
+  }
+  PutU32(&sep_offsets, static_cast<uint32_t>(seps.size()));
+  PutU64(&table, data.size());
+  PutU32(&table, record);
+  PutU32(&table, 0);
+
+  const uint64_t words = (runs.size() * kBloomBitsPerName + 63) / 64 + 1;
+  std::vector<uint64_t> bloom(words);
+  for (const auto& run : runs) {
+    const HashedName h(items_[run.first].name);
+    for (int i = 0; i < kBloomProbes; ++i) {
+      const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv} * i) % (words * 64);
+      bloom[bit / 64] |= uint64_t{1} << (bit % 64);
+    }
+  }
+
+  std::string out;
+  PutU32(&out, kNamesPerBlock);
+  PutU32(&out, static_cast<uint32_t>(runs.size()));
+  PutU32(&out, nblocks);
+  PutU32(&out, record);
+  PutU32(&out, static_cast<uint32_t>(attrs_.size()));
+  PutU32(&out, static_cast<uint32_t>(words));
+  for (uint64_t w : bloom) PutU64(&out, w);
+  for (uint64_t a : attrs_) {
+    out.push_back(static_cast<char>(a & 0xff));
+    out.push_back(static_cast<char>((a >> 8) & 0xff));
+    PutU16(&out, static_cast<uint16_t>(a >> 16));
+    PutU16(&out, static_cast<uint16_t>(a >> 32));
+    PutU16(&out, static_cast<uint16_t>(a >> 48));
+  }
+  PutU32(&out, static_cast<uint32_t>(lists.size()));
+  uint32_t list_bytes = 0;
+  for (const std::string& l : lists) {
+    PutU32(&out, list_bytes);
+    list_bytes += static_cast<uint32_t>(l.size());
+  }
+  PutU32(&out, list_bytes);
+  for (const std::string& l : lists) out += l;
+  out += table;
+  out += sep_offsets;
+  out += seps;
+  out += data;
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section,
+                                                             std::shared_ptr<const void> keepalive,
+                                                             std::vector<uint8_t> markers) {
+  auto corrupt = [&](absl::string_view what) {
+    return absl::DataLossError(absl::StrCat(file, ": index name section: ", what));
+  };
+  static std::atomic<uint64_t> serial{0};
+  std::shared_ptr<NameBlocks> t(new NameBlocks());
+  t->serial_ = ++serial;
+  if (!section.Contains(0, kHeaderBytes)) return corrupt("header truncated");
+  t->per_block_ = *section.ReadAt<uint32_t>(0);
+  t->nnames_ = *section.ReadAt<uint32_t>(4);
+  t->nblocks_ = *section.ReadAt<uint32_t>(8);
+  t->nrecords_ = *section.ReadAt<uint32_t>(12);
+  const uint32_t nattrs = *section.ReadAt<uint32_t>(16);
+  const uint32_t words = *section.ReadAt<uint32_t>(20);
+  if (t->per_block_ == 0 || t->per_block_ > 4096 ||
+      uint64_t{t->nblocks_} != (uint64_t{t->nnames_} + t->per_block_ - 1) / t->per_block_) {
+    return corrupt(absl::StrFormat("%d names cannot fill %d blocks of %d", t->nnames_, t->nblocks_, t->per_block_));
+  }
+  uint64_t at = kHeaderBytes;
+  std::optional<ByteReader> bloom = section.Slice(at, uint64_t{words} * 8);
+  if (words == 0 || !bloom) return corrupt(absl::StrFormat("Bloom filter of %d words runs past the end", words));
+  at += uint64_t{words} * 8;
+  std::optional<ByteReader> attrs = section.Slice(at, uint64_t{nattrs} * 8);
+  if (!attrs) return corrupt(absl::StrFormat("%d attributes run past the end", nattrs));
+  for (uint32_t i = 0; i < nattrs; ++i) {
+    const uint64_t info = *attrs->ReadAt<uint8_t>(i * 8ull), other = *attrs->ReadAt<uint8_t>(i * 8ull + 1);
+    const uint64_t shndx = *attrs->ReadAt<uint16_t>(i * 8ull + 2), versym = *attrs->ReadAt<uint16_t>(i * 8ull + 4);
+    const uint64_t flags = *attrs->ReadAt<uint16_t>(i * 8ull + 6);
+    t->attrs_.push_back(info | other << 8 | shndx << 16 | versym << 32 | (flags & 1) << 48);
+  }
+  at += uint64_t{nattrs} * 8;
+  std::optional<uint32_t> nlists = section.ReadAt<uint32_t>(at);
+  if (!nlists || !section.Contains(at + 4, (uint64_t{*nlists} + 1) * 4)) return corrupt("the entry lists run past the end");
+  const uint32_t list_bytes = *section.ReadAt<uint32_t>(at + 4 + uint64_t{*nlists} * 4);
+  std::optional<ByteReader> list_data = section.Slice(at + 4 + (uint64_t{*nlists} + 1) * 4, list_bytes);
+  if (!list_data) return corrupt("the entry lists run past the end");
+  t->list_begin_.push_back(0);
+  for (uint32_t i = 0; i < *nlists; ++i) {
+    const uint32_t from = *section.ReadAt<uint32_t>(at + 4 + uint64_t{i} * 4);
+    const uint32_t to = *section.ReadAt<uint32_t>(at + 8 + uint64_t{i} * 4);
+    if (from > to || to > list_bytes) return corrupt(absl::StrFormat("entry list %d lies outside its area", i));
+    Cursor c{list_data->data().data() + from, list_data->data().data() + to};
+    uint32_t count;
+    if (!c.Varint(&count) || count == 0 || count > to - from) return corrupt(absl::StrFormat("entry list %d is malformed", i));
+    for (uint32_t k = 0; k < count; ++k) {
+      uint32_t lib, attr;
+      if (!c.Varint(&lib) || !c.Varint(&attr) || lib >= markers.size() || attr >= nattrs) {
+        return corrupt(absl::StrFormat("entry list %d names no library or attribute", i));
+      }
+      t->list_records_.emplace_back(lib, attr);
+    }
+    t->list_begin_.push_back(static_cast<uint32_t>(t->list_records_.size()));
+  }
+  at += 4 + (uint64_t{*nlists} + 1) * 4 + list_bytes;
+  std::optional<ByteReader> table = section.Slice(at, (uint64_t{t->nblocks_} + 1) * kTableEntry);
+  if (!table) return corrupt(absl::StrFormat("the table of %d blocks runs past the end", t->nblocks_));
+  at += (uint64_t{t->nblocks_} + 1) * kTableEntry;
+  std::optional<ByteReader> sep_offsets = section.Slice(at, (uint64_t{t->nblocks_} + 1) * 4);
+  if (!sep_offsets) return corrupt("the separator offsets run past the end");
+  at += (uint64_t{t->nblocks_} + 1) * 4;
+  const uint32_t sep_size = *sep_offsets->ReadAt<uint32_t>(uint64_t{t->nblocks_} * 4);
+  std::optional<ByteReader> sep_bytes = section.Slice(at, sep_size);
+  if (!sep_bytes) return corrupt("the separators run past the end");
+  at += sep_size;
+  std::optional<ByteReader> data = section.Slice(at, section.size() - at);
+  // Every offset monotonic and inside its area, so that lookups need no further checks.
+  uint64_t prev_data = 0;
+  uint32_t prev_sep = 0, prev_record = 0;
+  for (uint32_t b = 0; b <= t->nblocks_; ++b) {
+    const uint64_t off = *table->ReadAt<uint64_t>(b * uint64_t{kTableEntry});
+    const uint32_t rec = *table->ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
+    const uint32_t sep = *sep_offsets->ReadAt<uint32_t>(b * 4ull);
+    if (off < prev_data || off > data->size() || rec < prev_record || rec > t->nrecords_ || sep < prev_sep ||
+        sep > sep_size || (b == t->nblocks_ && (off != data->size() || rec != t->nrecords_))) {
+      return corrupt(absl::StrFormat("block %d: offsets out of order or out of range", b));
+    }
+    prev_data = off;
+    prev_sep = sep;
+    prev_record = rec;
+  }
+  t->file_ = std::move(file);
+  t->keepalive_ = std::move(keepalive);
+  t->data_ = *data;
+  t->bloom_ = *bloom;
+  t->bloom_bits_ = uint64_t{words} * 64;
+  t->table_ = *table;
+  t->sep_offsets_ = *sep_offsets;
+  t->sep_bytes_ = *sep_bytes;
+  t->markers_ = std::move(markers);
+  t->once_ = std::make_unique<absl::once_flag[]>(t->nblocks_);
+  t->blocks_ = std::make_unique<std::unique_ptr<Decoded>[]>(t->nblocks_);
+  return t;
+}
+
+void NameBlocks::Fail(absl::Status s) const {
+  absl::MutexLock lock(&mu_);
+  if (status_.ok()) status_ = std::move(s);
+}
+
+absl::Status NameBlocks::status() const {
+  absl::MutexLock lock(&mu_);
+  return status_;
+}
+
+uint8_t NameBlocks::StringAbiMarkers(uint32_t library) const {
+  return library < markers_.size() ? markers_[library] : 0;
+}
+
+absl::string_view NameBlocks::Separator(uint32_t b) const {
+  const uint32_t from = *sep_offsets_.ReadAt<uint32_t>(b * 4ull), to = *sep_offsets_.ReadAt<uint32_t>(b * 4ull + 4);
+  return {reinterpret_cast<const char*>(sep_bytes_.data().data()) + from, to - from};
+}
+
+absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
+  auto corrupt = [&](absl::string_view what) {
+    return absl::DataLossError(absl::StrFormat("%s: index name block %d: %s", file_, b, what));
+  };
+  const uint64_t off = *table_.ReadAt<uint64_t>(b * uint64_t{kTableEntry});
+  const uint64_t end = *table_.ReadAt<uint64_t>((b + 1) * uint64_t{kTableEntry});
+  const uint32_t first_record = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
+  const uint32_t records = *table_.ReadAt<uint32_t>((b + 1) * uint64_t{kTableEntry} + 8) - first_record;
+  const uint32_t raw_size = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 12);
+  if (raw_size > kMaxBlockBytes) return corrupt(absl::StrFormat("inflated size %d is implausible", raw_size));
+  std::string raw(raw_size, '\0');
+  inflate_state state;
+  isal_inflate_init(&state);
+  state.crc_flag = ISAL_DEFLATE;
+  state.next_in = const_cast<uint8_t*>(data_.data().data() + off);
+  state.avail_in = static_cast<uint32_t>(end - off);
+  state.next_out = reinterpret_cast<uint8_t*>(raw.data());
+  state.avail_out = raw_size;
+  if (isal_inflate_stateless(&state) != ISAL_DECOMP_OK || state.total_out != raw_size) {
+    return corrupt("does not inflate to its stated size");
+  }
+  const uint32_t names = std::min(per_block_, nnames_ - b * per_block_);
+  Cursor c{reinterpret_cast<const uint8_t*>(raw.data()), reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
+  out->names.reserve(raw_size * 3);
+  uint32_t prev_off = 0, prev_size = 0;
+  for (uint32_t i = 0; i < names; ++i) {
+    uint32_t shared, suffix, count;
+    if (!c.Varint(&shared) || !c.Varint(&suffix) || shared > prev_size ||
+        static_cast<uint64_t>(c.end - c.p) < suffix) {
+      return corrupt(absl::StrFormat("name %d is truncated", i));
+    }
+    Decoded::Name n{static_cast<uint32_t>(out->names.size()), shared + suffix, 0, 0};
+    out->names.append(out->names, prev_off, shared);
+    out->names.append(reinterpret_cast<const char*>(c.p), suffix);
+    c.p += suffix;
+    // Strictly ascending: binary search depends on it.
+    if (i > 0 && !(absl::string_view(out->names).substr(prev_off, prev_size) <
+                   absl::string_view(out->names).substr(n.offset, n.size))) {
+      return corrupt(absl::StrFormat("name %d is out of order", i));
+    }
+    uint32_t list;
+    if (!c.Varint(&list) || list + 1 >= list_begin_.size()) return corrupt(absl::StrFormat("name %d: no such entry list", i));
+    count = list_begin_[list + 1] - list_begin_[list];
+    if (count > records - out->records.size()) return corrupt(absl::StrFormat("name %d: entry count is wrong", i));
+    n.first = static_cast<uint32_t>(out->records.size());
+    n.count = count;
+    out->records.insert(out->records.end(), list_records_.begin() + list_begin_[list],
+                        list_records_.begin() + list_begin_[list + 1]);
+    out->list.push_back(n);
+    prev_off = n.offset;
+    prev_size = n.size;
+  }
+  if (out->records.size() != records || c.p != c.end) return corrupt("entries do not add up");
+  return absl::OkStatus();
+}
+
+const NameBlocks::Decoded* NameBlocks::Block(uint32_t b) const {
+  absl::call_once(once_[b], [&] {
+    auto d = std::make_unique<Decoded>();
+    absl::Status s = DecodeBlock(b, d.get());
+    if (s.ok()) {
+      blocks_[b] = std::move(d);
+    } else {
+      Fail(std::move(s));
+    }
+  });
+  return blocks_[b].get();
+}
+
+ExternalSymbols::Entry NameBlocks::MakeEntry(uint32_t handle, uint32_t attr) const {
+  const uint64_t a = attrs_[attr];
+  Entry e;
+  e.handle = handle;
+  e.info = static_cast<uint8_t>(a);
+  e.other = static_cast<uint8_t>(a >> 8);
+  e.shndx = static_cast<uint16_t>(a >> 16);
+  e.versym = static_cast<uint16_t>(a >> 32);
+  e.has_value = ((a >> 48) & 1) != 0;
+  return e;
+}
+
+bool NameBlocks::MayHold(const HashedName& h) const {
+  for (int i = 0; i < kBloomProbes; ++i) {
+    const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv} * i) % bloom_bits_;
+    if (((*bloom_.ReadAt<uint64_t>(bit / 64 * 8) >> (bit % 64)) & 1) == 0) return false;
+  }
+  return true;
+}
+
+void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
+                              absl::FunctionRef<bool(const Entry&)> f) const {
+  if (nblocks_ == 0 || !MayHold(h)) return;
+  const absl::string_view name = h.name;
+  // A check asks every library of its scope for the same name in a row: remember the last answer.
+  struct Last {
+    uint64_t table = 0;  // serial_, not the address: a freed table's address can be reused
+    std::string name;
+    const Decoded* block = nullptr;
+    uint32_t b = 0;
+    int64_t at = -1;
+  };
+  thread_local Last last;
+  if (last.table != serial_ || last.name != name) {
+    // The last block whose separator is <= name (block 0 has none).
+    uint32_t lo = 1, hi = nblocks_;
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (Separator(mid) <= name) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    const uint32_t b = lo - 1;
+    const Decoded* d = Block(b);
+    int64_t at = -1;
+    if (d != nullptr) {
+      auto it = std::lower_bound(d->list.begin(), d->list.end(), name, [&](const Decoded::Name& n, absl::string_view k) {
+        return absl::string_view(d->names).substr(n.offset, n.size) < k;
+      });
+      if (it != d->list.end() && absl::string_view(d->names).substr(it->offset, it->size) == name) {
+        at = it - d->list.begin();
+      }
+    }
+    last.table = serial_;
+    last.name.assign(name.data(), name.size());
+    last.block = d;
+    last.b = b;
+    last.at = at;
+  }
+  if (last.at < 0) return;
+  const Decoded::Name& n = last.block->list[last.at];
+  const uint32_t base = *table_.ReadAt<uint32_t>(last.b * uint64_t{kTableEntry} + 8);
+  for (uint32_t k = n.first; k < n.first + n.count; ++k) {
+    const auto [lib, attr] = last.block->records[k];
+    if (lib == library && f(MakeEntry(base + k + 1, attr))) return;
+  }
+}
+
+void NameBlocks::ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, absl::string_view)> f) const {
+  for (uint32_t b = 0; b < nblocks_; ++b) {
+    const Decoded* d = Block(b);
+    if (d == nullptr) continue;
+    const uint32_t base = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
+    for (const Decoded::Name& n : d->list) {
+      for (uint32_t k = n.first; k < n.first + n.count; ++k) {
+        if (d->records[k].first == library) {
+          f(MakeEntry(base + k + 1, d->records[k].second), absl::string_view(d->names).substr(n.offset, n.size));
+        }
+      }
+    }
+  }
+}
+
+std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::Get(uint32_t handle) const {
+  if (handle == 0 || handle > nrecords_) return std::nullopt;
+  const uint32_t record = handle - 1;
+  // The last block whose first record is <= record.
+  uint32_t lo = 0, hi = nblocks_;
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (*table_.ReadAt<uint32_t>(mid * uint64_t{kTableEntry} + 8) <= record) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  const Decoded* d = Block(lo);
+  if (d == nullptr) return std::nullopt;
+  const uint32_t k = record - *table_.ReadAt<uint32_t>(lo * uint64_t{kTableEntry} + 8);
+  if (k >= d->records.size()) return std::nullopt;
+  auto it = std::upper_bound(d->list.begin(), d->list.end(), k,
+                             [](uint32_t r, const Decoded::Name& n) { return r < n.first; });
+  if (it == d->list.begin()) return std::nullopt;
+  --it;
+  return std::make_pair(MakeEntry(handle, d->records[k].second), absl::string_view(d->names).substr(it->offset, it->size));
+}
+
+}  // namespace abicheck

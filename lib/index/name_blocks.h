@@ -1,0 +1,98 @@
+// The name section of an index (docs/index-format.md): every name the indexed libraries offer a
+// lookup, sorted, shared by all libraries and builds of the index, front-coded in blocks of 32
+// that are deflated one by one; each name carries its entries — (library, attributes) in each
+// library's own hash-chain order, which is what do_lookup_x walks. A lookup finds the block by
+// binary search over short separators kept uncompressed, inflates that block once (ISA-L) and
+// binary-searches it: the cost follows the module's references, not the build's exports.
+#ifndef ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
+#define ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/call_once.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "lib/io/byte_reader.h"
+#include "lib/symbols/symbol_table.h"
+
+namespace abicheck {
+
+// Collects entries, then writes the section. Names must outlive the writer.
+class NameBlocksWriter {
+ public:
+  // Entries of one (library, name) must be added in chain order.
+  void Add(absl::string_view name, uint32_t library, const ExternalSymbols::Entry& e);
+  std::string Finish();
+  uint64_t names() const { return names_; }
+
+ private:
+  struct Item {
+    absl::string_view name;
+    uint32_t library;
+    uint32_t seq;
+    uint32_t attr;
+  };
+  std::vector<Item> items_;
+  std::vector<uint64_t> attrs_;
+  std::vector<uint32_t> list_begin_;                        // entry list i: [begin[i], begin[i+1])
+  std::vector<std::pair<uint32_t, uint32_t>> list_records_;  // (library, attribute index)  // packed ExternalSymbols::Entry without the handle
+  uint64_t names_ = 0;
+};
+
+class NameBlocks final : public ExternalSymbols {
+ public:
+  // `section` lies in memory that `keepalive` owns; `markers` has one byte per library.
+  static absl::StatusOr<std::shared_ptr<NameBlocks>> Open(std::string file, ByteReader section,
+                                                          std::shared_ptr<const void> keepalive,
+                                                          std::vector<uint8_t> markers);
+
+  void ForEachNamed(uint32_t library, const HashedName& name,
+                    absl::FunctionRef<bool(const Entry&)> f) const override;
+  void ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, absl::string_view)> f) const override;
+  std::optional<std::pair<Entry, absl::string_view>> Get(uint32_t handle) const override;
+  uint8_t StringAbiMarkers(uint32_t library) const override;
+  absl::Status status() const override;
+
+  uint32_t name_count() const { return nnames_; }
+
+ private:
+  struct Decoded {
+    struct Name {
+      uint32_t offset, size;  // in `names`
+      uint32_t first, count;  // records, block-relative
+    };
+    std::string names;
+    std::vector<Name> list;
+    std::vector<std::pair<uint32_t, uint32_t>> records;  // (library, attribute index)
+  };
+  NameBlocks() = default;
+  // Inflates block `b` once; nullptr (and the error latched) when it is malformed.
+  const Decoded* Block(uint32_t b) const;
+  absl::Status DecodeBlock(uint32_t b, Decoded* out) const;
+  absl::string_view Separator(uint32_t b) const;
+  bool MayHold(const HashedName& h) const;
+  Entry MakeEntry(uint32_t handle, uint32_t attr) const;
+  void Fail(absl::Status s) const;
+
+  uint64_t serial_ = 0;
+  std::string file_;
+  std::shared_ptr<const void> keepalive_;
+  ByteReader data_, table_, sep_offsets_, sep_bytes_, bloom_;
+  uint64_t bloom_bits_ = 0;
+  uint32_t per_block_ = 0, nnames_ = 0, nblocks_ = 0, nrecords_ = 0;
+  std::vector<uint64_t> attrs_;
+  std::vector<uint32_t> list_begin_;                        // entry list i: [begin[i], begin[i+1])
+  std::vector<std::pair<uint32_t, uint32_t>> list_records_;  // (library, attribute index)
+  std::vector<uint8_t> markers_;
+  std::unique_ptr<absl::once_flag[]> once_;
+  std::unique_ptr<std::unique_ptr<Decoded>[]> blocks_;
+  mutable absl::Mutex mu_;
+  mutable absl::Status status_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
