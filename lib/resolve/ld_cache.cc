@@ -29,14 +29,13 @@ int32_t CacheFlagsFor(uint16_t machine) {
   }
 }
 
-std::string Key(absl::string_view soname, int32_t flags) {
-  return absl::StrCat(soname, "\0", flags);
-}
-
 }  // namespace
 
-absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const uint8_t> bytes) {
+absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const uint8_t> input) {
   LdCache cache;
+  auto copy = std::make_shared<std::string>(reinterpret_cast<const char*>(input.data()), input.size());
+  cache.bytes_ = copy;
+  absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(copy->data()), copy->size());
   ByteReader r(bytes, false);
   uint64_t base = 0;
   auto has_magic = [&](uint64_t at, absl::string_view magic) {
@@ -70,7 +69,7 @@ absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const 
     if (!k || !v) {
       return absl::DataLossError(absl::StrFormat("%s: entry %u: string offset outside the file", name, i));
     }
-    cache.entries_.try_emplace(Key(*k, flags), std::string(*v));
+    cache.entries_.try_emplace(std::make_pair(*k, flags), *v);
   }
   return cache;
 }
@@ -85,9 +84,9 @@ absl::StatusOr<LdCache> LdCache::Read(const std::string& path) {
 }
 
 std::optional<std::string> LdCache::Lookup(absl::string_view soname, uint16_t e_machine) const {
-  auto it = entries_.find(Key(soname, CacheFlagsFor(e_machine)));
+  auto it = entries_.find(std::make_pair(soname, CacheFlagsFor(e_machine)));
   if (it == entries_.end()) return std::nullopt;
-  return it->second;
+  return std::string(it->second);
 }
 
 }  // namespace abicheck
