@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 
 // Only what this header declares is exported from the shared libabicheck.so.
@@ -208,6 +209,9 @@ struct SymbolListOptions {
   bool json = false;
 };
 ABICHECK_EXPORT absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options);
+// The same listing handed to `sink` in chunks of about 1 MB as it is made (text), or whole (JSON).
+ABICHECK_EXPORT absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
+                                           absl::FunctionRef<void(absl::string_view)> sink);
 
 // Exit codes of the CLI (and what build tooling should map results to).
 inline constexpr int kExitLoads = 0;

@@ -38,7 +38,8 @@ char TypeLetter(const Symbol& s) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options) {
+absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
+                           absl::FunctionRef<void(absl::string_view)> sink) {
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, file.bytes()));
   const ElfFile& elf = *parsed.elf;
@@ -48,28 +49,74 @@ absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolLis
     absl::string_view version;
     bool default_version = false;
   };
+  // Rows one by one, in table order, with nm's filters and version suffixes.
+  auto for_each_row = [&](auto&& f) -> absl::Status {
+    for (uint32_t i = 1; i < t.size(); ++i) {
+      std::optional<Symbol> s = t.Get(i);
+      if (!s) {
+        return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
+      }
+      if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
+      if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined())) continue;
+      Row row{*s, {}, false};
+      if (t.has_versym()) {
+        const uint16_t vs = t.Versym(i);
+        const VersionSlot* slot = t.Slot(vs & 0x7fff);
+        // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
+        if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
+            !(s->shndx == elf::SHN_ABS && s->name == slot->name)) {
+          row.version = slot->name;
+          row.default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
+        }
+      }
+      f(row);
+    }
+    return absl::OkStatus();
+  };
+
+  // The text lines go out in chunks of about 1 MB: a listing of libtorch_cuda.so is 15 MB, and
+  // building it whole cost more page faults than reading the tables.
+  std::string out;
+  constexpr size_t kChunk = size_t{1} << 20;
+  out.reserve(kChunk + 4096);
+  const int width = elf.is_64() ? 16 : 8;
+  static constexpr char kHex[] = "0123456789abcdef";
+  auto line = [&](const Row& r, absl::string_view name) {
+    if (r.sym.defined()) {
+      char hex[16];
+      for (int k = width - 1; k >= 0; --k) hex[width - 1 - k] = kHex[(r.sym.value >> (4 * k)) & 0xf];
+      out.append(hex, width);
+      out.push_back(' ');
+    } else {
+      out.append(width + 1, ' ');
+    }
+    out.push_back(TypeLetter(r.sym));
+    out.push_back(' ');
+    // Control bytes only in hostile files: escape them, copy everything else as is.
+    if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      out.append(Printable(name));
+    } else {
+      out.append(name.data(), name.size());
+    }
+    if (!r.version.empty()) {
+      out.append(r.default_version ? "@@" : "@");
+      out.append(Printable(r.version));
+    }
+    out.push_back('\n');
+    if (out.size() >= kChunk) {
+      sink(out);
+      out.clear();
+    }
+  };
+  if (!options.demangle && !options.json) {
+    ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) { line(r, r.sym.name); }));
+    if (!out.empty()) sink(out);
+    return absl::OkStatus();
+  }
+
   std::vector<Row> rows;
   rows.reserve(t.size());
-  for (uint32_t i = 1; i < t.size(); ++i) {
-    std::optional<Symbol> s = t.Get(i);
-    if (!s) {
-      return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
-    }
-    if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
-    if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined())) continue;
-    Row row{*s, {}, false};
-    if (t.has_versym()) {
-      const uint16_t vs = t.Versym(i);
-      const VersionSlot* slot = t.Slot(vs & 0x7fff);
-      // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
-      if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
-          !(s->shndx == elf::SHN_ABS && s->name == slot->name)) {
-        row.version = slot->name;
-        row.default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
-      }
-    }
-    rows.push_back(row);
-  }
+  ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) { rows.push_back(r); }));
   // Demangling is the expensive part: spread it over every core.
   std::vector<std::string> demangled;
   if (options.demangle) {
@@ -100,40 +147,18 @@ absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolLis
       j["size"] = r.sym.size;
       json.push_back(std::move(j));
     }
-    return DumpJson(json);
+    sink(DumpJson(json));
+    return absl::OkStatus();
   }
-  std::string out;
-  size_t bytes = 0;
-  for (size_t i = 0; i < rows.size(); ++i) bytes += 24 + (options.demangle ? demangled[i].size() : rows[i].sym.name.size()) + rows[i].version.size();
-  out.reserve(bytes);
-  const int width = elf.is_64() ? 16 : 8;
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    if (r.sym.defined()) {
-      char hex[16];
-      for (int k = width - 1; k >= 0; --k) hex[width - 1 - k] = kHex[(r.sym.value >> (4 * k)) & 0xf];
-      out.append(hex, width);
-      out.push_back(' ');
-    } else {
-      out.append(width + 1, ' ');
-    }
-    out.push_back(TypeLetter(r.sym));
-    out.push_back(' ');
-    const absl::string_view name = options.demangle ? absl::string_view(demangled[i]) : r.sym.name;
-    // Control bytes only in hostile files: escape them, copy everything else as is.
-    if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-      out.append(Printable(name));
-    } else {
-      out.append(name.data(), name.size());
-    }
-    if (!r.version.empty()) {
-      out.append(r.default_version ? "@@" : "@");
-      out.append(Printable(r.version));
-    }
-    out.push_back('\n');
-  }
-  return out;
+  for (size_t i = 0; i < rows.size(); ++i) line(rows[i], demangled[i]);
+  if (!out.empty()) sink(out);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options) {
+  std::string all;
+  ABICHECK_RETURN_IF_ERROR(ListSymbolsTo(path, options, [&](absl::string_view chunk) { all.append(chunk.data(), chunk.size()); }));
+  return all;
 }
 
 }  // namespace abicheck

@@ -1,5 +1,7 @@
 // `abicheck symbols FILE`: the dynamic symbols of one library, with versions (nm -D alike).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -29,12 +31,27 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   options.json = out.format == "json";
-  absl::StatusOr<std::string> listing = ListSymbols(file, options);
-  if (!listing.ok()) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(listing.status().message()).c_str());
-    return ExitCodeForStatus(listing.status());
+  // Written as it is made (a 15 MB listing is never held whole): to stdout, or to -o's file.
+  FILE* to = stdout;
+  if (!out.quiet && !out.output.empty() && (to = std::fopen(out.output.c_str(), "wb")) == nullptr) {
+    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(), out.output.c_str(), std::strerror(errno));
+    return kExitBadInput;
   }
-  return Emit(prog, *listing, out) ? 0 : kExitBadInput;
+  bool written = true;
+  absl::Status st = ListSymbolsTo(file, options, [&](absl::string_view chunk) {
+    if (!out.quiet) written &= std::fwrite(chunk.data(), 1, chunk.size(), to) == chunk.size();
+  });
+  if (to != stdout) written &= std::fclose(to) == 0;
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(st.message()).c_str());
+    return ExitCodeForStatus(st);
+  }
+  if (!written) {
+    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(), out.output.empty() ? "stdout" : out.output.c_str(),
+                 std::strerror(errno));
+    return kExitBadInput;
+  }
+  return 0;
 }
 
 }  // namespace abicheck::cli
