@@ -1,8 +1,8 @@
 // The name section of an index (docs/index-format.md): every name the indexed libraries offer a
-// lookup, sorted, shared by all libraries and builds of the index, front-coded in blocks of 32
-// that are deflated one by one; each name carries its entries — (library, attributes) in each
+// lookup, sorted, shared by all libraries and builds of the index, front-coded in blocks of 16
+// that are compressed one by one (LZ4); each name carries its entries — (library, attributes) in each
 // library's own hash-chain order, which is what do_lookup_x walks. A lookup finds the block by
-// binary search over short separators kept uncompressed, inflates that block once (ISA-L) and
+// binary search over short separators kept uncompressed, decompresses that block once and
 // binary-searches it: the cost follows the module's references, not the build's exports.
 #ifndef ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
 #define ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
@@ -69,7 +69,7 @@ class NameBlocks final : public ExternalSymbols {
     std::vector<std::pair<uint32_t, uint32_t>> records;  // (library, attribute index)
   };
   NameBlocks() = default;
-  // Inflates block `b` once; nullptr (and the error latched) when it is malformed.
+  // Decompresses block `b` once; nullptr (and the error latched) when it is malformed.
   const Decoded* Block(uint32_t b) const;
   absl::Status DecodeBlock(uint32_t b, Decoded* out) const;
   absl::string_view Separator(uint32_t b) const;

@@ -1,6 +1,7 @@
-// libzip for the container, ISA-L for inflate (2.2x zlib on a 1.18 GB member: DEPENDENCIES.md).
+// libzip (loaded on first use) for the container, ISA-L for inflate (2.2x zlib on a 1.18 GB member: DEPENDENCIES.md).
 #include "lib/io/zip_archive.h"
 
+#include <dlfcn.h>
 #include <isa-l/igzip_lib.h>
 #include <zip.h>
 
@@ -16,6 +17,42 @@ namespace abicheck {
 namespace {
 
 constexpr size_t kChunk = size_t{1} << 20;
+
+// libzip is loaded on first use rather than linked: linked, it brings libcrypto into every run
+// (3,377 symbol relocations, about a third of abicheck's start-up) though most runs open no
+// archive. systemd loads its optional libraries the same way. ABICHECK_LIBZIP_SONAME comes from
+// the libzip found at configure time (lib/CMakeLists.txt).
+struct LibZip {
+#define ABICHECK_ZIP_FUNCTIONS(X)                                                                 \
+  X(open) X(discard) X(strerror) X(get_num_entries) X(stat_init) X(stat_index) X(fopen_index)     \
+  X(fread) X(fclose) X(file_strerror) X(error_init_with_code) X(error_strerror) X(error_fini)
+#define ABICHECK_ZIP_MEMBER(name) decltype(&::zip_##name) name = nullptr;
+  ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_MEMBER)
+#undef ABICHECK_ZIP_MEMBER
+};
+
+const absl::StatusOr<LibZip>& LoadLibZip() {
+  static const absl::StatusOr<LibZip> lib = []() -> absl::StatusOr<LibZip> {
+    void* h = ::dlopen(ABICHECK_LIBZIP_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      return absl::UnavailableError(absl::StrCat("reading zip archives needs libzip (", ABICHECK_LIBZIP_SONAME,
+                                                  "), which cannot be loaded: ", ::dlerror()));
+    }
+    LibZip z;
+#define ABICHECK_ZIP_LOAD(name)                                                                   \
+    z.name = reinterpret_cast<decltype(z.name)>(::dlsym(h, "zip_" #name));                        \
+    if (z.name == nullptr) return absl::UnavailableError(absl::StrCat(ABICHECK_LIBZIP_SONAME, ": no zip_" #name));
+    ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_LOAD)
+#undef ABICHECK_ZIP_LOAD
+    return z;
+  }();
+  return lib;
+}
+#undef ABICHECK_ZIP_FUNCTIONS
+
+// Only after LoadLibZip() succeeded (ZipArchive::OpenHandle makes sure).
+const LibZip& Z() { return *LoadLibZip(); }
+
 
 // PT_DYNAMIC's file range from an ELF header and program headers at the start of `head`.
 std::optional<std::pair<uint64_t, uint64_t>> DynamicRange(absl::Span<const uint8_t> head) {
@@ -38,28 +75,29 @@ std::optional<std::pair<uint64_t, uint64_t>> DynamicRange(absl::Span<const uint8
   return std::nullopt;
 }
 
-std::string ZipError(zip_t* za) { return za ? zip_strerror(za) : "unknown error"; }
+std::string ZipError(zip_t* za) { return za ? Z().strerror(za) : "unknown error"; }
 
 }  // namespace
 
 struct ZipArchive::Handle {
   zip_t* za = nullptr;
   ~Handle() {
-    if (za != nullptr) zip_discard(za);
+    if (za != nullptr) Z().discard(za);
   }
 };
 
 absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle() const {
   // libzip reads the file with its own buffered I/O: reading an 870 MB wheel through a mapping
   // would put every page of it in our resident set.
+  ABICHECK_RETURN_IF_ERROR(LoadLibZip().status());
   int err = 0;
   auto h = std::make_unique<Handle>();
-  h->za = zip_open(path_.c_str(), ZIP_RDONLY, &err);
+  h->za = Z().open(path_.c_str(), ZIP_RDONLY, &err);
   if (h->za == nullptr) {
     zip_error_t ze;
-    zip_error_init_with_code(&ze, err);
-    std::string msg = zip_error_strerror(&ze);
-    zip_error_fini(&ze);
+    Z().error_init_with_code(&ze, err);
+    std::string msg = Z().error_strerror(&ze);
+    Z().error_fini(&ze);
     return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", msg));
   }
   return h;
@@ -73,7 +111,7 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   a->limits_ = limits;
   ABICHECK_RETURN_IF_ERROR(StatFileId(path).status());
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, a->OpenHandle());
-  const zip_int64_t n = zip_get_num_entries(h->za, 0);
+  const zip_int64_t n = Z().get_num_entries(h->za, 0);
   if (n < 0) return absl::DataLossError(absl::StrCat(path, ": ", ZipError(h->za)));
   if (static_cast<uint64_t>(n) > limits.max_members) {
     return absl::ResourceExhaustedError(absl::StrFormat("%s: %d members, more than the cap of %d", path, n,
@@ -81,8 +119,8 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   }
   for (zip_int64_t i = 0; i < n; ++i) {
     zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(h->za, i, 0, &st) != 0) {
+    Z().stat_init(&st);
+    if (Z().stat_index(h->za, i, 0, &st) != 0) {
       return absl::DataLossError(absl::StrFormat("%s: member %d: %s", path, i, ZipError(h->za)));
     }
     ZipMember m;
@@ -127,11 +165,11 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   auto wanted_end = [&] { return want.ranges().empty() ? 0 : want.ranges().back().second; };
 
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, OpenHandle());
-  zip_file_t* zf = zip_fopen_index(h->za, m.index, ZIP_FL_COMPRESSED);
+  zip_file_t* zf = Z().fopen_index(h->za, m.index, ZIP_FL_COMPRESSED);
   if (zf == nullptr) return absl::DataLossError(absl::StrCat(where, ": ", ZipError(h->za)));
   struct Closer {
     zip_file_t* f;
-    ~Closer() { zip_fclose(f); }
+    ~Closer() { Z().fclose(f); }
   } closer{zf};
 
   std::vector<uint8_t> in(kChunk), out(kChunk);
@@ -160,8 +198,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   while (true) {
     if (dynamic_known && produced >= wanted_end()) break;  // nothing more to keep
     if (m.method == 0) {
-      const zip_int64_t got = zip_fread(zf, out.data(), out.size());
-      if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", zip_file_strerror(zf)));
+      const zip_int64_t got = Z().fread(zf, out.data(), out.size());
+      if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
       if (got == 0) break;
       if (static_cast<uint64_t>(got) > m.size - produced) {
         return absl::DataLossError(absl::StrFormat("%s: holds more than its declared %d bytes", where, m.size));
@@ -170,8 +208,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       continue;
     }
     if (state.avail_in == 0 && !input_done) {
-      const zip_int64_t got = zip_fread(zf, in.data(), in.size());
-      if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", zip_file_strerror(zf)));
+      const zip_int64_t got = Z().fread(zf, in.data(), in.size());
+      if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
       input_done = got == 0;
       state.next_in = in.data();
       state.avail_in = static_cast<uint32_t>(got);

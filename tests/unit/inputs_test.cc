@@ -404,3 +404,31 @@ TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
 
 }  // namespace
 }  // namespace abicheck
+
+namespace abicheck {
+namespace {
+
+// `abicheck symbols` streams: a listing of several megabytes arrives in chunks of whole lines
+// whose concatenation is the one-piece listing.
+TEST(SymbolListingTest, StreamsInChunksOfWholeLines) {
+  ElfBuilder b;
+  b.soname = "libbig.so";
+  for (int i = 0; i < 40000; ++i) b.syms.push_back({absl::StrCat("_ZN5torch8autograd9generated", i, "some_long_function_nameEv")});
+  TempDir d;
+  const std::string lib = d.Write("libbig.so", b.Build());
+  std::vector<std::string> chunks;
+  ASSERT_TRUE(ListSymbolsTo(lib, SymbolListOptions{}, [&](absl::string_view c) { chunks.emplace_back(c); }).ok());
+  absl::StatusOr<std::string> whole = ListSymbols(lib, SymbolListOptions{});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_GT(chunks.size(), 1u) << whole->size() << " bytes in one chunk";
+  std::string joined;
+  for (const std::string& c : chunks) {
+    EXPECT_EQ(c.back(), '\n');
+    joined += c;
+  }
+  EXPECT_EQ(joined, *whole);
+  EXPECT_THAT(*whole, ::testing::HasSubstr("_ZN5torch8autograd9generated39999some_long_function_nameEv\n"));
+}
+
+}  // namespace
+}  // namespace abicheck
