@@ -50,8 +50,10 @@ std::vector<std::string> SplitParams(const std::string& list) {
 
 }  // namespace
 
-std::string Demangle(absl::string_view name) {
-  if (name.size() <= 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) return std::string(name);
+std::string Demangle(absl::string_view name) { return std::string(DemangleView(name)); }
+
+absl::string_view DemangleView(absl::string_view name) {
+  if (name.size() <= 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) return name;
   // One growing output buffer per thread: the demanglers realloc it instead of a malloc per name.
   thread_local char* buf = nullptr;
   thread_local size_t cap = 0;
@@ -65,8 +67,8 @@ std::string Demangle(absl::string_view name) {
     buf = d;
     cap = std::max(cap, n);
   }
-  if (d == nullptr || status != 0) return std::string(name);
-  return std::string(d);
+  if (d == nullptr || status != 0) return name;
+  return absl::string_view(d);
 }
 
 bool SplitFunction(absl::string_view name, FunctionParts* out) {

@@ -133,7 +133,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
     }
   }
   const uint64_t names_offset = body.size();
-  body += names.Finish();
+  ABICHECK_ASSIGN_OR_RETURN(std::string section, names.Finish());
+  body += section;
   const uint64_t names_size = body.size() - names_offset;
   stats.names = names.names();
   stats.name_bytes = names_size;

@@ -35,8 +35,9 @@ constexpr uint32_t kHeaderBytes = 24;
 constexpr int kBloomProbes = 5;
 constexpr uint64_t kBloomBitsPerName = 12;
 constexpr uint32_t kTableEntry = 16;
-// A block of 32 names is a few KB; a hostile size field cannot make us allocate more than this.
-constexpr uint32_t kMaxBlockBytes = 64u << 20;
+// A block of 16 names is a few KB; a hostile size field cannot make us allocate more than this,
+// and the writer refuses names that would need more.
+constexpr uint32_t kMaxBlockBytes = 4u << 20;
 
 void PutU16(std::string* s, uint16_t v) { s->append(reinterpret_cast<const char*>(&v), 2); }
 void PutU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<const char*>(&v), 4); }
@@ -95,7 +96,7 @@ void NameBlocksWriter::Add(absl::string_view name, uint32_t library, const Exter
   items_.push_back({name, library, static_cast<uint32_t>(items_.size()), attr});
 }
 
-std::string NameBlocksWriter::Finish() {
+absl::StatusOr<std::string> NameBlocksWriter::Finish() {
   std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
     return std::tie(a.name, a.library, a.seq) < std::tie(b.name, b.library, b.seq);
   });
@@ -144,6 +145,9 @@ std::string NameBlocksWriter::Finish() {
       if (added) lists.push_back(std::move(list));
       PutVarint(&raw, it->second);
       prev = name;
+    }
+    if (raw.size() > kMaxBlockBytes) {
+      return absl::ResourceExhaustedError(absl::StrFormat("16 names of over %d bytes: too long to index", kMaxBlockBytes));
     }
     PutU64(&table, data.size());
     PutU32(&table, block_first_record);
@@ -328,7 +332,7 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
   }
   const uint32_t names = std::min(per_block_, nnames_ - b * per_block_);
   Cursor c{reinterpret_cast<const uint8_t*>(raw.data()), reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
-  out->names.reserve(raw_size * 3);
+  out->names.reserve(std::min<size_t>(size_t{raw_size} * 3, size_t{1} << 20));
   uint32_t prev_off = 0, prev_size = 0;
   for (uint32_t i = 0; i < names; ++i) {
     uint32_t shared, suffix, count;

@@ -25,7 +25,7 @@ class NameBlocksWriter {
  public:
   // Entries of one (library, name) must be added in chain order.
   void Add(absl::string_view name, uint32_t library, const ExternalSymbols::Entry& e);
-  std::string Finish();
+  absl::StatusOr<std::string> Finish();
   uint64_t names() const { return names_; }
 
  private:

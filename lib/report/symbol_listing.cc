@@ -1,6 +1,7 @@
 // `abicheck symbols`: every .dynsym entry as nm -D prints it (value, type letter, name with its
 // version), read through PT_DYNAMIC like the loader — no section headers needed.
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +37,38 @@ char TypeLetter(const Symbol& s) {
   return s.bind() == elf::STB_LOCAL ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
+struct Row {
+  Symbol sym;
+  absl::string_view version;
+  bool default_version = false;
+};
+
+// One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
+void AppendLine(const Row& r, absl::string_view name, int width, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  if (r.sym.defined()) {
+    char hex[16];
+    for (int k = width - 1; k >= 0; --k) hex[width - 1 - k] = kHex[(r.sym.value >> (4 * k)) & 0xf];
+    out->append(hex, width);
+    out->push_back(' ');
+  } else {
+    out->append(width + 1, ' ');
+  }
+  out->push_back(TypeLetter(r.sym));
+  out->push_back(' ');
+  // Control bytes only in hostile files: escape them, copy everything else as is.
+  if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    out->append(Printable(name));
+  } else {
+    out->append(name.data(), name.size());
+  }
+  if (!r.version.empty()) {
+    out->append(r.default_version ? "@@" : "@");
+    out->append(Printable(r.version));
+  }
+  out->push_back('\n');
+}
+
 }  // namespace
 
 absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
@@ -44,11 +77,6 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
   ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, file.bytes()));
   const ElfFile& elf = *parsed.elf;
   const SymbolTable& t = *parsed.syms;
-  struct Row {
-    Symbol sym;
-    absl::string_view version;
-    bool default_version = false;
-  };
   // Rows one by one, in table order, with nm's filters and version suffixes.
   auto for_each_row = [&](auto&& f) -> absl::Status {
     for (uint32_t i = 1; i < t.size(); ++i) {
@@ -73,43 +101,21 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
     }
     return absl::OkStatus();
   };
-
-  // The text lines go out in chunks of about 1 MB: a listing of libtorch_cuda.so is 15 MB, and
-  // building it whole cost more page faults than reading the tables.
-  std::string out;
-  constexpr size_t kChunk = size_t{1} << 20;
-  out.reserve(kChunk + 4096);
   const int width = elf.is_64() ? 16 : 8;
-  static constexpr char kHex[] = "0123456789abcdef";
-  auto line = [&](const Row& r, absl::string_view name) {
-    if (r.sym.defined()) {
-      char hex[16];
-      for (int k = width - 1; k >= 0; --k) hex[width - 1 - k] = kHex[(r.sym.value >> (4 * k)) & 0xf];
-      out.append(hex, width);
-      out.push_back(' ');
-    } else {
-      out.append(width + 1, ' ');
-    }
-    out.push_back(TypeLetter(r.sym));
-    out.push_back(' ');
-    // Control bytes only in hostile files: escape them, copy everything else as is.
-    if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-      out.append(Printable(name));
-    } else {
-      out.append(name.data(), name.size());
-    }
-    if (!r.version.empty()) {
-      out.append(r.default_version ? "@@" : "@");
-      out.append(Printable(r.version));
-    }
-    out.push_back('\n');
-    if (out.size() >= kChunk) {
-      sink(out);
-      out.clear();
-    }
-  };
+
+  // The text goes out in chunks of about 1 MB: a listing of libtorch_cuda.so is 15 MB, and
+  // building it whole cost more page faults than reading the tables.
   if (!options.demangle && !options.json) {
-    ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) { line(r, r.sym.name); }));
+    std::string out;
+    constexpr size_t kChunk = size_t{1} << 20;
+    out.reserve(kChunk + 4096);
+    ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) {
+      AppendLine(r, r.sym.name, width, &out);
+      if (out.size() >= kChunk) {
+        sink(out);
+        out.clear();
+      }
+    }));
     if (!out.empty()) sink(out);
     return absl::OkStatus();
   }
@@ -117,11 +123,31 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
   std::vector<Row> rows;
   rows.reserve(t.size());
   ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) { rows.push_back(r); }));
-  // Demangling is the expensive part: spread it over every core.
+  // Demangling is the expensive part: every core takes chunks of rows off one counter, demangles
+  // and formats them into the chunk's own text; the chunks go out in table order.
+  const size_t threads = std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
+  if (!options.json) {
+    constexpr size_t kRowsPerChunk = 512;
+    const size_t chunks = (rows.size() + kRowsPerChunk - 1) / kRowsPerChunk;
+    std::vector<std::string> text(chunks);
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+        for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i) {
+          AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t w = 1; w < threads; ++w) pool.emplace_back(work);
+    work();
+    for (std::thread& th : pool) th.join();
+    for (const std::string& chunk : text) sink(chunk);
+    return absl::OkStatus();
+  }
   std::vector<std::string> demangled;
   if (options.demangle) {
     demangled.resize(rows.size());
-    const size_t threads = std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
     std::vector<std::thread> pool;
     for (size_t w = 0; w < threads; ++w) {
       pool.emplace_back([&, w] {
@@ -130,28 +156,23 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
     }
     for (std::thread& th : pool) th.join();
   }
-  if (options.json) {
-    nlohmann::ordered_json json = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      nlohmann::ordered_json j;
-      j["name"] = std::string(r.sym.name);
-      if (options.demangle) j["demangled"] = demangled[i];
-      if (!r.version.empty()) {
-        j["version"] = std::string(r.version);
-        j["default"] = r.default_version;
-      }
-      j["type"] = std::string(1, TypeLetter(r.sym));
-      j["defined"] = r.sym.defined();
-      j["value"] = r.sym.value;
-      j["size"] = r.sym.size;
-      json.push_back(std::move(j));
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    nlohmann::ordered_json j;
+    j["name"] = std::string(r.sym.name);
+    if (options.demangle) j["demangled"] = demangled[i];
+    if (!r.version.empty()) {
+      j["version"] = std::string(r.version);
+      j["default"] = r.default_version;
     }
-    sink(DumpJson(json));
-    return absl::OkStatus();
+    j["type"] = std::string(1, TypeLetter(r.sym));
+    j["defined"] = r.sym.defined();
+    j["value"] = r.sym.value;
+    j["size"] = r.sym.size;
+    json.push_back(std::move(j));
   }
-  for (size_t i = 0; i < rows.size(); ++i) line(rows[i], demangled[i]);
-  if (!out.empty()) sink(out);
+  sink(DumpJson(json));
   return absl::OkStatus();
 }
 
