@@ -105,20 +105,29 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile e
   obj->found_by = std::move(found_by);
   obj->loader = loader;
   obj->preexisting = preexisting;
+  load_order_[obj.get()] = objects_.size();
+  for (const std::string& n : obj->names) by_name_[n].push_back(obj.get());
+  if (!obj->elf->soname().empty()) by_name_[obj->elf->soname()].push_back(obj.get());
   objects_.push_back(std::move(obj));
   return objects_.back().get();
 }
 
 const Object* Loader::FindLoaded(absl::string_view name) const {
-  // _dl_map_object: a loaded object matches by any name it was requested under, or its soname.
-  for (const auto& o : objects_) {
+  // _dl_map_object: a loaded object matches by any name it was requested under, or its soname —
+  // the first such in load order. by_name_ lists, per name, the objects in load order.
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return nullptr;
+  const Object* first = nullptr;
+  size_t first_at = SIZE_MAX;
+  for (const Object* o : it->second) {
     if (o->elf->machine() != machine_ || o->elf->is_64() != is_64_) continue;
-    for (const std::string& n : o->names) {
-      if (n == name) return o.get();
+    const size_t at = load_order_.at(o);
+    if (at < first_at) {
+      first = o;
+      first_at = at;
     }
-    if (!o->elf->soname().empty() && o->elf->soname() == name) return o.get();
   }
-  return nullptr;
+  return first;
 }
 
 std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
@@ -147,6 +156,7 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   for (const auto& o : objects_) {
     if (o->file_id == file->id()) {  // _dl_file_id_match_p: already loaded under another name
       o->names.emplace_back(name);
+      by_name_[o->names.back()].push_back(o.get());
       return o.get();
     }
   }

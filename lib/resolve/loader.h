@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "lib/elf/elf_file.h"
@@ -117,6 +118,10 @@ class Loader {
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
   absl::flat_hash_set<std::string> absent_;      // paths that failed to open
+  // Every name an object answers to (requested names, soname) -> the objects, and their places
+  // in the load order: FindLoaded runs for every DT_NEEDED of every object.
+  absl::flat_hash_map<std::string, std::vector<const Object*>> by_name_;
+  absl::flat_hash_map<const Object*, size_t> load_order_;
 };
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).

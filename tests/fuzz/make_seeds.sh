@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Seeds for the fuzzers from fixtures built by the differential tests (build/tests/fixtures):
-# elf: every .so; pipeline: module+provider halves padded to equal size; zip: small wheels.
-#   tests/fuzz/make_seeds.sh FIXTURES_DIR OUT_DIR
+# elf: every .so; pipeline: module+provider halves padded to equal size; zip: small wheels;
+# index: an index of each fixture directory (needs the abicheck tool).
+#   tests/fuzz/make_seeds.sh FIXTURES_DIR OUT_DIR [ABICHECK]
 set -euo pipefail
 fixtures=$1 out=$2
-mkdir -p "$out/elf" "$out/pipeline" "$out/zip"
+abicheck=${3:-build/tools/abicheck/abicheck}
+mkdir -p "$out/elf" "$out/pipeline" "$out/zip" "$out/index"
 find "$fixtures" -name '*.so*' -type f -size -200k | while read -r f; do
   cp "$f" "$out/elf/$(echo "$f" | md5sum | cut -c1-16)"
 done
@@ -29,4 +31,8 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
             z.write(p, "pkg/" + n)
 PY
 done
-echo "seeds: $(ls "$out/elf" | wc -l) elf, $(ls "$out/pipeline" | wc -l) pipeline, $(ls "$out/zip" | wc -l) zip"
+for dir in "$fixtures"/*/; do
+  ls "$dir"/lib*.so* > /dev/null 2>&1 || continue
+  "$abicheck" index "$dir" -o "$out/index/$(basename "$dir").abix" -q || true
+done
+echo "seeds: $(ls "$out/elf" | wc -l) elf, $(ls "$out/pipeline" | wc -l) pipeline, $(ls "$out/zip" | wc -l) zip, $(ls "$out/index" | wc -l) index"
