@@ -56,6 +56,7 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const
       lib.exports.insert(std::move(key));
     });
     if (bad) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
+    ABICHECK_RETURN_IF_ERROR(t.status());
     libs.push_back(std::move(lib));
   }
   return libs;

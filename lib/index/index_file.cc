@@ -106,6 +106,7 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
           });
         });
         if (bad) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
+        ABICHECK_RETURN_IF_ERROR(t.status());
       }
       RangeSet keep;
       for (const auto& [off, len] : t.HeaderFootprint()) keep.Add(off, off + len);

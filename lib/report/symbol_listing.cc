@@ -12,6 +12,7 @@
 #include "lib/demangle/demangle.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
+#include "lib/index/index_file.h"
 #include "lib/io/mapped_file.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/status_macros.h"
@@ -74,6 +75,10 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
 absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
                            absl::FunctionRef<void(absl::string_view)> sink) {
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  if (HasIndexMagic(file.bytes())) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": an abicheck index, which keeps no symbol values: "
+                                                         "list the build's libraries themselves"));
+  }
   ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, file.bytes()));
   const ElfFile& elf = *parsed.elf;
   const SymbolTable& t = *parsed.syms;

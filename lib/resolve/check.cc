@@ -299,9 +299,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
   if (!report.problems.empty()) report.problems.front().first = true;
   if (options.diagnose) DiagnoseProblems(loader, scope, &report);
   // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
-  for (const auto& o : loader.objects()) {
-    if (o->syms->external()) ABICHECK_RETURN_IF_ERROR(o->syms->external_library().symbols->status());
-  }
+  for (const auto& o : loader.objects()) ABICHECK_RETURN_IF_ERROR(o->syms->status());
   report.loads = report.problems.empty();
   return report;
 }

@@ -141,6 +141,8 @@ class SymbolTable {
   // .dynsym entries; for an external table, its entries (their indexes are handles, not 1..n).
   uint32_t size() const { return count_; }
   bool external() const { return ext_.symbols != nullptr; }
+  // An external table decodes lazily: the first error it met (then it found nothing), else OK.
+  absl::Status status() const { return external() ? ext_.symbols->status() : absl::OkStatus(); }
   const ExternalLibrary& external_library() const { return ext_; }
   // f(symbol) for every entry (not the null entry 0), in table order; entries whose name is
   // unreadable are skipped, and the first of them is returned.

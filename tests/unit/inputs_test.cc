@@ -391,6 +391,9 @@ TEST_F(IndexTest, MalformedNameSectionWithAValidChecksum) {
   reseal(c);
   std::string p = d_.Write("block.abix", c);
   EXPECT_THAT(Check(module_, WithProviders({p + "#one"})), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  // Every reader of an index's symbols says so, not only the check: diff, and merging.
+  EXPECT_THAT(DiffBuilds(p + "#one", p + "#two"), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  EXPECT_THAT(BuildIndex({p}, {}, d_.path() + "/merged.abix"), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
 }
 
 TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
