@@ -32,8 +32,8 @@ absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds, c
     indexed.push_back({name, std::move(in.objects)});
   }
   ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
-  return absl::StrFormat("%s: %d builds, %d libraries, %.1f MB (%.1f MB of tables shared between them)\n", output,
-                         indexed.size(), st.libraries, st.file_bytes / 1048576.0, st.deduplicated / 1048576.0);
+  return absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n", output, indexed.size(),
+                         st.libraries, st.names, st.file_bytes / 1048576.0);
 }
 
 }  // namespace abicheck

@@ -332,6 +332,13 @@ TEST_F(IndexTest, SameAnswersAsTheDirectories) {
   EXPECT_THAT(m->cells[1].report.problems[0].exported_by, ElementsAre(index_ + "#one"));
 }
 
+TEST_F(IndexTest, SaysWhatItHolds) {
+  // "kept" is exported by both builds and stored once; "gone" by the first only.
+  absl::StatusOr<std::string> s = BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, d_.path() + "/again.abix");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_THAT(*s, ::testing::HasSubstr("again.abix: 2 builds, 2 libraries, 2 distinct names, "));
+}
+
 TEST_F(IndexTest, SeveralBuildsNeedOneNamedAsProviders) {
   EXPECT_THAT(Check(module_, WithProviders({index_})),
               StatusIs(absl::StatusCode::kInvalidArgument, "holds several builds; name one as " + index_ + "#BUILD: one, two"));
