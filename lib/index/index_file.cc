@@ -1,10 +1,12 @@
 // Index format v2 (docs/index-format.md):
-//   header (64 bytes): magic "ABICHKIX", u32 version, u32 flags (0), u64 file size,
-//     u32 crc32c of bytes [64, file size), u32 0, u64 toc offset, u64 toc size,
-//     u64 name section offset, u64 name section size
+//   header (80 bytes): magic "ABICHKIX", u32 version, u32 flags (0), u64 file size,
+//     u32 crc32c of bytes [80, name blocks offset), u32 0, u64 toc offset, u64 toc size,
+//     u64 name section offset, u64 name section size, u64 name blocks offset, u64 name blocks size
 //   stored library bytes: headers, PT_DYNAMIC and its strings, version tables and their strings
 //     (each range at most once: identical ranges are shared)
 //   the name section (lib/index/name_blocks.h)
+//   table of contents (below)
+//   the compressed name blocks, last: each verified by its own CRC-32C when a lookup decodes it
 //   table of contents: u32 builds; per build: str name, u32 libraries, u32 library index...;
 //     u32 libraries; per library: str name, str path, u64 size, u8 flags (bit 0: it has a hash
 //     table, bit 1: .gnu.version), u8 std::string-ABI markers, u32 entries, u32 ranges;
@@ -37,7 +39,7 @@
 namespace abicheck {
 namespace {
 
-constexpr uint64_t kHeader = 64;
+constexpr uint64_t kHeader = 80;
 
 uint32_t Crc(absl::Span<const uint8_t> b) {
   uint32_t crc = 0;
@@ -134,8 +136,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
     }
   }
   const uint64_t names_offset = body.size();
-  ABICHECK_ASSIGN_OR_RETURN(std::string section, names.Finish());
-  body += section;
+  ABICHECK_ASSIGN_OR_RETURN(NameBlocksWriter::Output section, names.Finish());
+  body += section.section;
   const uint64_t names_size = body.size() - names_offset;
   stats.names = names.names();
   stats.name_bytes = names_size;
@@ -162,17 +164,21 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   }
   const uint64_t toc_offset = body.size();
   body += toc;
+  const uint64_t blocks_offset = body.size();
+  body += section.blocks;
   std::string header;
   header.append(kIndexMagic, 8);
   PutU32(&header, kIndexFormatVersion);
   PutU32(&header, 0);
   PutU64(&header, body.size());
-  PutU32(&header, Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, body.size() - kHeader}));
+  PutU32(&header, Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, blocks_offset - kHeader}));
   PutU32(&header, 0);
   PutU64(&header, toc_offset);
   PutU64(&header, toc.size());
   PutU64(&header, names_offset);
   PutU64(&header, names_size);
+  PutU64(&header, blocks_offset);
+  PutU64(&header, section.blocks.size());
   header.resize(kHeader, '\0');
   body.replace(0, kHeader, header);
   const std::string tmp = path + ".tmp";
@@ -203,13 +209,22 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   if (size != r.size()) {
     return corrupt(absl::StrFormat("is %d bytes, its header says %d (truncated or appended to)", r.size(), size));
   }
-  if (*r.ReadAt<uint32_t>(24) != Crc(file->bytes().subspan(kHeader))) return corrupt("checksum mismatch: the file is corrupt");
+  // The checksum covers everything but the compressed name blocks, which carry their own and are
+  // verified as lookups decode them: a check reads a few hundred of several thousand.
+  const uint64_t blocks_off = *r.ReadAt<uint64_t>(64), blocks_size = *r.ReadAt<uint64_t>(72);
+  if (blocks_off < kHeader || blocks_off > size || blocks_size != size - blocks_off) {
+    return corrupt("name blocks do not end the file");
+  }
+  if (*r.ReadAt<uint32_t>(24) != Crc(file->bytes().subspan(kHeader, blocks_off - kHeader))) {
+    return corrupt("checksum mismatch: the file is corrupt");
+  }
   const uint64_t toc_off = *r.ReadAt<uint64_t>(32), toc_size = *r.ReadAt<uint64_t>(40);
   const uint64_t names_off = *r.ReadAt<uint64_t>(48), names_size = *r.ReadAt<uint64_t>(56);
   std::optional<ByteReader> toc = r.Slice(toc_off, toc_size);
-  if (!toc) return corrupt("table of contents runs past the end");
+  if (!toc || toc_off + toc_size > blocks_off) return corrupt("table of contents runs past the end");
   std::optional<ByteReader> names_section = r.Slice(names_off, names_size);
-  if (!names_section) return corrupt("name section runs past the end");
+  if (!names_section || names_off + names_size > blocks_off) return corrupt("name section runs past the end");
+  const ByteReader block_data = *r.Slice(blocks_off, blocks_size);
   uint64_t at = 0;
   auto u8 = [&]() -> std::optional<uint8_t> {
     std::optional<uint8_t> v = toc->ReadAt<uint8_t>(at);
@@ -288,7 +303,7 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     libs.push_back(std::move(lib));
   }
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<NameBlocks> blocks,
-                            NameBlocks::Open(path, *names_section, file, std::move(markers)));
+                            NameBlocks::Open(path, *names_section, block_data, file, std::move(markers)));
   std::vector<InputFile> inputs;
   for (uint32_t l = 0; l < libs.size(); ++l) {
     Lib& lib = libs[l];

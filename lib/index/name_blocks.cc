@@ -8,13 +8,15 @@
 //   entry lists: u32 lists, lists + 1 u32 offsets, then per list varint count and per entry
 //     varint library and varint attribute index — the distinct (library, attributes) sequences;
 //     a few hundred serve every name of the four Debian builds
-//   block table: blocks + 1 entries of u64 data offset, u32 first record, u32 decompressed size
+//   block table: blocks + 1 entries of u32 offset in the block data, u32 first record, u32
+//     decompressed size, u32 CRC-32C of the compressed block (0 in the last entry)
 //   separators: blocks + 1 u32 offsets into the separator bytes, then the bytes; separator b is
 //     the shortest prefix of block b's first name that sorts after block b-1's last name
-//   data: the LZ4-compressed blocks. A block is, per name: varint bytes shared with the previous
+// The LZ4-compressed blocks are not part of the section: the index file stores them last. A block is, per name: varint bytes shared with the previous
 //     name (0 for a block's first), varint suffix length, the suffix, varint entry list.
 #include "lib/index/name_blocks.h"
 
+#include <isa-l/crc.h>
 #include <lz4.h>
 #include <lz4hc.h>
 
@@ -96,7 +98,7 @@ void NameBlocksWriter::Add(absl::string_view name, uint32_t library, const Exter
   items_.push_back({name, library, static_cast<uint32_t>(items_.size()), attr});
 }
 
-absl::StatusOr<std::string> NameBlocksWriter::Finish() {
+absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
     return std::tie(a.name, a.library, a.seq) < std::tie(b.name, b.library, b.seq);
   });
@@ -149,14 +151,21 @@ absl::StatusOr<std::string> NameBlocksWriter::Finish() {
     if (raw.size() > kMaxBlockBytes) {
       return absl::ResourceExhaustedError(absl::StrFormat("16 names of over %d bytes: too long to index", kMaxBlockBytes));
     }
-    PutU64(&table, data.size());
+    const std::string compressed = Compress(raw);
+    if (data.size() + compressed.size() > UINT32_MAX) {
+      return absl::ResourceExhaustedError("the compressed names exceed 4 GiB: too many to index in one file");
+    }
+    PutU32(&table, static_cast<uint32_t>(data.size()));
     PutU32(&table, block_first_record);
     PutU32(&table, static_cast<uint32_t>(raw.size()));
-    data += Compress(raw);
+    PutU32(&table, crc32_iscsi(reinterpret_cast<uint8_t*>(const_cast<char*>(compressed.data())),
+                               static_cast<int>(compressed.size()), 0));
+    data += compressed;
   }
   PutU32(&sep_offsets, static_cast<uint32_t>(seps.size()));
-  PutU64(&table, data.size());
+  PutU32(&table, static_cast<uint32_t>(data.size()));
   PutU32(&table, record);
+  PutU32(&table, 0);
   PutU32(&table, 0);
 
   const uint64_t words = (runs.size() * kBloomBitsPerName + 63) / 64 + 1;
@@ -195,11 +204,10 @@ absl::StatusOr<std::string> NameBlocksWriter::Finish() {
   out += table;
   out += sep_offsets;
   out += seps;
-  out += data;
-  return out;
+  return Output{std::move(out), std::move(data)};
 }
 
-absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section,
+absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section, ByteReader blocks,
                                                              std::shared_ptr<const void> keepalive,
                                                              std::vector<uint8_t> markers) {
   auto corrupt = [&](absl::string_view what) {
@@ -265,25 +273,17 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
   std::optional<ByteReader> sep_bytes = section.Slice(at, sep_size);
   if (!sep_bytes) return corrupt("the separators run past the end");
   at += sep_size;
-  std::optional<ByteReader> data = section.Slice(at, section.size() - at);
-  // Every offset monotonic and inside its area, so that lookups need no further checks.
-  uint64_t prev_data = 0;
-  uint32_t prev_sep = 0, prev_record = 0;
-  for (uint32_t b = 0; b <= t->nblocks_; ++b) {
-    const uint64_t off = *table->ReadAt<uint64_t>(b * uint64_t{kTableEntry});
-    const uint32_t rec = *table->ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
-    const uint32_t sep = *sep_offsets->ReadAt<uint32_t>(b * 4ull);
-    if (off < prev_data || off > data->size() || rec < prev_record || rec > t->nrecords_ || sep < prev_sep ||
-        sep > sep_size || (b == t->nblocks_ && (off != data->size() || rec != t->nrecords_))) {
-      return corrupt(absl::StrFormat("block %d: offsets out of order or out of range", b));
-    }
-    prev_data = off;
-    prev_sep = sep;
-    prev_record = rec;
+  if (at != section.size()) return corrupt("bytes follow the separators");
+  // The section passed the index checksum, so only a crafted file has offsets out of order:
+  // each block's are checked where they are used (Separator, DecodeBlock, Get), not all 5,000 of
+  // them on every open.
+  if (*table->ReadAt<uint32_t>(uint64_t{t->nblocks_} * kTableEntry) != blocks.size() ||
+      *table->ReadAt<uint32_t>(uint64_t{t->nblocks_} * kTableEntry + 4) != t->nrecords_) {
+    return corrupt("the block table does not end at the end of the blocks");
   }
   t->file_ = std::move(file);
   t->keepalive_ = std::move(keepalive);
-  t->data_ = *data;
+  t->data_ = blocks;
   t->bloom_ = *bloom;
   t->bloom_bits_ = uint64_t{words} * 64;
   t->table_ = *table;
@@ -311,6 +311,10 @@ uint8_t NameBlocks::StringAbiMarkers(uint32_t library) const {
 
 absl::string_view NameBlocks::Separator(uint32_t b) const {
   const uint32_t from = *sep_offsets_.ReadAt<uint32_t>(b * 4ull), to = *sep_offsets_.ReadAt<uint32_t>(b * 4ull + 4);
+  if (from > to || to > sep_bytes_.size()) {
+    Fail(absl::DataLossError(absl::StrFormat("%s: index separator %d lies outside its area", file_, b)));
+    return {};
+  }
   return {reinterpret_cast<const char*>(sep_bytes_.data().data()) + from, to - from};
 }
 
@@ -318,15 +322,24 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
   auto corrupt = [&](absl::string_view what) {
     return absl::DataLossError(absl::StrFormat("%s: index name block %d: %s", file_, b, what));
   };
-  const uint64_t off = *table_.ReadAt<uint64_t>(b * uint64_t{kTableEntry});
-  const uint64_t end = *table_.ReadAt<uint64_t>((b + 1) * uint64_t{kTableEntry});
-  const uint32_t first_record = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
-  const uint32_t records = *table_.ReadAt<uint32_t>((b + 1) * uint64_t{kTableEntry} + 8) - first_record;
-  const uint32_t raw_size = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 12);
+  const uint64_t off = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry});
+  const uint64_t end = *table_.ReadAt<uint32_t>((b + 1) * uint64_t{kTableEntry});
+  const uint32_t crc = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 12);
+  const uint32_t first_record = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 4);
+  const uint32_t next_record = *table_.ReadAt<uint32_t>((b + 1) * uint64_t{kTableEntry} + 4);
+  if (off > end || end > data_.size() || first_record > next_record || next_record > nrecords_) {
+    return corrupt("offsets out of order or out of range");
+  }
+  const uint32_t records = next_record - first_record;
+  const uint32_t raw_size = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
   if (raw_size > kMaxBlockBytes) return corrupt(absl::StrFormat("decompressed size %d is implausible", raw_size));
+  if (end - off > static_cast<uint64_t>(INT32_MAX)) return corrupt("is implausibly large");
+  const uint8_t* compressed = data_.data().data() + off;
+  if (crc32_iscsi(const_cast<uint8_t*>(compressed), static_cast<int>(end - off), 0) != crc) {
+    return corrupt("checksum mismatch: the file is corrupt");
+  }
   std::string raw(raw_size, '\0');
-  if (end - off > static_cast<uint64_t>(INT32_MAX) ||
-      LZ4_decompress_safe(reinterpret_cast<const char*>(data_.data().data() + off), raw.data(), static_cast<int>(end - off),
+  if (LZ4_decompress_safe(reinterpret_cast<const char*>(compressed), raw.data(), static_cast<int>(end - off),
                           static_cast<int>(raw_size)) != static_cast<int>(raw_size)) {
     return corrupt("does not decompress to its stated size");
   }
@@ -441,7 +454,7 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
   }
   if (last.at < 0) return;
   const Decoded::Name& n = last.block->list[last.at];
-  const uint32_t base = *table_.ReadAt<uint32_t>(last.b * uint64_t{kTableEntry} + 8);
+  const uint32_t base = *table_.ReadAt<uint32_t>(last.b * uint64_t{kTableEntry} + 4);
   for (uint32_t k = n.first; k < n.first + n.count; ++k) {
     const auto [lib, attr] = last.block->records[k];
     if (lib == library && f(MakeEntry(base + k + 1, attr))) return;
@@ -452,7 +465,7 @@ void NameBlocks::ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, 
   for (uint32_t b = 0; b < nblocks_; ++b) {
     const Decoded* d = Block(b);
     if (d == nullptr) continue;
-    const uint32_t base = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
+    const uint32_t base = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 4);
     for (const Decoded::Name& n : d->list) {
       for (uint32_t k = n.first; k < n.first + n.count; ++k) {
         if (d->records[k].first == library) {
@@ -470,15 +483,16 @@ std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::
   uint32_t lo = 0, hi = nblocks_;
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (*table_.ReadAt<uint32_t>(mid * uint64_t{kTableEntry} + 8) <= record) {
+    if (*table_.ReadAt<uint32_t>(mid * uint64_t{kTableEntry} + 4) <= record) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
   const Decoded* d = Block(lo);
-  if (d == nullptr) return std::nullopt;
-  const uint32_t k = record - *table_.ReadAt<uint32_t>(lo * uint64_t{kTableEntry} + 8);
+  const uint32_t first = *table_.ReadAt<uint32_t>(lo * uint64_t{kTableEntry} + 4);
+  if (d == nullptr || first > record) return std::nullopt;
+  const uint32_t k = record - first;
   if (k >= d->records.size()) return std::nullopt;
   auto it = std::upper_bound(d->list.begin(), d->list.end(), k,
                              [](uint32_t r, const Decoded::Name& n) { return r < n.first; });

@@ -25,7 +25,14 @@ class NameBlocksWriter {
  public:
   // Entries of one (library, name) must be added in chain order.
   void Add(absl::string_view name, uint32_t library, const ExternalSymbols::Entry& e);
-  absl::StatusOr<std::string> Finish();
+  // The section (everything a lookup reads before choosing a block) and the compressed blocks,
+  // which the index file stores last: each block carries its own CRC-32C, checked when it is
+  // decoded, so a check reads and verifies only the blocks it uses.
+  struct Output {
+    std::string section;
+    std::string blocks;
+  };
+  absl::StatusOr<Output> Finish();
   uint64_t names() const { return names_; }
 
  private:
@@ -44,8 +51,10 @@ class NameBlocksWriter {
 
 class NameBlocks final : public ExternalSymbols {
  public:
-  // `section` lies in memory that `keepalive` owns; `markers` has one byte per library.
-  static absl::StatusOr<std::shared_ptr<NameBlocks>> Open(std::string file, ByteReader section,
+  // `section` and `blocks` lie in memory that `keepalive` owns; `markers` has one byte per
+  // library. `section` must have been verified (the index checksum); `blocks` are verified one by
+  // one as they are decoded.
+  static absl::StatusOr<std::shared_ptr<NameBlocks>> Open(std::string file, ByteReader section, ByteReader blocks,
                                                           std::shared_ptr<const void> keepalive,
                                                           std::vector<uint8_t> markers);
 

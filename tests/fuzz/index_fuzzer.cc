@@ -1,7 +1,7 @@
 // Fuzzes index files: the table of contents, the stored header ranges, and the name section
 // (Bloom filter, entry lists, separators, LZ4 blocks) read lazily by lookups. The size and
-// checksum fields are fixed up first, so that mutations reach the parsers behind the checksum.
-#include <isa-l/crc.h>
+// checksum fields, the blocks' own included, are fixed up first, so that mutations reach the
+// parsers behind the checksums.
 #include <unistd.h>
 
 #include <cstddef>
@@ -13,14 +13,12 @@
 
 #include "lib/index/index_file.h"
 #include "lib/symbols/symbol_table.h"
+#include "tests/support/index_reseal.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 64 || size > (64u << 20)) return 0;
+  if (size < 80 || size > (64u << 20)) return 0;
   std::vector<uint8_t> b(data, data + size);
-  const uint64_t total = size;
-  std::memcpy(&b[16], &total, 8);
-  const uint32_t crc = crc32_iscsi(b.data() + 64, static_cast<int>(size - 64), 0);
-  std::memcpy(&b[24], &crc, 4);
+  abicheck::testing::ResealIndex(b);
   static const std::string path = "/dev/shm/abicheck_index_fuzz_" + std::to_string(getpid()) + ".abix";
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return 0;

@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include <isa-l/crc.h>
 #include <filesystem>
 #include <fstream>
 
@@ -15,6 +14,7 @@
 #include "lib/io/blob.h"
 #include "lib/io/zip_archive.h"
 #include "tests/unit/elf_builder.h"
+#include "tests/support/index_reseal.h"
 #include "tests/unit/test_util.h"
 
 namespace abicheck {
@@ -356,7 +356,10 @@ TEST_F(IndexTest, TruncatedIsAnError) {
 
 TEST_F(IndexTest, OneFlippedByteIsAnError) {
   std::vector<uint8_t> b = Bytes();
-  for (size_t at : {size_t{100}, b.size() / 2, b.size() - 1}) {
+  uint64_t blocks;
+  std::memcpy(&blocks, &b[64], 8);
+  // Everything but the compressed name blocks is verified on opening...
+  for (size_t at : {size_t{100}, size_t{blocks / 2}, size_t{blocks - 1}}) {
     std::vector<uint8_t> c = b;
     c[at] ^= 0x20;
     std::string p = d_.Write("flip.abix", c);
@@ -364,38 +367,46 @@ TEST_F(IndexTest, OneFlippedByteIsAnError) {
                 StatusIs(absl::StatusCode::kDataLoss, "flip.abix: index checksum mismatch: the file is corrupt"))
         << "byte " << at;
   }
+  // ...and a block when a lookup decodes it (this index has one: "gone" and "kept").
+  std::vector<uint8_t> c = b;
+  c[b.size() - 1] ^= 0x20;
+  std::string p = d_.Write("flip.abix", c);
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+              StatusIs(absl::StatusCode::kDataLoss, "flip.abix: index name block 0: checksum mismatch: the file is corrupt"));
 }
 
-// A name section whose checksum was made to match (a crafted file can say anything that parses):
-// every byte of it flipped in turn is read safely — an answer or a DataLoss naming the index,
-// never a crash (ASan) or a hang.
+// An index whose checksums were made to match (a crafted file can say anything that parses):
+// every byte of its name section and of its blocks flipped in turn is read safely — an answer or
+// a DataLoss naming the index, never a crash (ASan) or a hang.
 TEST_F(IndexTest, MalformedNameSectionWithAValidChecksum) {
   const std::vector<uint8_t> b = Bytes();
-  uint64_t names_off, names_size;
+  uint64_t names_off, names_size, blocks;
   std::memcpy(&names_off, &b[48], 8);
   std::memcpy(&names_size, &b[56], 8);
+  std::memcpy(&blocks, &b[64], 8);
   ASSERT_GT(names_size, 0u);
-  auto reseal = [](std::vector<uint8_t>& c) {
-    Put32(c, 24, crc32_iscsi(c.data() + 64, static_cast<int>(c.size() - 64), 0));
-  };
-  int failed = 0;
-  for (uint64_t at = names_off; at < names_off + names_size; ++at) {
+  ASSERT_LT(blocks, b.size());
+  int failed = 0, flips = 0;
+  auto flip = [&](uint64_t at) {
     std::vector<uint8_t> c = b;
     c[at] ^= 0x41;
-    reseal(c);
+    testing::ResealIndex(c);
     std::string p = d_.Write("sealed.abix", c);
     absl::StatusOr<Report> r = Check(module_, WithProviders({p + "#two"}));
+    ++flips;
     if (!r.ok()) {
       EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << r.status();
       EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("sealed.abix: index")) << r.status();
       ++failed;
     }
-  }
-  EXPECT_GT(failed, 0) << "no flip of the name section was noticed";
-  // The last byte is inside the last deflated block: its decoding fails and says so.
+  };
+  for (uint64_t at = names_off; at < names_off + names_size; ++at) flip(at);
+  for (uint64_t at = blocks; at < b.size(); ++at) flip(at);
+  EXPECT_GT(failed, 0) << "none of " << flips << " flips was noticed";
+  // The last byte is inside the last block: with its checksum made to match, decoding fails.
   std::vector<uint8_t> c = b;
-  c[names_off + names_size - 1] ^= 0xff;
-  reseal(c);
+  c[b.size() - 1] ^= 0xff;
+  testing::ResealIndex(c);
   std::string p = d_.Write("block.abix", c);
   EXPECT_THAT(Check(module_, WithProviders({p + "#one"})), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
   // Every reader of an index's symbols says so, not only the check: diff, and merging.
