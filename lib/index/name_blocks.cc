@@ -453,10 +453,12 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
     last.at = at;
   }
   if (last.at < 0) return;
-  const Decoded::Name& n = last.block->list[last.at];
+  // Locals from here on: `f` may look up another name, which replaces `last`.
+  const Decoded* block = last.block;
+  const Decoded::Name& n = block->list[last.at];
   const uint32_t base = *table_.ReadAt<uint32_t>(last.b * uint64_t{kTableEntry} + 4);
   for (uint32_t k = n.first; k < n.first + n.count; ++k) {
-    const auto [lib, attr] = last.block->records[k];
+    const auto [lib, attr] = block->records[k];
     if (lib == library && f(MakeEntry(base + k + 1, attr))) return;
   }
 }
