@@ -31,6 +31,13 @@ int32_t CacheFlagsFor(uint16_t machine) {
 
 }  // namespace
 
+LdCache::LdCache() = default;
+LdCache::~LdCache() = default;
+LdCache::LdCache(const LdCache&) = default;
+LdCache::LdCache(LdCache&&) noexcept = default;
+LdCache& LdCache::operator=(const LdCache&) = default;
+LdCache& LdCache::operator=(LdCache&&) noexcept = default;
+
 absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const uint8_t> input) {
   LdCache cache;
   auto copy = std::make_shared<std::string>(reinterpret_cast<const char*>(input.data()), input.size());

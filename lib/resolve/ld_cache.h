@@ -17,6 +17,15 @@ namespace abicheck {
 
 class LdCache {
  public:
+  // Out of line: inlined into CheckObjects, destroying the map makes GCC 12 warn
+  // -Wfree-nonheap-object about abseil's empty-table sentinel (a known false positive).
+  LdCache();
+  ~LdCache();
+  LdCache(const LdCache&);
+  LdCache(LdCache&&) noexcept;
+  LdCache& operator=(const LdCache&);
+  LdCache& operator=(LdCache&&) noexcept;
+
   // Parses cache bytes. `name` is used in messages.
   static absl::StatusOr<LdCache> Parse(absl::string_view name, absl::Span<const uint8_t> bytes);
   // Reads `path`; a missing file is an empty cache (as for ld.so).
