@@ -5,7 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "abicheck/abicheck.h"
 #include "lib/demangle/demangle.h"
@@ -67,48 +69,49 @@ void BM_ListAndDemangle(benchmark::State& state) {
 }
 BENCHMARK(BM_ListAndDemangle)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// A whole check, with and without the diagnosis (issue: diagnosis within 2x of the plain check).
-void BM_CheckModule(benchmark::State& state) {
-  const std::string module = Env("ABICHECK_BENCH_MODULE", ABICHECK_CORPUS_DIR "/trixie/python3-torchvision/usr/lib/python3/"
-                                                          "dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so");
-  const std::string build = Env("ABICHECK_BENCH_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch2.14/usr/lib/x86_64-linux-gnu");
-  if (!std::filesystem::exists(module) || !std::filesystem::exists(build)) {
-    state.SkipWithError("corpus not fetched (bench/fetch-corpus.sh)");
-    return;
-  }
+// Checks torchvision's _C.so (or $ABICHECK_BENCH_MODULE) against `providers` until timed out.
+void RunChecks(benchmark::State& state, const std::string& module, const std::string& providers) {
   abicheck::CheckOptions o;
-  o.providers = {build};
+  o.providers = {providers};
   o.diagnose = state.range(0) != 0;
   for (auto _ : state) {
     absl::StatusOr<abicheck::Report> r = abicheck::Check(module, o);
     benchmark::DoNotOptimize(r->problems.size());
   }
 }
+
+// The module and a build from the corpus, or nullopt (and the benchmark skipped) without it.
+std::optional<std::pair<std::string, std::string>> CorpusPair(benchmark::State& state, const char* build_var,
+                                                              const std::string& build_default) {
+  const std::string module = Env("ABICHECK_BENCH_MODULE", ABICHECK_CORPUS_DIR "/trixie/python3-torchvision/usr/lib/python3/"
+                                                          "dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so");
+  const std::string build = Env(build_var, build_default);
+  if (!std::filesystem::exists(module) || !std::filesystem::exists(build)) {
+    state.SkipWithError("corpus not fetched (bench/fetch-corpus.sh)");
+    return std::nullopt;
+  }
+  return std::make_pair(module, build);
+}
+
+// A whole check, with and without the diagnosis (issue: diagnosis within 2x of the plain check).
+void BM_CheckModule(benchmark::State& state) {
+  auto in = CorpusPair(state, "ABICHECK_BENCH_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch2.14/usr/lib/x86_64-linux-gnu");
+  if (in) RunChecks(state, in->first, in->second);
+}
 BENCHMARK(BM_CheckModule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // A check against an index of the CUDA build, in process: what remains of `abicheck MODULE
 // INDEX` once process start-up is taken away. The index is built once, outside the timing.
 void BM_CheckAgainstIndex(benchmark::State& state) {
-  const std::string module = Env("ABICHECK_BENCH_MODULE", ABICHECK_CORPUS_DIR "/trixie/python3-torchvision/usr/lib/python3/"
-                                                          "dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so");
-  const std::string build = Env("ABICHECK_BENCH_INDEX_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu");
-  if (!std::filesystem::exists(module) || !std::filesystem::exists(build)) {
-    state.SkipWithError("corpus not fetched (bench/fetch-corpus.sh)");
-    return;
-  }
+  auto in = CorpusPair(state, "ABICHECK_BENCH_INDEX_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu");
+  if (!in) return;
   const std::string index = (std::filesystem::temp_directory_path() / "abicheck-bench.abix").string();
-  absl::StatusOr<std::string> built = abicheck::BuildIndex({build}, {"cuda"}, index, abicheck::InputLimits{});
+  absl::StatusOr<std::string> built = abicheck::BuildIndex({in->second}, {"cuda"}, index, abicheck::InputLimits{});
   if (!built.ok()) {
     state.SkipWithError(std::string(built.status().message()).c_str());
     return;
   }
-  abicheck::CheckOptions o;
-  o.providers = {index};
-  o.diagnose = state.range(0) != 0;
-  for (auto _ : state) {
-    absl::StatusOr<abicheck::Report> r = abicheck::Check(module, o);
-    benchmark::DoNotOptimize(r->problems.size());
-  }
+  RunChecks(state, in->first, index);
   std::filesystem::remove(index);
 }
 BENCHMARK(BM_CheckAgainstIndex)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
