@@ -93,14 +93,13 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
         absl::flat_hash_set<absl::string_view> seen;
         std::optional<uint32_t> bad = t.ForEachSymbol([&](const Symbol& s) {
           if (s.name.empty() || !seen.insert(s.name).second) return;
-          t.ForEachNamed(HashedName(s.name), [&](uint32_t idx) {
-            Symbol e = t.GetOrEmpty(idx);
+          t.ForEachNamedSymbol(HashedName(s.name), [&](const Symbol& e, uint16_t vs) {
             if (!IsLookupCandidate(e)) return false;
             ExternalSymbols::Entry entry;
             entry.info = e.info;
             entry.other = e.other;
             entry.shndx = e.shndx;
-            entry.versym = t.Versym(idx);
+            entry.versym = vs;
             entry.has_value = e.value != 0;
             names.Add(s.name, id, entry);
             ++lib.entries;
@@ -124,9 +123,6 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
           at = body.size();
           body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
           by_crc[key].push_back(at);
-          stats.table_bytes += bytes.size();
-        } else {
-          stats.deduplicated += bytes.size();
         }
         lib.ranges.push_back({begin, bytes.size(), at});
       }
@@ -140,7 +136,6 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   body += section.section;
   const uint64_t names_size = body.size() - names_offset;
   stats.names = names.names();
-  stats.name_bytes = names_size;
   PutU32(&toc, static_cast<uint32_t>(builds.size()));
   for (size_t b = 0; b < builds.size(); ++b) {
     PutStr(&toc, builds[b].name);

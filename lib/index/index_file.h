@@ -1,6 +1,6 @@
 // Index files: what one or several builds export (docs/index-format.md): each library's headers
 // and version tables verbatim, and the entries its hash table leads do_lookup_x to, name by name
-// in chain order, in a front-coded, block-deflated name section shared by every library — so a
+// in chain order, in a front-coded, block-compressed name section shared by every library — so a
 // check against an index binds exactly as against the build, and loads in milliseconds.
 #ifndef ABICHECK_LIB_INDEX_INDEX_FILE_H_
 #define ABICHECK_LIB_INDEX_INDEX_FILE_H_
@@ -23,11 +23,8 @@ struct IndexedBuild {
 
 struct IndexStats {
   uint64_t file_bytes = 0;
-  uint64_t table_bytes = 0;    // tables written (after deduplication)
-  uint64_t deduplicated = 0;   // table bytes shared with an earlier range
   uint64_t libraries = 0;
   uint64_t names = 0;        // distinct names in the name section
-  uint64_t name_bytes = 0;   // the name section's size
 };
 
 // Writes `builds` to `path` (replacing it atomically).

@@ -53,7 +53,6 @@ const absl::StatusOr<LibZip>& LoadLibZip() {
 // Only after LoadLibZip() succeeded (ZipArchive::OpenHandle makes sure).
 const LibZip& Z() { return *LoadLibZip(); }
 
-
 // PT_DYNAMIC's file range from an ELF header and program headers at the start of `head`.
 std::optional<std::pair<uint64_t, uint64_t>> DynamicRange(absl::Span<const uint8_t> head) {
   if (head.size() < 64 || head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F') return std::nullopt;

@@ -354,10 +354,9 @@ void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matr
       for (size_t b = 0; b < builds.size(); ++b) {
         bool found = false;
         for (const ParsedElf& t : tables[b]) {
-          t.syms->ForEachNamed(name, [&](uint32_t i) {
-            Symbol s = t.syms->GetOrEmpty(i);
+          t.syms->ForEachNamedSymbol(name, [&](const Symbol& s, uint16_t vs) {
             if (!s.exported()) return false;
-            const VersionSlot* slot = t.syms->Slot(t.syms->Versym(i));
+            const VersionSlot* slot = t.syms->Slot(vs);
             found = p.version.empty() || (slot != nullptr && slot->name == p.version);
             return found;
           });

@@ -105,7 +105,7 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile e
   obj->found_by = std::move(found_by);
   obj->loader = loader;
   obj->preexisting = preexisting;
-  load_order_[obj.get()] = objects_.size();
+  obj->load_index = objects_.size();
   for (const std::string& n : obj->names) by_name_[n].push_back(obj.get());
   if (!obj->elf->soname().empty()) by_name_[obj->elf->soname()].push_back(obj.get());
   objects_.push_back(std::move(obj));
@@ -114,18 +114,13 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile e
 
 const Object* Loader::FindLoaded(absl::string_view name) const {
   // _dl_map_object: a loaded object matches by any name it was requested under, or its soname —
-  // the first such in load order. by_name_ lists, per name, the objects in load order.
+  // the first such in load order (a name can be added to an older object after a newer one).
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return nullptr;
   const Object* first = nullptr;
-  size_t first_at = SIZE_MAX;
   for (const Object* o : it->second) {
     if (o->elf->machine() != machine_ || o->elf->is_64() != is_64_) continue;
-    const size_t at = load_order_.at(o);
-    if (at < first_at) {
-      first = o;
-      first_at = at;
-    }
+    if (first == nullptr || o->load_index < first->load_index) first = o;
   }
   return first;
 }
@@ -309,8 +304,7 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
   std::optional<Symbol> match;
   std::optional<Symbol> versioned_sym;
   int num_versions = 0;
-  t.ForEachNamed(name, [&](uint32_t idx) {
-    Symbol s = t.GetOrEmpty(idx);
+  t.ForEachNamedSymbol(name, [&](const Symbol& s, uint16_t vs) {
     // check_match: valueless entries, types never bound, and for PLT-class lookups undefined
     // ones are no definition.
     if (!IsLookupCandidate(s) || (plt_class && s.shndx == elf::SHN_UNDEF)) return false;
@@ -318,7 +312,6 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
       // LOADER.md B2: no .gnu.version accepts the name alone; else the version name must match,
       // or the entry must be unversioned (its l_versions hash 0) and not hidden.
       if (t.has_versym()) {
-        const uint16_t vs = t.Versym(idx);
         const VersionSlot* slot = t.Slot(vs & 0x7fff);
         const uint32_t slot_hash = slot ? slot->hash : 0;
         const bool same = slot != nullptr && slot->hash == version->hash && slot->name == version->name;
@@ -327,7 +320,6 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
     } else if (t.has_versym()) {
       // LOADER.md B3: index <= 2 matches (hidden or not); otherwise remember one non-hidden
       // versioned definition, used only if it is the only one.
-      const uint16_t vs = t.Versym(idx);
       if ((vs & 0x7fff) >= 3) {
         if ((vs & elf::VERSYM_HIDDEN) == 0 && num_versions++ == 0) versioned_sym = s;
         return false;

@@ -34,6 +34,7 @@ struct Object {
   std::unique_ptr<ElfFile> elf;
   std::unique_ptr<SymbolTable> syms;
   const Object* loader = nullptr;  // l_loader: whose DT_NEEDED brought it in (RPATH chain)
+  size_t load_index = 0;           // its place in the load order
   bool preexisting = false;        // loaded before the dlopen: not version-checked or relocated
   bool host = false;               // from ld.so.cache or a system directory
   std::vector<const Object*> deps; // resolved DT_NEEDED, nullptr where the load fails
@@ -118,10 +119,9 @@ class Loader {
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
   absl::flat_hash_set<std::string> absent_;      // paths that failed to open
-  // Every name an object answers to (requested names, soname) -> the objects, and their places
-  // in the load order: FindLoaded runs for every DT_NEEDED of every object.
+  // Every name an object answers to (requested names, soname) -> the objects: FindLoaded runs
+  // for every DT_NEEDED of every object.
   absl::flat_hash_map<std::string, std::vector<const Object*>> by_name_;
-  absl::flat_hash_map<const Object*, size_t> load_order_;
 };
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).

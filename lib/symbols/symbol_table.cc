@@ -519,23 +519,27 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   return refs;
 }
 
-absl::StatusOr<ParsedElf> ParseElf(const std::string& name, absl::Span<const uint8_t> bytes) {
+namespace {
+
+absl::StatusOr<ParsedElf> Parse(const std::string& name, absl::Span<const uint8_t> bytes,
+                                const ExternalLibrary* external) {
   ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(name, bytes));
   ParsedElf p;
   p.elf = std::make_unique<ElfFile>(std::move(elf));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::Read(*p.elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, external ? SymbolTable::ReadExternal(*p.elf, *external)
+                                                    : SymbolTable::Read(*p.elf));
   p.syms = std::make_unique<SymbolTable>(std::move(t));
   return p;
 }
 
+}  // namespace
+
+absl::StatusOr<ParsedElf> ParseElf(const std::string& name, absl::Span<const uint8_t> bytes) {
+  return Parse(name, bytes, nullptr);
+}
+
 absl::StatusOr<ParsedElf> ParseElf(const InputFile& input) {
-  if (input.external == nullptr) return ParseElf(input.name, input.blob->bytes());
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(input.name, input.blob->bytes()));
-  ParsedElf p;
-  p.elf = std::make_unique<ElfFile>(std::move(elf));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable t, SymbolTable::ReadExternal(*p.elf, *input.external));
-  p.syms = std::make_unique<SymbolTable>(std::move(t));
-  return p;
+  return Parse(input.name, input.blob->bytes(), input.external.get());
 }
 
 }  // namespace abicheck

@@ -170,6 +170,10 @@ class SymbolTable {
   // order — the order in which do_lookup_x tries them. Stops when f returns true.
   template <typename F>
   void ForEachNamed(const HashedName& name, F&& f) const;
+  // The same walk handing f(symbol, versym) — what do_lookup_x reads of each entry. An index
+  // has both at hand when it finds the name, so nothing is looked up twice.
+  template <typename F>
+  void ForEachNamedSymbol(const HashedName& name, F&& f) const;
 
   // Every symbol named by DT_RELA/DT_REL/DT_JMPREL entries, deduplicated, in relocation order
   // (DT_REL, DT_RELA, then DT_JMPREL: the order _dl_relocate_object processes them).
@@ -266,6 +270,18 @@ void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
       idx = sysv_chains_.ReadAt<uint32_t>(*idx * 4ull);
     }
   }
+}
+
+template <typename F>
+void SymbolTable::ForEachNamedSymbol(const HashedName& h, F&& f) const {
+  if (external()) {
+    if (!ext_.has_hash_table) return;
+    ext_.symbols->ForEachNamed(ext_.library, h, [&](const ExternalSymbols::Entry& e) {
+      return f(FromEntry(e, h.name), has_versym_ ? e.versym : uint16_t{elf::VER_NDX_GLOBAL});
+    });
+    return;
+  }
+  ForEachNamed(h, [&](uint32_t idx) { return f(GetOrEmpty(idx), Versym(idx)); });
 }
 
 // An ElfFile and its SymbolTable parsed together; the table points into the file, so both live
