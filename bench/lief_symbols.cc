@@ -1,6 +1,5 @@
 // Debian's LIEF 0.9 listing the dynamic symbols of a file: the comparison point of the README.
 #include <LIEF/ELF.hpp>
-
 #include <cstdio>
 
 int main(int argc, char** argv) {

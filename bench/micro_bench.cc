@@ -23,7 +23,8 @@ std::string Env(const char* name, const std::string& fallback) {
 }
 
 std::string BenchLib() {
-  std::string corpus = ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu/libtorch_cuda.so.2.6.0";
+  std::string corpus =
+      ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu/libtorch_cuda.so.2.6.0";
   if (!std::filesystem::exists(corpus)) corpus = "/usr/local/cuda/lib64/libcublasLt.so.13";
   return Env("ABICHECK_BENCH_LIB", corpus);
 }
@@ -47,7 +48,8 @@ void BM_HashLookup(benchmark::State& state) {
   absl::StatusOr<abicheck::ElfFile> elf = abicheck::ElfFile::Parse(path, f->bytes());
   absl::StatusOr<abicheck::SymbolTable> t = abicheck::SymbolTable::Read(*elf);
   std::vector<std::string> names;
-  for (uint32_t i = 1; i < t->size() && names.size() < 4096; i += 7) names.emplace_back(t->GetOrEmpty(i).name);
+  for (uint32_t i = 1; i < t->size() && names.size() < 4096; i += 7)
+    names.emplace_back(t->GetOrEmpty(i).name);
   size_t k = 0, found = 0;
   for (auto _ : state) {
     abicheck::HashedName h(names[k++ % names.size()]);
@@ -81,10 +83,12 @@ void RunChecks(benchmark::State& state, const std::string& module, const std::st
 }
 
 // The module and a build from the corpus, or nullopt (and the benchmark skipped) without it.
-std::optional<std::pair<std::string, std::string>> CorpusPair(benchmark::State& state, const char* build_var,
+std::optional<std::pair<std::string, std::string>> CorpusPair(benchmark::State& state,
+                                                              const char* build_var,
                                                               const std::string& build_default) {
-  const std::string module = Env("ABICHECK_BENCH_MODULE", ABICHECK_CORPUS_DIR "/trixie/python3-torchvision/usr/lib/python3/"
-                                                          "dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so");
+  const std::string module = Env("ABICHECK_BENCH_MODULE", ABICHECK_CORPUS_DIR
+                                 "/trixie/python3-torchvision/usr/lib/python3/"
+                                 "dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so");
   const std::string build = Env(build_var, build_default);
   if (!std::filesystem::exists(module) || !std::filesystem::exists(build)) {
     state.SkipWithError("corpus not fetched (bench/fetch-corpus.sh)");
@@ -95,7 +99,8 @@ std::optional<std::pair<std::string, std::string>> CorpusPair(benchmark::State& 
 
 // A whole check, with and without the diagnosis (issue: diagnosis within 2x of the plain check).
 void BM_CheckModule(benchmark::State& state) {
-  auto in = CorpusPair(state, "ABICHECK_BENCH_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch2.14/usr/lib/x86_64-linux-gnu");
+  auto in = CorpusPair(state, "ABICHECK_BENCH_BUILD",
+                       ABICHECK_CORPUS_DIR "/sid/libtorch2.14/usr/lib/x86_64-linux-gnu");
   if (in) RunChecks(state, in->first, in->second);
 }
 BENCHMARK(BM_CheckModule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
@@ -103,10 +108,13 @@ BENCHMARK(BM_CheckModule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 // A check against an index of the CUDA build, in process: what remains of `abicheck MODULE
 // INDEX` once process start-up is taken away. The index is built once, outside the timing.
 void BM_CheckAgainstIndex(benchmark::State& state) {
-  auto in = CorpusPair(state, "ABICHECK_BENCH_INDEX_BUILD", ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu");
+  auto in = CorpusPair(state, "ABICHECK_BENCH_INDEX_BUILD",
+                       ABICHECK_CORPUS_DIR "/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu");
   if (!in) return;
-  const std::string index = (std::filesystem::temp_directory_path() / "abicheck-bench.abix").string();
-  absl::StatusOr<std::string> built = abicheck::BuildIndex({in->second}, {"cuda"}, index, abicheck::InputLimits{});
+  const std::string index =
+      (std::filesystem::temp_directory_path() / "abicheck-bench.abix").string();
+  absl::StatusOr<std::string> built =
+      abicheck::BuildIndex({in->second}, {"cuda"}, index, abicheck::InputLimits{});
   if (!built.ok()) {
     state.SkipWithError(std::string(built.status().message()).c_str());
     return;

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   std::fputs(abicheck::RenderText(*report, /*color=*/false).c_str(), stdout);
   for (const abicheck::Problem& p : report->problems) {
     // Every problem carries its kind, the exact loader message and the mangled symbol.
-    if (p.first) std::printf("first error: %s (%s)\n", p.message.c_str(), abicheck::ProblemKindName(p.kind));
+    if (p.first)
+      std::printf("first error: %s (%s)\n", p.message.c_str(), abicheck::ProblemKindName(p.kind));
   }
   return report->loads ? abicheck::kExitLoads : abicheck::kExitWillNotLoad;
 }

@@ -5,6 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup-deps.sh
+echo "== format"
+scripts/check-format.sh
 jobs=$(nproc)
 run() {  # build-dir cmake-args...
   local dir=$1; shift

@@ -54,12 +54,12 @@ struct CheckOptions {
 };
 
 enum class ProblemKind {
-  kUndefinedSymbol,   // "undefined symbol: X" (LOADER.md §D)
-  kVersionNotFound,   // "version `V' not found (required by M)"
-  kMissingLibrary,    // "cannot open shared object file: No such file or directory"
-  kWrongElfClass,     // "wrong ELF class: ELFCLASS32"
-  kWrongMachine,      // only a library for another machine was found (the loader skips it)
-  kNotLoadable,       // the module itself cannot be dlopen'ed (an executable, no PT_DYNAMIC, ...)
+  kUndefinedSymbol,  // "undefined symbol: X" (LOADER.md §D)
+  kVersionNotFound,  // "version `V' not found (required by M)"
+  kMissingLibrary,   // "cannot open shared object file: No such file or directory"
+  kWrongElfClass,    // "wrong ELF class: ELFCLASS32"
+  kWrongMachine,     // only a library for another machine was found (the loader skips it)
+  kNotLoadable,      // the module itself cannot be dlopen'ed (an executable, no PT_DYNAMIC, ...)
 };
 
 // "undefined_symbol", "version_not_found", ... — the JSON `kind` values.
@@ -67,11 +67,11 @@ ABICHECK_EXPORT const char* ProblemKindName(ProblemKind kind);
 
 // A nearby definition that does exist, and how it differs from what was needed.
 struct Candidate {
-  std::string symbol;     // mangled
+  std::string symbol;  // mangled
   std::string demangled;
-  std::string library;    // path of the library exporting it
-  std::string version;    // its version, if any
-  std::string relation;   // "signature_changed", "not_in_scope", "version_differs", ...
+  std::string library;   // path of the library exporting it
+  std::string version;   // its version, if any
+  std::string relation;  // "signature_changed", "not_in_scope", "version_differs", ...
   std::vector<std::string> differences;  // "parameter 4: int → unsigned int"
 };
 
@@ -85,9 +85,9 @@ struct Problem {
   std::string message;    // the exact text ld.so/dlerror would print for this failure
   bool first = false;     // the one failure `dlopen` would report (it stops at the first)
   std::vector<Candidate> candidates;
-  std::string hint;       // one sentence for a person, may be empty
-  std::string stand_in;   // missing libraries: the provider checked in its place, if any
-  std::string cause;      // the id of a Cause that explains this problem, if any
+  std::string hint;      // one sentence for a person, may be empty
+  std::string stand_in;  // missing libraries: the provider checked in its place, if any
+  std::string cause;     // the id of a Cause that explains this problem, if any
   // With several builds (a matrix): the builds given that export this exact symbol.
   std::vector<std::string> exported_by;
 };
@@ -101,10 +101,10 @@ struct Cause {
 
 // How a library of the load came to be there.
 struct LoadedLibrary {
-  std::string name;       // the name it was asked for (DT_NEEDED) or given as
-  std::string path;       // the file
-  std::string found_by;   // "module", "provider", "preload", "interpreter", "rpath", "runpath",
-                          // "library_path", "ld.so.cache", "system", "path"
+  std::string name;           // the name it was asked for (DT_NEEDED) or given as
+  std::string path;           // the file
+  std::string found_by;       // "module", "provider", "preload", "interpreter", "rpath", "runpath",
+                              // "library_path", "ld.so.cache", "system", "path"
   bool newly_loaded = false;  // mapped by this dlopen (so version-checked and relocated)
 };
 
@@ -117,15 +117,15 @@ struct Report {
   std::string module;
   bool loads = false;
   std::vector<Problem> problems;
-  std::vector<LoadedLibrary> libraries;   // the module's scope, in breadth-first load order
-  std::vector<Warning> warnings;          // hazards that do not stop the load
-  std::vector<Cause> causes;              // reasons shared by several problems
+  std::vector<LoadedLibrary> libraries;  // the module's scope, in breadth-first load order
+  std::vector<Warning> warnings;         // hazards that do not stop the load
+  std::vector<Cause> causes;             // reasons shared by several problems
   // The C++ std::string ABI of the module and of its providers: "c++11", "pre-c++11", "mixed",
   // or "unknown" (no std::string in its symbols).
   std::string module_string_abi = "unknown";
   std::string providers_string_abi = "unknown";
-  int interpreter_symbols = 0;            // Py*/_Py* references left to the interpreter
-  int weak_unresolved = 0;                // weak references that stay 0 (allowed)
+  int interpreter_symbols = 0;  // Py*/_Py* references left to the interpreter
+  int weak_unresolved = 0;      // weak references that stay 0 (allowed)
   int references_checked = 0;
 };
 
@@ -136,7 +136,8 @@ struct Report {
 // Errors (unreadable or corrupt input, not an ELF file) name the file and the structure:
 // kNotFound, kPermissionDenied, kFailedPrecondition (a directory), kInvalidArgument (not ELF),
 // kDataLoss (corrupt ELF), kResourceExhausted (over a cap).
-ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options);
+ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module,
+                                             const CheckOptions& options);
 
 // Many modules against many builds: `module_inputs` are .so files, directories or wheels (whose
 // Python extension modules — members defining PyInit_* — are checked, with the wheel's other
@@ -155,8 +156,9 @@ struct Matrix {
   std::vector<Warning> notes;     // what inputs held that was skipped
 };
 ABICHECK_EXPORT absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
-                                   const std::vector<std::string>& builds, const CheckOptions& options,
-                                   const InputLimits& limits = {});
+                                                   const std::vector<std::string>& builds,
+                                                   const CheckOptions& options,
+                                                   const InputLimits& limits = {});
 ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color);
 ABICHECK_EXPORT std::string RenderMatrixJson(const Matrix& matrix);
 // Writes an index file of `builds` (wheels, directories, files, or other indexes: each a build,
@@ -164,7 +166,8 @@ ABICHECK_EXPORT std::string RenderMatrixJson(const Matrix& matrix);
 // tables, stored once, memory-mapped when read (docs/index-format.md). Returns a summary line.
 ABICHECK_EXPORT absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
                                                        const std::vector<std::string>& names,
-                                                       const std::string& output, const InputLimits& limits = {});
+                                                       const std::string& output,
+                                                       const InputLimits& limits = {});
 
 // JUnit XML, one test case per module x build (GitLab, Jenkins and Buildkite show it natively).
 ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);
@@ -174,7 +177,7 @@ ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);
 // (libc10.so.2.6 <-> libc10.so.2.14). A removed C++ function with a same-named replacement of
 // another signature is reported once, as changed, with the differences.
 struct ExportChange {
-  std::string symbol;     // mangled (with @version when versioned)
+  std::string symbol;  // mangled (with @version when versioned)
   std::string demangled;
   std::string new_symbol;  // for changes: the replacement
   std::string new_demangled;
@@ -186,11 +189,12 @@ struct LibraryDiff {
 };
 struct AbiDiff {
   std::string old_build, new_build;
-  std::vector<LibraryDiff> libraries;  // only those with differences, sorted by name
+  std::vector<LibraryDiff> libraries;     // only those with differences, sorted by name
   ABICHECK_EXPORT bool breaking() const;  // anything removed or changed
 };
-ABICHECK_EXPORT absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
-                                   const InputLimits& limits = {});
+ABICHECK_EXPORT absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build,
+                                                   const std::string& new_build,
+                                                   const InputLimits& limits = {});
 ABICHECK_EXPORT std::string RenderDiffText(const AbiDiff& diff, bool color);
 ABICHECK_EXPORT std::string RenderDiffJson(const AbiDiff& diff);
 
@@ -208,9 +212,11 @@ struct SymbolListOptions {
   bool undefined_only = false;
   bool json = false;
 };
-ABICHECK_EXPORT absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options);
+ABICHECK_EXPORT absl::StatusOr<std::string> ListSymbols(const std::string& path,
+                                                        const SymbolListOptions& options);
 // The same listing handed to `sink` in chunks of about 1 MB as it is made (text), or whole (JSON).
-ABICHECK_EXPORT absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
+ABICHECK_EXPORT absl::Status ListSymbolsTo(const std::string& path,
+                                           const SymbolListOptions& options,
                                            absl::FunctionRef<void(absl::string_view)> sink);
 
 // Exit codes of the CLI (and what build tooling should map results to).

@@ -1,8 +1,8 @@
 // Demangling through LLVM 14's Demangle library (link LLVMDemangle only: DEPENDENCIES.md).
 #include "lib/demangle/demangle.h"
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include "llvm/Demangle/Demangle.h"
@@ -77,7 +77,8 @@ bool SplitFunction(absl::string_view name, FunctionParts* out) {
   if (d.partialDemangle(s.c_str()) || !d.isFunction()) return false;
   out->context = Part([&](char* b, size_t* n) { return d.getFunctionDeclContextName(b, n); });
   out->base = Part([&](char* b, size_t* n) { return d.getFunctionBaseName(b, n); });
-  out->params = SplitParams(Part([&](char* b, size_t* n) { return d.getFunctionParameters(b, n); }));
+  out->params =
+      SplitParams(Part([&](char* b, size_t* n) { return d.getFunctionParameters(b, n); }));
   out->return_type = Part([&](char* b, size_t* n) { return d.getFunctionReturnType(b, n); });
   // The full demangled text ends with the qualifiers after the parameter list.
   std::string full = Part([&](char* b, size_t* n) { return d.finishDemangle(b, n); });

@@ -4,8 +4,9 @@
 #define ABICHECK_LIB_DEMANGLE_DEMANGLE_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace abicheck {
 
@@ -17,11 +18,11 @@ absl::string_view DemangleView(absl::string_view name);
 
 // The parts of a mangled C++ function name, from llvm::ItaniumPartialDemangler.
 struct FunctionParts {
-  std::string context;                // "c10::cuda"
-  std::string base;                   // "c10_cuda_check_implementation"
-  std::vector<std::string> params;    // {"int", "char const*", ...}
-  std::string return_type;            // empty for non-templates
-  std::string qualifiers;             // " const", " &&", ...
+  std::string context;              // "c10::cuda"
+  std::string base;                 // "c10_cuda_check_implementation"
+  std::vector<std::string> params;  // {"int", "char const*", ...}
+  std::string return_type;          // empty for non-templates
+  std::string qualifiers;           // " const", " &&", ...
 };
 
 // Splits a mangled function name; false when `name` is not a mangled C++ function.

@@ -9,11 +9,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/ascii.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/util/paths.h"
 
@@ -38,7 +38,9 @@ std::string LinkFlag(absl::string_view soname) {
 std::string VersionOf(const Object& o, uint32_t idx) {
   if (!o.syms->has_versym()) return "";
   const VersionSlot* slot = o.syms->Slot(o.syms->Versym(idx) & 0x7fff);
-  return slot != nullptr && slot->defined && (o.syms->Versym(idx) & 0x7fff) > 1 ? std::string(slot->name) : "";
+  return slot != nullptr && slot->defined && (o.syms->Versym(idx) & 0x7fff) > 1
+             ? std::string(slot->name)
+             : "";
 }
 
 }  // namespace
@@ -53,10 +55,13 @@ int CompareVersionNames(absl::string_view a, absl::string_view b) {
   // Numeric fields compared as numbers: GLIBCXX_3.4.9 < GLIBCXX_3.4.30.
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
-    if (absl::ascii_isdigit(static_cast<unsigned char>(a[i])) && absl::ascii_isdigit(static_cast<unsigned char>(b[j]))) {
+    if (absl::ascii_isdigit(static_cast<unsigned char>(a[i])) &&
+        absl::ascii_isdigit(static_cast<unsigned char>(b[j]))) {
       uint64_t x = 0, y = 0;
-      while (i < a.size() && absl::ascii_isdigit(static_cast<unsigned char>(a[i]))) x = x * 10 + (a[i++] - '0');
-      while (j < b.size() && absl::ascii_isdigit(static_cast<unsigned char>(b[j]))) y = y * 10 + (b[j++] - '0');
+      while (i < a.size() && absl::ascii_isdigit(static_cast<unsigned char>(a[i])))
+        x = x * 10 + (a[i++] - '0');
+      while (j < b.size() && absl::ascii_isdigit(static_cast<unsigned char>(b[j])))
+        y = y * 10 + (b[j++] - '0');
       if (x != y) return x < y ? -1 : 1;
       continue;
     }
@@ -70,7 +75,8 @@ std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_vie
   const absl::string_view family = VersionFamily(wanted);
   std::string newest;
   for (const VersionDef& d : defs) {
-    if ((d.flags & elf::VER_FLG_BASE) || VersionFamily(d.name) != family || family.empty()) continue;
+    if ((d.flags & elf::VER_FLG_BASE) || VersionFamily(d.name) != family || family.empty())
+      continue;
     if (newest.empty() || CompareVersionNames(newest, d.name) < 0) newest = std::string(d.name);
   }
   return newest;
@@ -79,9 +85,10 @@ std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_vie
 std::string VersionMeaning(absl::string_view version, absl::string_view library) {
   const absl::string_view family = VersionFamily(version);
   if (family == "GLIBCXX_" || family == "CXXABI_") {
-    return absl::StrCat("the module was built with a newer GCC (libstdc++) than the one whose ", library,
-                        " is loaded; build it with the target's toolchain (e.g. a manylinux image), or "
-                        "run where a newer libstdc++.so.6 is installed");
+    return absl::StrCat(
+        "the module was built with a newer GCC (libstdc++) than the one whose ", library,
+        " is loaded; build it with the target's toolchain (e.g. a manylinux image), or "
+        "run where a newer libstdc++.so.6 is installed");
   }
   if (family == "GLIBC_") {
     return "the module was built against a newer glibc than this one; build it on an older base "
@@ -99,7 +106,8 @@ std::string StripAbiTags(absl::string_view name) {
   return out;
 }
 
-std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const FunctionParts& found) {
+std::vector<std::string> DescribeDifferences(const FunctionParts& wanted,
+                                             const FunctionParts& found) {
   std::vector<std::string> out;
   if (wanted.base != found.base) {
     auto tag = [](const std::string& b) {
@@ -120,11 +128,14 @@ std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const 
   }
   for (size_t i = 0; i < std::min(wanted.params.size(), found.params.size()); ++i) {
     if (wanted.params[i] != found.params[i]) {
-      out.push_back(absl::StrFormat("parameter %d: %s → %s", i + 1, wanted.params[i], found.params[i]));
+      out.push_back(
+          absl::StrFormat("parameter %d: %s → %s", i + 1, wanted.params[i], found.params[i]));
     }
   }
   if (wanted.qualifiers != found.qualifiers) {
-    auto q = [](const std::string& s) { return s.empty() ? std::string("(none)") : std::string(absl::StripLeadingAsciiWhitespace(s)); };
+    auto q = [](const std::string& s) {
+      return s.empty() ? std::string("(none)") : std::string(absl::StripLeadingAsciiWhitespace(s));
+    };
     out.push_back(absl::StrCat("qualifiers: ", q(wanted.qualifiers), " → ", q(found.qualifiers)));
   }
   if (wanted.return_type != found.return_type) {
@@ -141,8 +152,11 @@ namespace {
 struct AbiVotes {
   int cxx11 = 0, old = 0;
   void Add(absl::string_view mangled, absl::string_view demangled) {
-    if (absl::StrContains(mangled, "St7__cxx11") || absl::StrContains(mangled, "B5cxx11")) ++cxx11;
-    else if (absl::StrContains(demangled, "std::string") || absl::StrContains(demangled, "std::basic_string<char")) ++old;
+    if (absl::StrContains(mangled, "St7__cxx11") || absl::StrContains(mangled, "B5cxx11"))
+      ++cxx11;
+    else if (absl::StrContains(demangled, "std::string") ||
+             absl::StrContains(demangled, "std::basic_string<char"))
+      ++old;
   }
   // A miss whose nearest candidate differs only by the [abi:cxx11] tag returns a std::string.
   void AddProblem(const Problem& p) {
@@ -150,8 +164,12 @@ struct AbiVotes {
     Add(p.symbol, p.demangled);
     if (cxx11 + old != before || p.candidates.empty()) return;
     const Candidate& c = p.candidates.front();
-    if (c.differences.size() == 1 && absl::StartsWith(c.differences[0], "ABI tag: (none) → [abi:cxx11]")) ++old;
-    if (c.differences.size() == 1 && absl::StartsWith(c.differences[0], "ABI tag: [abi:cxx11] → (none)")) ++cxx11;
+    if (c.differences.size() == 1 &&
+        absl::StartsWith(c.differences[0], "ABI tag: (none) → [abi:cxx11]"))
+      ++old;
+    if (c.differences.size() == 1 &&
+        absl::StartsWith(c.differences[0], "ABI tag: [abi:cxx11] → (none)"))
+      ++cxx11;
   }
   std::string Verdict() const {
     if (cxx11 > 0 && old > 0) return "mixed";
@@ -188,7 +206,10 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
     any_cxx11 |= v == "c++11" || v == "mixed";
     any_old |= v == "pre-c++11" || v == "mixed";
   }
-  report->providers_string_abi = any_cxx11 && any_old ? "mixed" : any_cxx11 ? "c++11" : any_old ? "pre-c++11" : "unknown";
+  report->providers_string_abi = any_cxx11 && any_old ? "mixed"
+                                 : any_cxx11          ? "c++11"
+                                 : any_old            ? "pre-c++11"
+                                                      : "unknown";
   // One cause for every miss that takes or returns an old-ABI std::string, when the providers
   // were built with the C++11 ABI (and the reverse).
   const bool old_vs_new = module.old > 0 && report->providers_string_abi == "c++11";
@@ -196,13 +217,16 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
   if (!old_vs_new && !new_vs_old) return;
   Cause c;
   c.id = "cxx11_string_abi";
-  c.summary = old_vs_new
-                  ? "the module was built with _GLIBCXX_USE_CXX11_ABI=0 (the pre-C++11 std::string ABI); these "
-                    "libraries use the C++11 ABI (as torch >= 2.7 pip wheels do): rebuild the module with "
-                    "_GLIBCXX_USE_CXX11_ABI=1, or use a build with the old ABI (torch <= 2.5 pip wheels)"
-                  : "the module was built with the C++11 std::string ABI; these libraries use the pre-C++11 ABI "
-                    "(_GLIBCXX_USE_CXX11_ABI=0, as torch <= 2.5 pip wheels do): rebuild the module with "
-                    "_GLIBCXX_USE_CXX11_ABI=0, or use a build with the C++11 ABI";
+  c.summary =
+      old_vs_new
+          ? "the module was built with _GLIBCXX_USE_CXX11_ABI=0 (the pre-C++11 std::string ABI); "
+            "these "
+            "libraries use the C++11 ABI (as torch >= 2.7 pip wheels do): rebuild the module with "
+            "_GLIBCXX_USE_CXX11_ABI=1, or use a build with the old ABI (torch <= 2.5 pip wheels)"
+          : "the module was built with the C++11 std::string ABI; these libraries use the "
+            "pre-C++11 ABI "
+            "(_GLIBCXX_USE_CXX11_ABI=0, as torch <= 2.5 pip wheels do): rebuild the module with "
+            "_GLIBCXX_USE_CXX11_ABI=0, or use a build with the C++11 ABI";
   for (Problem& p : report->problems) {
     if (p.kind != ProblemKind::kUndefinedSymbol) continue;
     AbiVotes v;
@@ -229,7 +253,8 @@ void ForEachSourceName(absl::string_view m, F&& f) {
       continue;
     }
     size_t j = i, n = 0;
-    while (j < m.size() && absl::ascii_isdigit(static_cast<unsigned char>(m[j])) && n < 100000) n = n * 10 + (m[j++] - '0');
+    while (j < m.size() && absl::ascii_isdigit(static_cast<unsigned char>(m[j])) && n < 100000)
+      n = n * 10 + (m[j++] - '0');
     if (n == 0 || n > m.size() - j) {
       i = j;
       continue;
@@ -248,7 +273,8 @@ class CandidateIndex {
     // Most source names are not wanted: reject them on (length, last byte) before hashing.
     std::vector<std::bitset<256>> by_length(1024);
     for (const std::string& w : wanted) {
-      if (w.size() < by_length.size()) by_length[w.size()].set(static_cast<unsigned char>(w.back()));
+      if (w.size() < by_length.size())
+        by_length[w.size()].set(static_cast<unsigned char>(w.back()));
     }
     for (const auto& o : loader.objects()) {
       o->syms->ForEachSymbol([&](const Symbol& sym) {
@@ -256,7 +282,8 @@ class CandidateIndex {
         const uint32_t i = sym.index;
         if (!s->exported() || !absl::StartsWith(s->name, "_Z")) return;
         ForEachSourceName(s->name, [&](absl::string_view token) {
-          if (token.size() >= by_length.size() || !by_length[token.size()].test(static_cast<unsigned char>(token.back()))) {
+          if (token.size() >= by_length.size() ||
+              !by_length[token.size()].test(static_cast<unsigned char>(token.back()))) {
             return;
           }
           auto it = wanted.find(token);
@@ -296,7 +323,8 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
 
 }  // namespace
 
-void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope, Report* report) {
+void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
+                      Report* report) {
   std::unique_ptr<CandidateIndex> index;
   const absl::flat_hash_set<const Object*> in_scope(scope.begin(), scope.end());
   absl::flat_hash_set<std::string> missing_versions;
@@ -309,12 +337,15 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
       const std::string stem = p.library.substr(0, p.library.find(".so") + 3);
       for (const auto& o : loader.objects()) {
-        const std::string base = Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
+        const std::string base =
+            Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
         if (absl::StartsWith(base, stem + ".") && base != p.library) {
-          p.hint = absl::StrCat("needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
-                                p.library.substr(stem.size() + 1), ", this environment has CUDA ",
-                                base.substr(stem.size() + 1), ". Use a build of the module for this CUDA, or install ",
-                                "the CUDA ", p.library.substr(stem.size() + 1), " runtime beside it");
+          p.hint = absl::StrCat(
+              "needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
+              p.library.substr(stem.size() + 1), ", this environment has CUDA ",
+              base.substr(stem.size() + 1),
+              ". Use a build of the module for this CUDA, or install ", "the CUDA ",
+              p.library.substr(stem.size() + 1), " runtime beside it");
           break;
         }
       }
@@ -380,8 +411,10 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     // 3. The same qualified C++ function with another signature, anywhere loaded.
     FunctionParts wanted;
     if (p.candidates.empty() && SplitFunction(p.symbol, &wanted) && !wanted.base.empty()) {
-      const std::string token = absl::StrCat(StripAbiTags(wanted.base).size(), StripAbiTags(wanted.base));
-      if (index == nullptr) index = std::make_unique<CandidateIndex>(loader, problem_tokens(report));
+      const std::string token =
+          absl::StrCat(StripAbiTags(wanted.base).size(), StripAbiTags(wanted.base));
+      if (index == nullptr)
+        index = std::make_unique<CandidateIndex>(loader, problem_tokens(report));
       for (const auto& [o, i] : index->Find(token)) {
         if (p.candidates.size() >= kMaxSignatureCandidates) break;
         const SymbolTable& t = *o->syms;
@@ -389,15 +422,19 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
           std::optional<Symbol> s = t.Get(i);
           if (!s || s->name == p.symbol) continue;
           FunctionParts found;
-          if (!SplitFunction(s->name, &found) || StripAbiTags(found.base) != StripAbiTags(wanted.base)) continue;
+          if (!SplitFunction(s->name, &found) ||
+              StripAbiTags(found.base) != StripAbiTags(wanted.base))
+            continue;
           std::vector<std::string> diff = DescribeDifferences(wanted, found);
           if (diff.empty()) {
             // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
             const std::string w = Demangle(p.symbol), f = Demangle(s->name);
-            const bool wt = w.find("[abi:cxx11]") != std::string::npos, ft = f.find("[abi:cxx11]") != std::string::npos;
+            const bool wt = w.find("[abi:cxx11]") != std::string::npos,
+                       ft = f.find("[abi:cxx11]") != std::string::npos;
             if (wt != ft) {
-              diff.push_back(wt ? "ABI tag: [abi:cxx11] → (none)"
-                                : "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)");
+              diff.push_back(
+                  wt ? "ABI tag: [abi:cxx11] → (none)"
+                     : "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)");
             }
           }
           if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) continue;
@@ -412,26 +449,30 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
         }
       }
       // Closest first; a candidate with more differences than the best one is noise.
-      std::stable_sort(p.candidates.begin(), p.candidates.end(), [](const Candidate& a, const Candidate& b) {
-        return a.differences.size() < b.differences.size();
-      });
-      while (p.candidates.size() > 1 && p.candidates.back().differences.size() > p.candidates.front().differences.size()) {
+      std::stable_sort(p.candidates.begin(), p.candidates.end(),
+                       [](const Candidate& a, const Candidate& b) {
+                         return a.differences.size() < b.differences.size();
+                       });
+      while (p.candidates.size() > 1 &&
+             p.candidates.back().differences.size() > p.candidates.front().differences.size()) {
         p.candidates.pop_back();
       }
       if (!p.candidates.empty()) {
         const Candidate& c = p.candidates.front();
-        p.hint = c.relation == "signature_changed"
-                     ? absl::StrCat(Basename(p.object), " was compiled against another declaration of ",
-                                    wanted.base, ": rebuild it against ", Basename(c.library),
-                                    ", or use the build it was compiled for")
-                     : absl::StrCat(wanted.base, " moved to another namespace or class in ",
-                                    Basename(c.library));
+        p.hint =
+            c.relation == "signature_changed"
+                ? absl::StrCat(Basename(p.object), " was compiled against another declaration of ",
+                               wanted.base, ": rebuild it against ", Basename(c.library),
+                               ", or use the build it was compiled for")
+                : absl::StrCat(wanted.base, " moved to another namespace or class in ",
+                               Basename(c.library));
       }
     }
     if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);
     if (p.candidates.empty() && p.hint.empty()) {
       p.hint = missing_versions.contains(p.version)
-                   ? absl::StrCat("it comes with version ", p.version, ", which the loaded library does not define (above)")
+                   ? absl::StrCat("it comes with version ", p.version,
+                                  ", which the loaded library does not define (above)")
                    : "no library in the load exports this name, under any version";
     }
   }

@@ -13,10 +13,12 @@
 namespace abicheck {
 
 // Fills Problem::candidates and Problem::hint for the problems of `report`.
-void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope, Report* report);
+void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
+                      Report* report);
 
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
-std::vector<std::string> DescribeDifferences(const FunctionParts& wanted, const FunctionParts& found);
+std::vector<std::string> DescribeDifferences(const FunctionParts& wanted,
+                                             const FunctionParts& found);
 
 // "name[abi:cxx11]" -> "name".
 std::string StripAbiTags(absl::string_view name);

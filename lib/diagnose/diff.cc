@@ -33,7 +33,8 @@ std::string Stem(absl::string_view soname) {
   return std::string(so == absl::string_view::npos ? soname : soname.substr(0, so + 3));
 }
 
-absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const InputLimits& limits) {
+absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build,
+                                                 const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(build, limits));
   std::vector<Library> libs;
   for (const InputFile& f : in.objects) {
@@ -55,7 +56,9 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build, const
       }
       lib.exports.insert(std::move(key));
     });
-    if (bad) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
+    if (bad)
+      return absl::DataLossError(
+          absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
     ABICHECK_RETURN_IF_ERROR(t.status());
     libs.push_back(std::move(lib));
   }
@@ -104,13 +107,17 @@ LibraryDiff Compare(const Library* a, const Library* b) {
       if (it != added_by_name.end()) {
         // A replacement, not another overload: the only candidate of that name, or one with the
         // same arity that differs in at most half of its parameters.
-        const bool unambiguous = it->second.size() == 1 && removed_by_name[f.context + "::" + f.base] == 1;
+        const bool unambiguous =
+            it->second.size() == 1 && removed_by_name[f.context + "::" + f.base] == 1;
         for (const auto& cand : it->second) {
           if (paired.contains(cand.first)) continue;
           const size_t n = f.params.size();
           size_t differing = 0;
-          for (size_t i = 0; i < std::min(n, cand.second.params.size()); ++i) differing += f.params[i] != cand.second.params[i];
-          if (!unambiguous && (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2))) continue;
+          for (size_t i = 0; i < std::min(n, cand.second.params.size()); ++i)
+            differing += f.params[i] != cand.second.params[i];
+          if (!unambiguous &&
+              (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2)))
+            continue;
           std::vector<std::string> diff = DescribeDifferences(f, cand.second);
           if (best == nullptr || diff.size() < best_diff.size()) {
             best = &cand;
@@ -123,7 +130,11 @@ LibraryDiff Compare(const Library* a, const Library* b) {
         ExportChange n = Entry(best->first);
         c.new_symbol = n.symbol;
         c.new_demangled = n.demangled;
-        c.differences = best_diff.empty() ? std::vector<std::string>{"version: " + k.substr(BareName(k).size()) + " → " + best->first.substr(BareName(best->first).size())} : best_diff;
+        c.differences =
+            best_diff.empty()
+                ? std::vector<std::string>{"version: " + k.substr(BareName(k).size()) + " → " +
+                                           best->first.substr(BareName(best->first).size())}
+                : best_diff;
         d.changed.push_back(std::move(c));
         continue;
       }
@@ -145,7 +156,8 @@ bool AbiDiff::breaking() const {
   return false;
 }
 
-absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build, const InputLimits& limits) {
+absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
+                                   const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(std::vector<Library> a, ReadExports(old_build, limits));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<Library> b, ReadExports(new_build, limits));
   AbiDiff diff;
@@ -159,7 +171,8 @@ absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::stri
     for (int pass = 0; pass < 2 && match == nullptr; ++pass) {
       for (size_t j = 0; j < b.size(); ++j) {
         if (used[j]) continue;
-        const bool same = pass == 0 ? la.soname == b[j].soname : Stem(la.soname) == Stem(b[j].soname);
+        const bool same =
+            pass == 0 ? la.soname == b[j].soname : Stem(la.soname) == Stem(b[j].soname);
         if (same || (a.size() == 1 && b.size() == 1)) {
           match = &b[j];
           used[j] = true;
@@ -174,11 +187,14 @@ absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::stri
   }
   for (const auto& [la, lb] : pairs) {
     LibraryDiff d = Compare(la, lb);
-    if (!d.removed.empty() || !d.added.empty() || !d.changed.empty()) diff.libraries.push_back(std::move(d));
+    if (!d.removed.empty() || !d.added.empty() || !d.changed.empty())
+      diff.libraries.push_back(std::move(d));
   }
-  std::sort(diff.libraries.begin(), diff.libraries.end(), [](const LibraryDiff& x, const LibraryDiff& y) {
-    return (x.old_library.empty() ? x.new_library : x.old_library) < (y.old_library.empty() ? y.new_library : y.old_library);
-  });
+  std::sort(diff.libraries.begin(), diff.libraries.end(),
+            [](const LibraryDiff& x, const LibraryDiff& y) {
+              return (x.old_library.empty() ? x.new_library : x.old_library) <
+                     (y.old_library.empty() ? y.new_library : y.old_library);
+            });
   return diff;
 }
 
@@ -192,18 +208,23 @@ std::string RenderDiffText(const AbiDiff& diff, bool color) {
     added += l.added.size();
     changed += l.changed.size();
   }
-  absl::StrAppendFormat(&out, "%s -> %s: %d removed, %d changed, %d added%s\n", Printable(diff.old_build),
-                        Printable(diff.new_build), removed, changed, added,
-                        diff.breaking() ? " (breaking: modules built against the old build may not load)" : "");
+  absl::StrAppendFormat(
+      &out, "%s -> %s: %d removed, %d changed, %d added%s\n", Printable(diff.old_build),
+      Printable(diff.new_build), removed, changed, added,
+      diff.breaking() ? " (breaking: modules built against the old build may not load)" : "");
   for (const LibraryDiff& l : diff.libraries) {
     absl::StrAppend(&out, "\n", Printable(l.old_library.empty() ? "(none)" : l.old_library), " -> ",
                     Printable(l.new_library.empty() ? "(none)" : l.new_library), "\n");
     for (const ExportChange& c : l.changed) {
-      absl::StrAppend(&out, "  ", red("changed"), ": ", Printable(c.demangled), "\n       now: ", Printable(c.new_demangled), "\n");
-      for (const std::string& d : c.differences) absl::StrAppend(&out, "            ", Printable(d), "\n");
+      absl::StrAppend(&out, "  ", red("changed"), ": ", Printable(c.demangled),
+                      "\n       now: ", Printable(c.new_demangled), "\n");
+      for (const std::string& d : c.differences)
+        absl::StrAppend(&out, "            ", Printable(d), "\n");
     }
-    for (const ExportChange& c : l.removed) absl::StrAppend(&out, "  ", red("removed"), ": ", Printable(c.demangled), "\n");
-    for (const ExportChange& c : l.added) absl::StrAppend(&out, "  ", green("added"), ":   ", Printable(c.demangled), "\n");
+    for (const ExportChange& c : l.removed)
+      absl::StrAppend(&out, "  ", red("removed"), ": ", Printable(c.demangled), "\n");
+    for (const ExportChange& c : l.added)
+      absl::StrAppend(&out, "  ", green("added"), ":   ", Printable(c.demangled), "\n");
   }
   return out;
 }
@@ -230,8 +251,11 @@ std::string RenderDiffJson(const AbiDiff& diff) {
   j["breaking"] = diff.breaking();
   J libs = J::array();
   for (const LibraryDiff& l : diff.libraries) {
-    libs.push_back({{"old_library", l.old_library}, {"new_library", l.new_library}, {"removed", changes(l.removed)},
-                    {"changed", changes(l.changed)}, {"added", changes(l.added)}});
+    libs.push_back({{"old_library", l.old_library},
+                    {"new_library", l.new_library},
+                    {"removed", changes(l.removed)},
+                    {"changed", changes(l.changed)},
+                    {"added", changes(l.added)}});
   }
   j["libraries"] = std::move(libs);
   return DumpJson(j);

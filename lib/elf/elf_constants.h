@@ -19,12 +19,11 @@ inline constexpr uint32_t PF_X = 1;
 
 inline constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_PLTRELSZ = 2, DT_HASH = 4, DT_STRTAB = 5,
                          DT_SYMTAB = 6, DT_RELA = 7, DT_RELASZ = 8, DT_RELAENT = 9, DT_STRSZ = 10,
-                         DT_SYMENT = 11, DT_SONAME = 14, DT_RPATH = 15, DT_REL = 17,
-                         DT_RELSZ = 18, DT_RELENT = 19, DT_PLTREL = 20, DT_JMPREL = 23,
-                         DT_RUNPATH = 29, DT_FLAGS = 30, DT_GNU_HASH = 0x6ffffef5,
-                         DT_VERSYM = 0x6ffffff0, DT_FLAGS_1 = 0x6ffffffb, DT_VERDEF = 0x6ffffffc,
-                         DT_VERDEFNUM = 0x6ffffffd, DT_VERNEED = 0x6ffffffe,
-                         DT_VERNEEDNUM = 0x6fffffff;
+                         DT_SYMENT = 11, DT_SONAME = 14, DT_RPATH = 15, DT_REL = 17, DT_RELSZ = 18,
+                         DT_RELENT = 19, DT_PLTREL = 20, DT_JMPREL = 23, DT_RUNPATH = 29,
+                         DT_FLAGS = 30, DT_GNU_HASH = 0x6ffffef5, DT_VERSYM = 0x6ffffff0,
+                         DT_FLAGS_1 = 0x6ffffffb, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd,
+                         DT_VERNEED = 0x6ffffffe, DT_VERNEEDNUM = 0x6fffffff;
 inline constexpr uint64_t DF_1_NODEFLIB = 0x800, DF_1_PIE = 0x08000000;
 
 inline constexpr uint16_t SHN_UNDEF = 0, SHN_ABS = 0xfff1, SHN_COMMON = 0xfff2;

@@ -27,14 +27,22 @@ bool IsNotElf(const absl::Status& status) {
 
 std::string MachineName(uint16_t e_machine) {
   switch (e_machine) {
-    case elf::EM_386: return "Intel 80386";
-    case elf::EM_ARM: return "ARM";
-    case elf::EM_X86_64: return "x86-64";
-    case elf::EM_AARCH64: return "AArch64";
-    case elf::EM_PPC64: return "PowerPC64";
-    case elf::EM_S390: return "IBM S/390";
-    case elf::EM_RISCV: return "RISC-V";
-    default: return absl::StrFormat("machine 0x%x", e_machine);
+    case elf::EM_386:
+      return "Intel 80386";
+    case elf::EM_ARM:
+      return "ARM";
+    case elf::EM_X86_64:
+      return "x86-64";
+    case elf::EM_AARCH64:
+      return "AArch64";
+    case elf::EM_PPC64:
+      return "PowerPC64";
+    case elf::EM_S390:
+      return "IBM S/390";
+    case elf::EM_RISCV:
+      return "RISC-V";
+    default:
+      return absl::StrFormat("machine 0x%x", e_machine);
   }
 }
 
@@ -65,8 +73,9 @@ absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_
   const ByteReader& r = f.reader_;
   const uint64_t ehsize = f.is_64_ ? 64 : 52;
   if (!r.Contains(0, ehsize)) {
-    return Corrupt(f.name_, absl::StrFormat("ELF header truncated: file is %u bytes, header needs %u",
-                                            r.size(), ehsize));
+    return Corrupt(f.name_,
+                   absl::StrFormat("ELF header truncated: file is %u bytes, header needs %u",
+                                   r.size(), ehsize));
   }
   f.e_type_ = *r.ReadAt<uint16_t>(16);
   f.e_machine_ = *r.ReadAt<uint16_t>(18);
@@ -218,7 +227,8 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
     }
     dynstr_ = *s;
   }
-  auto str = [&](const DynamicEntry& e, absl::string_view what) -> absl::StatusOr<absl::string_view> {
+  auto str = [&](const DynamicEntry& e,
+                 absl::string_view what) -> absl::StatusOr<absl::string_view> {
     std::optional<absl::string_view> v = dynstr_.CString(e.value);
     if (!v) {
       return Corrupt(name_, absl::StrFormat("PT_DYNAMIC: %s string offset 0x%x is outside .dynstr "

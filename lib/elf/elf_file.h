@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "lib/io/byte_reader.h"
 
@@ -77,7 +77,8 @@ class ElfFile {
   std::vector<std::pair<uint64_t, uint64_t>> Footprint(bool whole_dynstr = true) const;
   // The file offset of a reader that is a slice of this file's bytes.
   uint64_t OffsetOf(const ByteReader& slice) const {
-    return slice.size() == 0 ? 0 : static_cast<uint64_t>(slice.data().data() - reader_.data().data());
+    return slice.size() == 0 ? 0
+                             : static_cast<uint64_t>(slice.data().data() - reader_.data().data());
   }
 
  private:

@@ -9,10 +9,12 @@
 
 namespace abicheck {
 
-absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds, const std::vector<std::string>& names,
+absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
+                                       const std::vector<std::string>& names,
                                        const std::string& output, const InputLimits& limits) {
   if (!names.empty() && names.size() != builds.size()) {
-    return absl::InvalidArgumentError(absl::StrFormat("%d names for %d builds", names.size(), builds.size()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d names for %d builds", names.size(), builds.size()));
   }
   std::vector<IndexedBuild> indexed;
   for (size_t i = 0; i < builds.size(); ++i) {
@@ -20,20 +22,22 @@ absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds, c
     if (!inner.empty() && names.empty()) {
       // Merging indexes: every build they hold, under its own name.
       for (const std::string& n : inner) {
-        ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(absl::StrCat(builds[i], "#", n), limits));
+        ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in,
+                                  ExpandInput(absl::StrCat(builds[i], "#", n), limits));
         indexed.push_back({n, std::move(in.objects)});
       }
       continue;
     }
     ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(builds[i], limits));
-    if (in.objects.empty()) return absl::InvalidArgumentError(absl::StrCat(builds[i], ": no ELF shared objects"));
+    if (in.objects.empty())
+      return absl::InvalidArgumentError(absl::StrCat(builds[i], ": no ELF shared objects"));
     std::string name = names.empty() ? builds[i].substr(builds[i].rfind('/') + 1) : names[i];
     if (names.empty() && absl::EndsWith(name, ".whl")) name.resize(name.size() - 4);
     indexed.push_back({name, std::move(in.objects)});
   }
   ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
-  return absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n", output, indexed.size(),
-                         st.libraries, st.names, st.file_bytes / 1048576.0);
+  return absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n", output,
+                         indexed.size(), st.libraries, st.names, st.file_bytes / 1048576.0);
 }
 
 }  // namespace abicheck

@@ -64,7 +64,8 @@ bool HasIndexMagic(absl::Span<const uint8_t> head) {
   return head.size() >= 8 && std::memcmp(head.data(), kIndexMagic, 8) == 0;
 }
 
-absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, const std::string& path) {
+absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
+                                      const std::string& path) {
   IndexStats stats;
   std::string body(kHeader, '\0');
   std::string toc;
@@ -106,13 +107,16 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
             return false;
           });
         });
-        if (bad) return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
+        if (bad)
+          return absl::DataLossError(absl::StrFormat(
+              "%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
         ABICHECK_RETURN_IF_ERROR(t.status());
       }
       RangeSet keep;
       for (const auto& [off, len] : t.HeaderFootprint()) keep.Add(off, off + len);
       for (const auto& [begin, end] : keep.ranges()) {
-        if (end > f.blob->bytes().size()) return absl::DataLossError(absl::StrCat(f.name, ": tables run past the end"));
+        if (end > f.blob->bytes().size())
+          return absl::DataLossError(absl::StrCat(f.name, ": tables run past the end"));
         absl::Span<const uint8_t> bytes = f.blob->bytes().subspan(begin, end - begin);
         const uint64_t key = (uint64_t{Crc(bytes)} << 32) ^ bytes.size();
         uint64_t at = 0;
@@ -166,7 +170,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   PutU32(&header, kIndexFormatVersion);
   PutU32(&header, 0);
   PutU64(&header, body.size());
-  PutU32(&header, Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, blocks_offset - kHeader}));
+  PutU32(&header,
+         Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, blocks_offset - kHeader}));
   PutU32(&header, 0);
   PutU64(&header, toc_offset);
   PutU64(&header, toc.size());
@@ -178,8 +183,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, c
   body.replace(0, kHeader, header);
   const std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr || std::fwrite(body.data(), 1, body.size(), f) != body.size() || std::fclose(f) != 0 ||
-      std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (f == nullptr || std::fwrite(body.data(), 1, body.size(), f) != body.size() ||
+      std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
   }
   stats.file_bytes = body.size();
@@ -191,18 +196,23 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   ABICHECK_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::Open(path));
   auto file = std::make_shared<MappedFile>(std::move(mapped));
   ByteReader r(file->bytes(), false);
-  auto corrupt = [&](absl::string_view what) { return absl::DataLossError(absl::StrCat(path, ": index ", what)); };
-  if (!HasIndexMagic(file->bytes())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an abicheck index"));
+  auto corrupt = [&](absl::string_view what) {
+    return absl::DataLossError(absl::StrCat(path, ": index ", what));
+  };
+  if (!HasIndexMagic(file->bytes()))
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an abicheck index"));
   if (!r.Contains(0, kHeader)) return corrupt("header truncated");
   const uint32_t version = *r.ReadAt<uint32_t>(8);
   if (version != kIndexFormatVersion) {
-    return absl::FailedPreconditionError(absl::StrFormat("%s: index format version %d; this abicheck reads version %d "
-                                                         "(rebuild the index with `abicheck index`)",
-                                                         path, version, kIndexFormatVersion));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: index format version %d; this abicheck reads version %d "
+                        "(rebuild the index with `abicheck index`)",
+                        path, version, kIndexFormatVersion));
   }
   const uint64_t size = *r.ReadAt<uint64_t>(16);
   if (size != r.size()) {
-    return corrupt(absl::StrFormat("is %d bytes, its header says %d (truncated or appended to)", r.size(), size));
+    return corrupt(absl::StrFormat("is %d bytes, its header says %d (truncated or appended to)",
+                                   r.size(), size));
   }
   // The checksum covers everything but the compressed name blocks, which carry their own and are
   // verified as lookups decode them: a check reads a few hundred of several thousand.
@@ -216,9 +226,11 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   const uint64_t toc_off = *r.ReadAt<uint64_t>(32), toc_size = *r.ReadAt<uint64_t>(40);
   const uint64_t names_off = *r.ReadAt<uint64_t>(48), names_size = *r.ReadAt<uint64_t>(56);
   std::optional<ByteReader> toc = r.Slice(toc_off, toc_size);
-  if (!toc || toc_off + toc_size > blocks_off) return corrupt("table of contents runs past the end");
+  if (!toc || toc_off + toc_size > blocks_off)
+    return corrupt("table of contents runs past the end");
   std::optional<ByteReader> names_section = r.Slice(names_off, names_size);
-  if (!names_section || names_off + names_size > blocks_off) return corrupt("name section runs past the end");
+  if (!names_section || names_off + names_size > blocks_off)
+    return corrupt("name section runs past the end");
   const ByteReader block_data = *r.Slice(blocks_off, blocks_size);
   uint64_t at = 0;
   auto u8 = [&]() -> std::optional<uint8_t> {
@@ -273,18 +285,20 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     std::optional<uint64_t> lsize = u64();
     std::optional<uint8_t> flags = u8(), marks = u8();
     std::optional<uint32_t> entries = u32(), nranges = u32();
-    if (!name || !lpath || !lsize || !flags || !marks || !entries || !nranges || *lsize > (uint64_t{1} << 40) ||
-        *nranges > toc_size) {
+    if (!name || !lpath || !lsize || !flags || !marks || !entries || !nranges ||
+        *lsize > (uint64_t{1} << 40) || *nranges > toc_size) {
       return corrupt(absl::StrCat(where, " is unreadable"));
     }
     // The original file's size, reserved and never touched but where stored bytes are copied.
     std::shared_ptr<SparseImage> image = SparseImage::Create(*lsize);
-    if (image == nullptr) return absl::ResourceExhaustedError(absl::StrCat(path, ": cannot reserve address space"));
+    if (image == nullptr)
+      return absl::ResourceExhaustedError(absl::StrCat(path, ": cannot reserve address space"));
     for (uint32_t i = 0; i < *nranges; ++i) {
       std::optional<uint64_t> off = u64(), len = u64(), idx = u64();
-      if (!off || !len || !idx || *len == 0 || *off > *lsize || *len > *lsize - *off || !r.Contains(*idx, *len) ||
-          *idx < kHeader || *idx + *len > names_off) {
-        return corrupt(absl::StrFormat("%s (%s): range %d lies outside the library or the index", where, *name, i));
+      if (!off || !len || !idx || *len == 0 || *off > *lsize || *len > *lsize - *off ||
+          !r.Contains(*idx, *len) || *idx < kHeader || *idx + *len > names_off) {
+        return corrupt(absl::StrFormat("%s (%s): range %d lies outside the library or the index",
+                                       where, *name, i));
       }
       std::memcpy(image->mutable_data() + *off, file->bytes().data() + *idx, *len);
       image->mutable_retained().Add(*off, *off + *len);
@@ -297,8 +311,9 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     markers.push_back(*marks);
     libs.push_back(std::move(lib));
   }
-  ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<NameBlocks> blocks,
-                            NameBlocks::Open(path, *names_section, block_data, file, std::move(markers)));
+  ABICHECK_ASSIGN_OR_RETURN(
+      std::shared_ptr<NameBlocks> blocks,
+      NameBlocks::Open(path, *names_section, block_data, file, std::move(markers)));
   std::vector<InputFile> inputs;
   for (uint32_t l = 0; l < libs.size(); ++l) {
     Lib& lib = libs[l];
@@ -306,10 +321,13 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     InputFile f{lib.name, lib.path, lib.image, std::make_shared<ExternalLibrary>(lib.ext)};
     // What the loader model will read must be among the stored bytes: never a guess.
     absl::StatusOr<ParsedElf> parsed = ParseElf(f);
-    if (!parsed.ok()) return corrupt(absl::StrFormat("library %d (%s): %s", l, lib.name, parsed.status().message()));
+    if (!parsed.ok())
+      return corrupt(
+          absl::StrFormat("library %d (%s): %s", l, lib.name, parsed.status().message()));
     for (const auto& [o, n] : parsed->syms->HeaderFootprint()) {
       if (!lib.image->retained()->Covers(o, o + n)) {
-        return corrupt(absl::StrFormat("library %d (%s): its tables are not all stored", l, lib.name));
+        return corrupt(
+            absl::StrFormat("library %d (%s): its tables are not all stored", l, lib.name));
       }
     }
     inputs.push_back(std::move(f));
@@ -318,7 +336,8 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   for (auto& [name, ids] : build_members) {
     IndexedBuild b{name, {}};
     for (uint32_t id : ids) {
-      if (id >= inputs.size()) return corrupt(absl::StrFormat("build %s names library %d of %d", name, id, inputs.size()));
+      if (id >= inputs.size())
+        return corrupt(absl::StrFormat("build %s names library %d of %d", name, id, inputs.size()));
       b.objects.push_back(inputs[id]);
     }
     builds.push_back(std::move(b));

@@ -17,18 +17,19 @@ inline constexpr char kIndexMagic[8] = {'A', 'B', 'I', 'C', 'H', 'K', 'I', 'X'};
 inline constexpr uint32_t kIndexFormatVersion = 2;
 
 struct IndexedBuild {
-  std::string name;               // "torch-2.6.0+cuda-sid"
-  std::vector<InputFile> objects; // its libraries (providers only: never modules)
+  std::string name;                // "torch-2.6.0+cuda-sid"
+  std::vector<InputFile> objects;  // its libraries (providers only: never modules)
 };
 
 struct IndexStats {
   uint64_t file_bytes = 0;
   uint64_t libraries = 0;
-  uint64_t names = 0;        // distinct names in the name section
+  uint64_t names = 0;  // distinct names in the name section
 };
 
 // Writes `builds` to `path` (replacing it atomically).
-absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds, const std::string& path);
+absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
+                                      const std::string& path);
 // Maps an index. Every error — truncation, another format version, a checksum mismatch, tables
 // that do not cover what they must — is kDataLoss (or kFailedPrecondition for the version)
 // naming the file.

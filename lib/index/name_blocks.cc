@@ -12,7 +12,8 @@
 //     decompressed size, u32 CRC-32C of the compressed block (0 in the last entry)
 //   separators: blocks + 1 u32 offsets into the separator bytes, then the bytes; separator b is
 //     the shortest prefix of block b's first name that sorts after block b-1's last name
-// The LZ4-compressed blocks are not part of the section: the index file stores them last. A block is, per name: varint bytes shared with the previous
+// The LZ4-compressed blocks are not part of the section: the index file stores them last. A block
+// is, per name: varint bytes shared with the previous
 //     name (0 for a block's first), varint suffix length, the suffix, varint entry list.
 #include "lib/index/name_blocks.h"
 
@@ -53,8 +54,8 @@ void PutVarint(std::string* s, uint64_t v) {
 }
 
 uint64_t PackAttr(const ExternalSymbols::Entry& e) {
-  return uint64_t{e.info} | uint64_t{e.other} << 8 | uint64_t{e.shndx} << 16 | uint64_t{e.versym} << 32 |
-         uint64_t{e.has_value} << 48;
+  return uint64_t{e.info} | uint64_t{e.other} << 8 | uint64_t{e.shndx} << 16 |
+         uint64_t{e.versym} << 32 | uint64_t{e.has_value} << 48;
 }
 
 // LZ4 (high-compression mode): a block of front-coded names decodes in a few thousand
@@ -62,8 +63,8 @@ uint64_t PackAttr(const ExternalSymbols::Entry& e) {
 // mostly building its Huffman tables — which was half of a whole check against an index.
 std::string Compress(const std::string& raw) {
   std::string out(LZ4_compressBound(static_cast<int>(raw.size())), '\0');
-  const int n = LZ4_compress_HC(raw.data(), out.data(), static_cast<int>(raw.size()), static_cast<int>(out.size()),
-                                LZ4HC_CLEVEL_DEFAULT);
+  const int n = LZ4_compress_HC(raw.data(), out.data(), static_cast<int>(raw.size()),
+                                static_cast<int>(out.size()), LZ4HC_CLEVEL_DEFAULT);
   out.resize(n > 0 ? n : 0);
   return out;
 }
@@ -90,7 +91,8 @@ struct Cursor {
 
 }  // namespace
 
-void NameBlocksWriter::Add(absl::string_view name, uint32_t library, const ExternalSymbols::Entry& e) {
+void NameBlocksWriter::Add(absl::string_view name, uint32_t library,
+                           const ExternalSymbols::Entry& e) {
   const uint64_t packed = PackAttr(e);
   auto it = std::find(attrs_.begin(), attrs_.end(), packed);
   uint32_t attr = static_cast<uint32_t>(it - attrs_.begin());
@@ -111,17 +113,21 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
     i = j;
   }
   names_ = runs.size();
-  const uint32_t nblocks = static_cast<uint32_t>((runs.size() + kNamesPerBlock - 1) / kNamesPerBlock);
+  const uint32_t nblocks =
+      static_cast<uint32_t>((runs.size() + kNamesPerBlock - 1) / kNamesPerBlock);
   std::string data, table, seps, sep_offsets;
   uint32_t record = 0;
   absl::flat_hash_map<std::string, uint32_t> list_ids;
   std::vector<std::string> lists;
   for (uint32_t b = 0; b < nblocks; ++b) {
-    const size_t first = size_t{b} * kNamesPerBlock, last = std::min(runs.size(), first + kNamesPerBlock);
-    // The separator: the shortest prefix of this block's first name above the previous block's last.
+    const size_t first = size_t{b} * kNamesPerBlock,
+                 last = std::min(runs.size(), first + kNamesPerBlock);
+    // The separator: the shortest prefix of this block's first name above the previous block's
+    // last.
     PutU32(&sep_offsets, static_cast<uint32_t>(seps.size()));
     if (b > 0) {
-      absl::string_view prev = items_[runs[first - 1].first].name, cur = items_[runs[first].first].name;
+      absl::string_view prev = items_[runs[first - 1].first].name,
+                        cur = items_[runs[first].first].name;
       size_t n = 0;
       while (n < prev.size() && n < cur.size() && prev[n] == cur[n]) ++n;
       seps.append(cur.data(), std::min(cur.size(), n + 1));
@@ -132,7 +138,9 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
     for (size_t r = first; r < last; ++r) {
       absl::string_view name = items_[runs[r].first].name;
       size_t shared = 0;
-      while (r > first && shared < prev.size() && shared < name.size() && prev[shared] == name[shared]) ++shared;
+      while (r > first && shared < prev.size() && shared < name.size() &&
+             prev[shared] == name[shared])
+        ++shared;
       PutVarint(&raw, shared);
       PutVarint(&raw, name.size() - shared);
       raw.append(name.data() + shared, name.size() - shared);
@@ -149,11 +157,13 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
       prev = name;
     }
     if (raw.size() > kMaxBlockBytes) {
-      return absl::ResourceExhaustedError(absl::StrFormat("16 names of over %d bytes: too long to index", kMaxBlockBytes));
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("16 names of over %d bytes: too long to index", kMaxBlockBytes));
     }
     const std::string compressed = Compress(raw);
     if (data.size() + compressed.size() > UINT32_MAX) {
-      return absl::ResourceExhaustedError("the compressed names exceed 4 GiB: too many to index in one file");
+      return absl::ResourceExhaustedError(
+          "the compressed names exceed 4 GiB: too many to index in one file");
     }
     PutU32(&table, static_cast<uint32_t>(data.size()));
     PutU32(&table, block_first_record);
@@ -207,7 +217,8 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   return Output{std::move(out), std::move(data)};
 }
 
-absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section, ByteReader blocks,
+absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section,
+                                                             ByteReader blocks,
                                                              std::shared_ptr<const void> keepalive,
                                                              std::vector<uint8_t> markers) {
   auto corrupt = [&](absl::string_view what) {
@@ -225,34 +236,42 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
   const uint32_t words = *section.ReadAt<uint32_t>(20);
   if (t->per_block_ == 0 || t->per_block_ > 4096 ||
       uint64_t{t->nblocks_} != (uint64_t{t->nnames_} + t->per_block_ - 1) / t->per_block_) {
-    return corrupt(absl::StrFormat("%d names cannot fill %d blocks of %d", t->nnames_, t->nblocks_, t->per_block_));
+    return corrupt(absl::StrFormat("%d names cannot fill %d blocks of %d", t->nnames_, t->nblocks_,
+                                   t->per_block_));
   }
   uint64_t at = kHeaderBytes;
   std::optional<ByteReader> bloom = section.Slice(at, uint64_t{words} * 8);
-  if (words == 0 || !bloom) return corrupt(absl::StrFormat("Bloom filter of %d words runs past the end", words));
+  if (words == 0 || !bloom)
+    return corrupt(absl::StrFormat("Bloom filter of %d words runs past the end", words));
   at += uint64_t{words} * 8;
   std::optional<ByteReader> attrs = section.Slice(at, uint64_t{nattrs} * 8);
   if (!attrs) return corrupt(absl::StrFormat("%d attributes run past the end", nattrs));
   for (uint32_t i = 0; i < nattrs; ++i) {
-    const uint64_t info = *attrs->ReadAt<uint8_t>(i * 8ull), other = *attrs->ReadAt<uint8_t>(i * 8ull + 1);
-    const uint64_t shndx = *attrs->ReadAt<uint16_t>(i * 8ull + 2), versym = *attrs->ReadAt<uint16_t>(i * 8ull + 4);
+    const uint64_t info = *attrs->ReadAt<uint8_t>(i * 8ull),
+                   other = *attrs->ReadAt<uint8_t>(i * 8ull + 1);
+    const uint64_t shndx = *attrs->ReadAt<uint16_t>(i * 8ull + 2),
+                   versym = *attrs->ReadAt<uint16_t>(i * 8ull + 4);
     const uint64_t flags = *attrs->ReadAt<uint16_t>(i * 8ull + 6);
     t->attrs_.push_back(info | other << 8 | shndx << 16 | versym << 32 | (flags & 1) << 48);
   }
   at += uint64_t{nattrs} * 8;
   std::optional<uint32_t> nlists = section.ReadAt<uint32_t>(at);
-  if (!nlists || !section.Contains(at + 4, (uint64_t{*nlists} + 1) * 4)) return corrupt("the entry lists run past the end");
+  if (!nlists || !section.Contains(at + 4, (uint64_t{*nlists} + 1) * 4))
+    return corrupt("the entry lists run past the end");
   const uint32_t list_bytes = *section.ReadAt<uint32_t>(at + 4 + uint64_t{*nlists} * 4);
-  std::optional<ByteReader> list_data = section.Slice(at + 4 + (uint64_t{*nlists} + 1) * 4, list_bytes);
+  std::optional<ByteReader> list_data =
+      section.Slice(at + 4 + (uint64_t{*nlists} + 1) * 4, list_bytes);
   if (!list_data) return corrupt("the entry lists run past the end");
   t->list_begin_.push_back(0);
   for (uint32_t i = 0; i < *nlists; ++i) {
     const uint32_t from = *section.ReadAt<uint32_t>(at + 4 + uint64_t{i} * 4);
     const uint32_t to = *section.ReadAt<uint32_t>(at + 8 + uint64_t{i} * 4);
-    if (from > to || to > list_bytes) return corrupt(absl::StrFormat("entry list %d lies outside its area", i));
+    if (from > to || to > list_bytes)
+      return corrupt(absl::StrFormat("entry list %d lies outside its area", i));
     Cursor c{list_data->data().data() + from, list_data->data().data() + to};
     uint32_t count;
-    if (!c.Varint(&count) || count == 0 || count > to - from) return corrupt(absl::StrFormat("entry list %d is malformed", i));
+    if (!c.Varint(&count) || count == 0 || count > to - from)
+      return corrupt(absl::StrFormat("entry list %d is malformed", i));
     for (uint32_t k = 0; k < count; ++k) {
       uint32_t lib, attr;
       if (!c.Varint(&lib) || !c.Varint(&attr) || lib >= markers.size() || attr >= nattrs) {
@@ -264,7 +283,8 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
   }
   at += 4 + (uint64_t{*nlists} + 1) * 4 + list_bytes;
   std::optional<ByteReader> table = section.Slice(at, (uint64_t{t->nblocks_} + 1) * kTableEntry);
-  if (!table) return corrupt(absl::StrFormat("the table of %d blocks runs past the end", t->nblocks_));
+  if (!table)
+    return corrupt(absl::StrFormat("the table of %d blocks runs past the end", t->nblocks_));
   at += (uint64_t{t->nblocks_} + 1) * kTableEntry;
   std::optional<ByteReader> sep_offsets = section.Slice(at, (uint64_t{t->nblocks_} + 1) * 4);
   if (!sep_offsets) return corrupt("the separator offsets run past the end");
@@ -310,9 +330,11 @@ uint8_t NameBlocks::StringAbiMarkers(uint32_t library) const {
 }
 
 absl::string_view NameBlocks::Separator(uint32_t b) const {
-  const uint32_t from = *sep_offsets_.ReadAt<uint32_t>(b * 4ull), to = *sep_offsets_.ReadAt<uint32_t>(b * 4ull + 4);
+  const uint32_t from = *sep_offsets_.ReadAt<uint32_t>(b * 4ull),
+                 to = *sep_offsets_.ReadAt<uint32_t>(b * 4ull + 4);
   if (from > to || to > sep_bytes_.size()) {
-    Fail(absl::DataLossError(absl::StrFormat("%s: index separator %d lies outside its area", file_, b)));
+    Fail(absl::DataLossError(
+        absl::StrFormat("%s: index separator %d lies outside its area", file_, b)));
     return {};
   }
   return {reinterpret_cast<const char*>(sep_bytes_.data().data()) + from, to - from};
@@ -332,19 +354,22 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
   }
   const uint32_t records = next_record - first_record;
   const uint32_t raw_size = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
-  if (raw_size > kMaxBlockBytes) return corrupt(absl::StrFormat("decompressed size %d is implausible", raw_size));
+  if (raw_size > kMaxBlockBytes)
+    return corrupt(absl::StrFormat("decompressed size %d is implausible", raw_size));
   if (end - off > static_cast<uint64_t>(INT32_MAX)) return corrupt("is implausibly large");
   const uint8_t* compressed = data_.data().data() + off;
   if (crc32_iscsi(const_cast<uint8_t*>(compressed), static_cast<int>(end - off), 0) != crc) {
     return corrupt("checksum mismatch: the file is corrupt");
   }
   std::string raw(raw_size, '\0');
-  if (LZ4_decompress_safe(reinterpret_cast<const char*>(compressed), raw.data(), static_cast<int>(end - off),
+  if (LZ4_decompress_safe(reinterpret_cast<const char*>(compressed), raw.data(),
+                          static_cast<int>(end - off),
                           static_cast<int>(raw_size)) != static_cast<int>(raw_size)) {
     return corrupt("does not decompress to its stated size");
   }
   const uint32_t names = std::min(per_block_, nnames_ - b * per_block_);
-  Cursor c{reinterpret_cast<const uint8_t*>(raw.data()), reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
+  Cursor c{reinterpret_cast<const uint8_t*>(raw.data()),
+           reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
   out->names.reserve(std::min<size_t>(size_t{raw_size} * 3, size_t{1} << 20));
   uint32_t prev_off = 0, prev_size = 0;
   for (uint32_t i = 0; i < names; ++i) {
@@ -363,9 +388,11 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
       return corrupt(absl::StrFormat("name %d is out of order", i));
     }
     uint32_t list;
-    if (!c.Varint(&list) || list + 1 >= list_begin_.size()) return corrupt(absl::StrFormat("name %d: no such entry list", i));
+    if (!c.Varint(&list) || list + 1 >= list_begin_.size())
+      return corrupt(absl::StrFormat("name %d: no such entry list", i));
     count = list_begin_[list + 1] - list_begin_[list];
-    if (count > records - out->records.size()) return corrupt(absl::StrFormat("name %d: entry count is wrong", i));
+    if (count > records - out->records.size())
+      return corrupt(absl::StrFormat("name %d: entry count is wrong", i));
     n.first = static_cast<uint32_t>(out->records.size());
     n.count = count;
     out->records.insert(out->records.end(), list_records_.begin() + list_begin_[list],
@@ -439,9 +466,10 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
     const Decoded* d = Block(b);
     int64_t at = -1;
     if (d != nullptr) {
-      auto it = std::lower_bound(d->list.begin(), d->list.end(), name, [&](const Decoded::Name& n, absl::string_view k) {
-        return absl::string_view(d->names).substr(n.offset, n.size) < k;
-      });
+      auto it = std::lower_bound(d->list.begin(), d->list.end(), name,
+                                 [&](const Decoded::Name& n, absl::string_view k) {
+                                   return absl::string_view(d->names).substr(n.offset, n.size) < k;
+                                 });
       if (it != d->list.end() && absl::string_view(d->names).substr(it->offset, it->size) == name) {
         at = it - d->list.begin();
       }
@@ -463,7 +491,8 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
   }
 }
 
-void NameBlocks::ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, absl::string_view)> f) const {
+void NameBlocks::ForEach(uint32_t library,
+                         absl::FunctionRef<void(const Entry&, absl::string_view)> f) const {
   for (uint32_t b = 0; b < nblocks_; ++b) {
     const Decoded* d = Block(b);
     if (d == nullptr) continue;
@@ -471,14 +500,16 @@ void NameBlocks::ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, 
     for (const Decoded::Name& n : d->list) {
       for (uint32_t k = n.first; k < n.first + n.count; ++k) {
         if (d->records[k].first == library) {
-          f(MakeEntry(base + k + 1, d->records[k].second), absl::string_view(d->names).substr(n.offset, n.size));
+          f(MakeEntry(base + k + 1, d->records[k].second),
+            absl::string_view(d->names).substr(n.offset, n.size));
         }
       }
     }
   }
 }
 
-std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::Get(uint32_t handle) const {
+std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::Get(
+    uint32_t handle) const {
   if (handle == 0 || handle > nrecords_) return std::nullopt;
   const uint32_t record = handle - 1;
   // The last block whose first record is <= record.
@@ -500,7 +531,8 @@ std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::
                              [](uint32_t r, const Decoded::Name& n) { return r < n.first; });
   if (it == d->list.begin()) return std::nullopt;
   --it;
-  return std::make_pair(MakeEntry(handle, d->records[k].second), absl::string_view(d->names).substr(it->offset, it->size));
+  return std::make_pair(MakeEntry(handle, d->records[k].second),
+                        absl::string_view(d->names).substr(it->offset, it->size));
 }
 
 }  // namespace abicheck

@@ -1,7 +1,7 @@
 // The name section of an index (docs/index-format.md): every name the indexed libraries offer a
 // lookup, sorted, shared by all libraries and builds of the index, front-coded in blocks of 16
-// that are compressed one by one (LZ4); each name carries its entries — (library, attributes) in each
-// library's own hash-chain order, which is what do_lookup_x walks. A lookup finds the block by
+// that are compressed one by one (LZ4); each name carries its entries — (library, attributes) in
+// each library's own hash-chain order, which is what do_lookup_x walks. A lookup finds the block by
 // binary search over short separators kept uncompressed, decompresses that block once and
 // binary-searches it: the cost follows the module's references, not the build's exports.
 #ifndef ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
@@ -44,8 +44,10 @@ class NameBlocksWriter {
   };
   std::vector<Item> items_;
   std::vector<uint64_t> attrs_;
-  std::vector<uint32_t> list_begin_;                        // entry list i: [begin[i], begin[i+1])
-  std::vector<std::pair<uint32_t, uint32_t>> list_records_;  // (library, attribute index)  // packed ExternalSymbols::Entry without the handle
+  std::vector<uint32_t> list_begin_;  // entry list i: [begin[i], begin[i+1])
+  std::vector<std::pair<uint32_t, uint32_t>>
+      list_records_;  // (library, attribute index)  // packed ExternalSymbols::Entry without the
+                      // handle
   uint64_t names_ = 0;
 };
 
@@ -54,13 +56,15 @@ class NameBlocks final : public ExternalSymbols {
   // `section` and `blocks` lie in memory that `keepalive` owns; `markers` has one byte per
   // library. `section` must have been verified (the index checksum); `blocks` are verified one by
   // one as they are decoded.
-  static absl::StatusOr<std::shared_ptr<NameBlocks>> Open(std::string file, ByteReader section, ByteReader blocks,
+  static absl::StatusOr<std::shared_ptr<NameBlocks>> Open(std::string file, ByteReader section,
+                                                          ByteReader blocks,
                                                           std::shared_ptr<const void> keepalive,
                                                           std::vector<uint8_t> markers);
 
   void ForEachNamed(uint32_t library, const HashedName& name,
                     absl::FunctionRef<bool(const Entry&)> f) const override;
-  void ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, absl::string_view)> f) const override;
+  void ForEach(uint32_t library,
+               absl::FunctionRef<void(const Entry&, absl::string_view)> f) const override;
   std::optional<std::pair<Entry, absl::string_view>> Get(uint32_t handle) const override;
   uint8_t StringAbiMarkers(uint32_t library) const override;
   absl::Status status() const override;
@@ -93,7 +97,7 @@ class NameBlocks final : public ExternalSymbols {
   uint64_t bloom_bits_ = 0;
   uint32_t per_block_ = 0, nnames_ = 0, nblocks_ = 0, nrecords_ = 0;
   std::vector<uint64_t> attrs_;
-  std::vector<uint32_t> list_begin_;                        // entry list i: [begin[i], begin[i+1])
+  std::vector<uint32_t> list_begin_;                         // entry list i: [begin[i], begin[i+1])
   std::vector<std::pair<uint32_t, uint32_t>> list_records_;  // (library, attribute index)
   std::vector<uint8_t> markers_;
   std::unique_ptr<absl::once_flag[]> once_;

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -42,7 +42,8 @@ bool HasZipMagic(absl::Span<const uint8_t> b) {
 
 // Parses `img` and says whether everything the parse read (and lookups will read) is retained.
 // On success, `hull` is unused; when not covered, it is the span of the dynamic tables to retain.
-bool ParseIsExact(const std::string& name, const SparseImage& img, std::pair<uint64_t, uint64_t>* hull) {
+bool ParseIsExact(const std::string& name, const SparseImage& img,
+                  std::pair<uint64_t, uint64_t>* hull) {
   const RangeSet& kept = *img.retained();
   absl::StatusOr<ElfFile> elf = ElfFile::Parse(name, img.bytes());
   std::vector<std::pair<uint64_t, uint64_t>> fp;
@@ -57,8 +58,9 @@ bool ParseIsExact(const std::string& name, const SparseImage& img, std::pair<uin
     // hash, versions) sit before the sized ones (strings, relocations) in every linker's layout;
     // if not, the next pass retains everything.
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (int64_t tag : {elf::DT_SYMTAB, elf::DT_STRTAB, elf::DT_HASH, elf::DT_GNU_HASH, elf::DT_VERSYM,
-                        elf::DT_VERDEF, elf::DT_VERNEED, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {
+    for (int64_t tag :
+         {elf::DT_SYMTAB, elf::DT_STRTAB, elf::DT_HASH, elf::DT_GNU_HASH, elf::DT_VERSYM,
+          elf::DT_VERDEF, elf::DT_VERNEED, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {
       if (std::optional<uint64_t> v = elf->DynamicValue(tag)) {
         if (std::optional<ByteReader> r = elf->VaddrToSegmentEnd(*v)) {
           lo = std::min(lo, elf->OffsetOf(*r));
@@ -66,11 +68,13 @@ bool ParseIsExact(const std::string& name, const SparseImage& img, std::pair<uin
         }
       }
     }
-    for (auto [a, sz] : {std::pair{elf::DT_STRTAB, elf::DT_STRSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
-                         std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
+    for (auto [a, sz] :
+         {std::pair{elf::DT_STRTAB, elf::DT_STRSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
+          std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
       std::optional<uint64_t> v = elf->DynamicValue(a), n = elf->DynamicValue(sz);
       if (!v || !n) continue;
-      if (std::optional<ByteReader> r = elf->VaddrSlice(*v, *n)) hi = std::max(hi, elf->OffsetOf(*r) + r->size());
+      if (std::optional<ByteReader> r = elf->VaddrSlice(*v, *n))
+        hi = std::max(hi, elf->OffsetOf(*r) + r->size());
     }
     for (const auto& [off, len] : fp) hi = std::max(hi, off + len);
     if (lo < hi) *hull = {lo, hi};
@@ -91,7 +95,8 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
     const bool exact = plan.everything || ParseIsExact(name, *img, &hull);
     if (exact) {
       *retained += img->retained()->TotalBytes();
-      return InputFile{name, absl::StrCat(zip.path(), "/", m.name), std::shared_ptr<const Blob>(std::move(img)), nullptr};
+      return InputFile{name, absl::StrCat(zip.path(), "/", m.name),
+                       std::shared_ptr<const Blob>(std::move(img)), nullptr};
     }
     if (pass == 0 && hull.second > hull.first) {
       plan.extra.Add(hull.first, hull.second);
@@ -112,17 +117,18 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
     candidates.push_back(&m);
   }
   // Members are independent: inflate them on every core.
-  const int threads = std::max(1, std::min<int>(limits.threads > 0 ? limits.threads : std::thread::hardware_concurrency(),
-                                                static_cast<int>(candidates.size())));
+  const int threads = std::max(
+      1, std::min<int>(limits.threads > 0 ? limits.threads : std::thread::hardware_concurrency(),
+                       static_cast<int>(candidates.size())));
   std::vector<std::optional<absl::StatusOr<InputFile>>> results(candidates.size());
   std::vector<std::string> skipped(candidates.size());
   std::atomic<size_t> next{0};
   std::atomic<uint64_t> inflated{0}, retained{0}, done{0};
   for (const ZipMember* m : candidates) declared += m->size;
   if (declared > limits.max_total_inflated) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "%s: its shared objects declare %d bytes in all, more than the cap of %d", path, declared,
-        limits.max_total_inflated));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("%s: its shared objects declare %d bytes in all, more than the cap of %d",
+                        path, declared, limits.max_total_inflated));
   }
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < candidates.size();) {
@@ -162,7 +168,8 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   return absl::OkStatus();
 }
 
-absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits, ExpandedInput* out) {
+absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
+                             ExpandedInput* out) {
   out->kind = "directory";
   std::error_code ec;
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
@@ -173,15 +180,18 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
   for (; it != end; it.increment(ec)) {
     if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
     if (it.depth() > limits.max_depth) {
-      return absl::ResourceExhaustedError(absl::StrFormat("%s: nested deeper than %d directories", path, limits.max_depth));
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("%s: nested deeper than %d directories", path, limits.max_depth));
     }
     if (++count > limits.max_files) {
-      return absl::ResourceExhaustedError(absl::StrFormat("%s: more than %d files", path, limits.max_files));
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("%s: more than %d files", path, limits.max_files));
     }
     // Symlinks to files are followed (libc10.so -> libc10.so.2.6.0); each file is listed once.
     struct stat st;
     if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (!seen.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}).second) continue;
+    if (!seen.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}).second)
+      continue;
     files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
@@ -213,7 +223,8 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
   out.path = path_arg;
   // "index.abix#build" selects one build of an index.
   std::string path = path_arg, selected;
-  if (size_t hash = path_arg.rfind('#'); hash != std::string::npos && ::access(path_arg.c_str(), F_OK) != 0) {
+  if (size_t hash = path_arg.rfind('#');
+      hash != std::string::npos && ::access(path_arg.c_str(), F_OK) != 0) {
     path = path_arg.substr(0, hash);
     selected = path_arg.substr(hash + 1);
   }
@@ -229,23 +240,29 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
     std::vector<std::string> names;
     for (IndexedBuild& b : builds) {
       names.push_back(b.name);
-      if (b.name == selected || (selected.empty() && builds.size() == 1)) out.objects = std::move(b.objects);
+      if (b.name == selected || (selected.empty() && builds.size() == 1))
+        out.objects = std::move(b.objects);
     }
     if (out.objects.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          path, selected.empty() ? ": holds several builds; name one as " : absl::StrCat(": has no build named ", selected, "; its builds: "),
+          path,
+          selected.empty() ? ": holds several builds; name one as "
+                           : absl::StrCat(": has no build named ", selected, "; its builds: "),
           selected.empty() ? absl::StrCat(path, "#BUILD: ") : "", absl::StrJoin(names, ", ")));
     }
     return out;
   }
-  if (!selected.empty()) return absl::NotFoundError(absl::StrCat(path_arg, ": No such file or directory"));
+  if (!selected.empty())
+    return absl::NotFoundError(absl::StrCat(path_arg, ": No such file or directory"));
   if (HasZipMagic(file.bytes()) || absl::EndsWith(path, ".whl") || absl::EndsWith(path, ".zip")) {
     ABICHECK_RETURN_IF_ERROR(ExpandArchive(path, limits, &out));
     return out;
   }
   out.kind = "file";
-  if (!HasElfMagic(file.bytes())) return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
-  out.objects.push_back(InputFile{path, path, std::make_shared<MappedBlob>(std::move(file)), nullptr});
+  if (!HasElfMagic(file.bytes()))
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
+  out.objects.push_back(
+      InputFile{path, path, std::make_shared<MappedBlob>(std::move(file)), nullptr});
   return out;
 }
 
@@ -254,7 +271,8 @@ bool IsModuleToCheck(const InputFile& f) {
   absl::StatusOr<ParsedElf> p = ParseElf(f);
   if (!p.ok()) return false;
   bool init = false;
-  p->syms->ForEachSymbol([&](const Symbol& s) { init |= s.defined() && absl::StartsWith(s.name, "PyInit_"); });
+  p->syms->ForEachSymbol(
+      [&](const Symbol& s) { init |= s.defined() && absl::StartsWith(s.name, "PyInit_"); });
   return init;
 }
 

@@ -13,12 +13,12 @@
 namespace abicheck {
 
 struct ExpandedInput {
-  std::string path;                 // as named
-  std::string kind;                 // "file", "directory", "archive", "index"
-  std::vector<InputFile> objects;   // the ELF objects, in a stable (sorted) order
-  std::vector<std::string> notes;   // what was skipped and why (for --verbose and JSON)
-  uint64_t inflated_bytes = 0;      // archive members: bytes streamed through inflate
-  uint64_t retained_bytes = 0;      // ... of which kept in memory
+  std::string path;                // as named
+  std::string kind;                // "file", "directory", "archive", "index"
+  std::vector<InputFile> objects;  // the ELF objects, in a stable (sorted) order
+  std::vector<std::string> notes;  // what was skipped and why (for --verbose and JSON)
+  uint64_t inflated_bytes = 0;     // archive members: bytes streamed through inflate
+  uint64_t retained_bytes = 0;     // ... of which kept in memory
 };
 
 // Expands `path`. A named file that is not ELF (and not a zip) is an error; inside a directory

@@ -46,7 +46,8 @@ std::unique_ptr<SparseImage> SparseImage::Create(uint64_t size) {
   std::unique_ptr<SparseImage> img(new SparseImage());
   img->size_ = size;
   if (size == 0) return img;
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   img->data_ = static_cast<uint8_t*>(p);
   return img;

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include "absl/strings/string_view.h"
 #include <type_traits>
 
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
 namespace abicheck {
@@ -60,7 +60,7 @@ class ByteReader {
     const void* nul = std::memchr(start, 0, data_.size() - off);
     if (nul == nullptr) return std::nullopt;
     return absl::string_view(static_cast<const char*>(start),
-                            static_cast<const char*>(nul) - static_cast<const char*>(start));
+                             static_cast<const char*>(nul) - static_cast<const char*>(start));
   }
 
  private:

@@ -1,4 +1,5 @@
-// A read-only memory map of one file: the only owner of input bytes in the pipeline (ARCHITECTURE.md).
+// A read-only memory map of one file: the only owner of input bytes in the pipeline
+// (ARCHITECTURE.md).
 #ifndef ABICHECK_LIB_IO_MAPPED_FILE_H_
 #define ABICHECK_LIB_IO_MAPPED_FILE_H_
 

@@ -1,4 +1,5 @@
-// libzip (loaded on first use) for the container, ISA-L for inflate (2.2x zlib on a 1.18 GB member: DEPENDENCIES.md).
+// libzip (loaded on first use) for the container, ISA-L for inflate (2.2x zlib on a 1.18 GB member:
+// DEPENDENCIES.md).
 #include "lib/io/zip_archive.h"
 
 #include <dlfcn.h>
@@ -23,9 +24,12 @@ constexpr size_t kChunk = size_t{1} << 20;
 // archive. systemd loads its optional libraries the same way. ABICHECK_LIBZIP_SONAME comes from
 // the libzip found at configure time (lib/CMakeLists.txt).
 struct LibZip {
-#define ABICHECK_ZIP_FUNCTIONS(X)                                                                 \
-  X(open) X(discard) X(strerror) X(get_num_entries) X(stat_init) X(stat_index) X(fopen_index)     \
-  X(fread) X(fclose) X(file_strerror) X(error_init_with_code) X(error_strerror) X(error_fini)
+  // clang-format off
+#define ABICHECK_ZIP_FUNCTIONS(X)                                                          \
+  X(open) X(discard) X(strerror) X(get_num_entries) X(stat_init) X(stat_index)             \
+  X(fopen_index) X(fread) X(fclose) X(file_strerror) X(error_init_with_code)               \
+  X(error_strerror) X(error_fini)
+  // clang-format on
 #define ABICHECK_ZIP_MEMBER(name) decltype(&::zip_##name) name = nullptr;
   ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_MEMBER)
 #undef ABICHECK_ZIP_MEMBER
@@ -35,13 +39,15 @@ const absl::StatusOr<LibZip>& LoadLibZip() {
   static const absl::StatusOr<LibZip> lib = []() -> absl::StatusOr<LibZip> {
     void* h = ::dlopen(ABICHECK_LIBZIP_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) {
-      return absl::UnavailableError(absl::StrCat("reading zip archives needs libzip (", ABICHECK_LIBZIP_SONAME,
-                                                  "), which cannot be loaded: ", ::dlerror()));
+      return absl::UnavailableError(absl::StrCat("reading zip archives needs libzip (",
+                                                 ABICHECK_LIBZIP_SONAME,
+                                                 "), which cannot be loaded: ", ::dlerror()));
     }
     LibZip z;
-#define ABICHECK_ZIP_LOAD(name)                                                                   \
-    z.name = reinterpret_cast<decltype(z.name)>(::dlsym(h, "zip_" #name));                        \
-    if (z.name == nullptr) return absl::UnavailableError(absl::StrCat(ABICHECK_LIBZIP_SONAME, ": no zip_" #name));
+#define ABICHECK_ZIP_LOAD(name)                                          \
+  z.name = reinterpret_cast<decltype(z.name)>(::dlsym(h, "zip_" #name)); \
+  if (z.name == nullptr)                                                 \
+    return absl::UnavailableError(absl::StrCat(ABICHECK_LIBZIP_SONAME, ": no zip_" #name));
     ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_LOAD)
 #undef ABICHECK_ZIP_LOAD
     return z;
@@ -55,10 +61,12 @@ const LibZip& Z() { return *LoadLibZip(); }
 
 // PT_DYNAMIC's file range from an ELF header and program headers at the start of `head`.
 std::optional<std::pair<uint64_t, uint64_t>> DynamicRange(absl::Span<const uint8_t> head) {
-  if (head.size() < 64 || head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F') return std::nullopt;
+  if (head.size() < 64 || head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F')
+    return std::nullopt;
   const bool is64 = head[4] == 2;
   ByteReader r(head, head[5] == 2);
-  const uint64_t phoff = is64 ? r.ReadAt<uint64_t>(32).value_or(0) : r.ReadAt<uint32_t>(28).value_or(0);
+  const uint64_t phoff =
+      is64 ? r.ReadAt<uint64_t>(32).value_or(0) : r.ReadAt<uint32_t>(28).value_or(0);
   const uint16_t phent = r.ReadAt<uint16_t>(is64 ? 54 : 42).value_or(0);
   const uint16_t phnum = r.ReadAt<uint16_t>(is64 ? 56 : 44).value_or(0);
   for (uint32_t i = 0; i < phnum && phent != 0; ++i) {
@@ -104,7 +112,8 @@ absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle() con
 
 ZipArchive::~ZipArchive() = default;
 
-absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& path, const InputLimits& limits) {
+absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& path,
+                                                             const InputLimits& limits) {
   std::shared_ptr<ZipArchive> a(new ZipArchive());
   a->path_ = path;
   a->limits_ = limits;
@@ -113,8 +122,8 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   const zip_int64_t n = Z().get_num_entries(h->za, 0);
   if (n < 0) return absl::DataLossError(absl::StrCat(path, ": ", ZipError(h->za)));
   if (static_cast<uint64_t>(n) > limits.max_members) {
-    return absl::ResourceExhaustedError(absl::StrFormat("%s: %d members, more than the cap of %d", path, n,
-                                                        limits.max_members));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("%s: %d members, more than the cap of %d", path, n, limits.max_members));
   }
   for (zip_int64_t i = 0; i < n; ++i) {
     zip_stat_t st;
@@ -144,18 +153,21 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
   return std::string(reinterpret_cast<const char*>(b.data()), std::min<size_t>(n, b.size()));
 }
 
-absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember& m, const RetainPlan& plan) const {
+absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember& m,
+                                                                 const RetainPlan& plan) const {
   const std::string where = absl::StrCat(path_, "!", m.name);
   if (m.method != 0 && m.method != 8) {
-    return absl::UnimplementedError(absl::StrFormat("%s: compression method %d is not supported (stored and deflated are)",
-                                                    where, m.method));
+    return absl::UnimplementedError(absl::StrFormat(
+        "%s: compression method %d is not supported (stored and deflated are)", where, m.method));
   }
   if (m.size > limits_.max_member_bytes) {
-    return absl::ResourceExhaustedError(absl::StrFormat("%s: declares %d bytes, more than the cap of %d per member",
-                                                        where, m.size, limits_.max_member_bytes));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("%s: declares %d bytes, more than the cap of %d per member", where, m.size,
+                        limits_.max_member_bytes));
   }
   std::unique_ptr<SparseImage> img = SparseImage::Create(m.size);
-  if (img == nullptr) return absl::ResourceExhaustedError(absl::StrCat(where, ": cannot reserve address space"));
+  if (img == nullptr)
+    return absl::ResourceExhaustedError(absl::StrCat(where, ": cannot reserve address space"));
   RangeSet want = plan.extra;
   if (plan.everything) want.Add(0, m.size);
   want.Add(0, std::min(plan.prefix, m.size));
@@ -188,7 +200,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     if (plan.on_bytes) plan.on_bytes(len);
     if (!dynamic_known && produced >= std::min<uint64_t>(m.size, 65536)) {
       dynamic_known = true;
-      if (auto dyn = DynamicRange(img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {
+      if (auto dyn =
+              DynamicRange(img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {
         const uint64_t b = std::min(dyn->first, m.size);
         want.Add(b, std::min(m.size, b + std::min(dyn->second, m.size - b)));
       }
@@ -201,7 +214,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
       if (got == 0) break;
       if (static_cast<uint64_t>(got) > m.size - produced) {
-        return absl::DataLossError(absl::StrFormat("%s: holds more than its declared %d bytes", where, m.size));
+        return absl::DataLossError(
+            absl::StrFormat("%s: holds more than its declared %d bytes", where, m.size));
       }
       keep(out.data(), static_cast<uint64_t>(got));
       continue;
@@ -217,23 +231,26 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     state.avail_out = static_cast<uint32_t>(out.size());
     const int rc = isal_inflate(&state);
     if (rc != ISAL_DECOMP_OK) {
-      return absl::DataLossError(absl::StrFormat("%s: invalid deflate data (ISA-L error %d) at output byte %d",
-                                                 where, rc, produced));
+      return absl::DataLossError(absl::StrFormat(
+          "%s: invalid deflate data (ISA-L error %d) at output byte %d", where, rc, produced));
     }
     const uint64_t n = out.size() - state.avail_out;
     if (n > m.size - produced) {
-      return absl::DataLossError(absl::StrFormat("%s: inflates past its declared size of %d bytes (a zip bomb, or a "
-                                                 "corrupt archive)",
-                                                 where, m.size));
+      return absl::DataLossError(
+          absl::StrFormat("%s: inflates past its declared size of %d bytes (a zip bomb, or a "
+                          "corrupt archive)",
+                          where, m.size));
     }
     keep(out.data(), n);
     if (state.block_state == ISAL_BLOCK_FINISH) break;
     if (n == 0 && state.avail_in == 0 && input_done) {
-      return absl::DataLossError(absl::StrFormat("%s: deflate data ends early, at %d of %d bytes", where, produced, m.size));
+      return absl::DataLossError(absl::StrFormat("%s: deflate data ends early, at %d of %d bytes",
+                                                 where, produced, m.size));
     }
   }
   if (produced < wanted_end() && produced < m.size) {
-    return absl::DataLossError(absl::StrFormat("%s: ends at %d bytes, shorter than its declared %d", where, produced, m.size));
+    return absl::DataLossError(absl::StrFormat("%s: ends at %d bytes, shorter than its declared %d",
+                                               where, produced, m.size));
   }
   img->mutable_retained() = want;
   // Ranges past the end of what was produced hold no data.

@@ -20,9 +20,9 @@ namespace abicheck {
 struct ZipMember {
   uint64_t index = 0;
   std::string name;
-  uint64_t size = 0;       // declared uncompressed size
+  uint64_t size = 0;  // declared uncompressed size
   uint64_t comp_size = 0;
-  uint16_t method = 0;     // 0 stored, 8 deflated
+  uint16_t method = 0;  // 0 stored, 8 deflated
 };
 
 // Which bytes of a member to keep.
@@ -38,7 +38,8 @@ struct RetainPlan {
 class ZipArchive {
  public:
   // Opens `path` and reads its central directory; each reader opens its own handle.
-  static absl::StatusOr<std::shared_ptr<ZipArchive>> Open(const std::string& path, const InputLimits& limits);
+  static absl::StatusOr<std::shared_ptr<ZipArchive>> Open(const std::string& path,
+                                                          const InputLimits& limits);
   ~ZipArchive();
 
   const std::string& path() const { return path_; }
@@ -47,7 +48,8 @@ class ZipArchive {
   // The first `n` bytes of a member (fewer if it is shorter).
   absl::StatusOr<std::string> Head(const ZipMember& m, size_t n) const;
   // Inflates a member, keeping what `plan` asks for. Thread-safe: each call uses its own handle.
-  absl::StatusOr<std::unique_ptr<SparseImage>> Inflate(const ZipMember& m, const RetainPlan& plan) const;
+  absl::StatusOr<std::unique_ptr<SparseImage>> Inflate(const ZipMember& m,
+                                                       const RetainPlan& plan) const;
 
  private:
   ZipArchive() = default;

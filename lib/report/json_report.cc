@@ -59,15 +59,20 @@ ordered_json ReportJson(const Report& r) {
   j["problems"] = std::move(problems);
   ordered_json libs = ordered_json::array();
   for (const LoadedLibrary& l : r.libraries) {
-    libs.push_back({{"name", l.name}, {"path", l.path}, {"found_by", l.found_by}, {"newly_loaded", l.newly_loaded}});
+    libs.push_back({{"name", l.name},
+                    {"path", l.path},
+                    {"found_by", l.found_by},
+                    {"newly_loaded", l.newly_loaded}});
   }
   j["libraries"] = std::move(libs);
   ordered_json causes = ordered_json::array();
-  for (const Cause& c : r.causes) causes.push_back({{"id", c.id}, {"summary", c.summary}, {"problems", c.problems}});
+  for (const Cause& c : r.causes)
+    causes.push_back({{"id", c.id}, {"summary", c.summary}, {"problems", c.problems}});
   j["causes"] = std::move(causes);
   j["string_abi"] = {{"module", r.module_string_abi}, {"providers", r.providers_string_abi}};
   ordered_json warnings = ordered_json::array();
-  for (const Warning& w : r.warnings) warnings.push_back({{"object", w.object}, {"message", w.message}});
+  for (const Warning& w : r.warnings)
+    warnings.push_back({{"object", w.object}, {"message", w.message}});
   j["warnings"] = std::move(warnings);
   j["summary"] = {{"references_checked", r.references_checked},
                   {"interpreter_symbols", r.interpreter_symbols},

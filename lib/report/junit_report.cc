@@ -11,11 +11,21 @@ std::string Xml(absl::string_view s) {
   std::string out;
   for (unsigned char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 has no control characters but tab, newline and carriage return.
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
@@ -37,15 +47,18 @@ std::string RenderJunit(const Matrix& m) {
     ++total;
     failures += c.report.loads ? 0 : 1;
   }
-  absl::StrAppendFormat(&out, "<testsuites name=\"abicheck\" tests=\"%d\" failures=\"%d\">\n", total, failures);
+  absl::StrAppendFormat(&out, "<testsuites name=\"abicheck\" tests=\"%d\" failures=\"%d\">\n",
+                        total, failures);
   for (size_t b = 0; b < m.builds.size(); ++b) {
     int suite_failures = 0;
-    for (size_t i = 0; i < m.modules.size(); ++i) suite_failures += m.cells[i * m.builds.size() + b].report.loads ? 0 : 1;
-    absl::StrAppendFormat(&out, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n", Xml(m.builds[b]),
-                          m.modules.size(), suite_failures);
+    for (size_t i = 0; i < m.modules.size(); ++i)
+      suite_failures += m.cells[i * m.builds.size() + b].report.loads ? 0 : 1;
+    absl::StrAppendFormat(&out, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n",
+                          Xml(m.builds[b]), m.modules.size(), suite_failures);
     for (size_t i = 0; i < m.modules.size(); ++i) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
-      absl::StrAppendFormat(&out, "    <testcase classname=\"%s\" name=\"%s\"", Xml(m.builds[b]), Xml(m.modules[i]));
+      absl::StrAppendFormat(&out, "    <testcase classname=\"%s\" name=\"%s\"", Xml(m.builds[b]),
+                            Xml(m.modules[i]));
       if (r.loads) {
         out += "/>\n";
         continue;
@@ -54,8 +67,10 @@ std::string RenderJunit(const Matrix& m) {
       for (const Problem& p : r.problems) {
         if (p.first) first = p.message;
       }
-      absl::StrAppendFormat(&out, ">\n      <failure type=\"will_not_load\" message=\"%s\">%s</failure>\n    </testcase>\n",
-                            Xml(first), Xml(RenderText(r, false)));
+      absl::StrAppendFormat(
+          &out,
+          ">\n      <failure type=\"will_not_load\" message=\"%s\">%s</failure>\n    </testcase>\n",
+          Xml(first), Xml(RenderText(r, false)));
     }
     out += "  </testsuite>\n";
   }

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/report/json_report.h"
@@ -45,15 +45,20 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
     }
     return parts.size() > 1;
   };
-  while (all_have([&](const auto& v) { return prefix + suffix + 1 < v.size() && v[prefix] == parts[0][prefix]; })) ++prefix;
   while (all_have([&](const auto& v) {
-    return prefix + suffix + 1 < v.size() && v[v.size() - 1 - suffix] == parts[0][parts[0].size() - 1 - suffix];
+    return prefix + suffix + 1 < v.size() && v[prefix] == parts[0][prefix];
+  }))
+    ++prefix;
+  while (all_have([&](const auto& v) {
+    return prefix + suffix + 1 < v.size() &&
+           v[v.size() - 1 - suffix] == parts[0][parts[0].size() - 1 - suffix];
   })) {
     ++suffix;
   }
   std::vector<std::string> labels;
   for (const auto& v : parts) {
-    std::vector<std::string> mid(v.begin() + std::min(prefix, v.size()), v.end() - std::min(suffix, v.size()));
+    std::vector<std::string> mid(v.begin() + std::min(prefix, v.size()),
+                                 v.end() - std::min(suffix, v.size()));
     labels.push_back(mid.empty() ? absl::StrJoin(v, "/") : absl::StrJoin(mid, "/"));
   }
   return labels;
@@ -69,7 +74,8 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   std::vector<size_t> widths;
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
   absl::StrAppend(&out, absl::StrFormat("%-*s", w0, "module"));
-  for (size_t b = 0; b < m.builds.size(); ++b) absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
+  for (size_t b = 0; b < m.builds.size(); ++b)
+    absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
   out.push_back('\n');
   for (size_t i = 0; i < m.modules.size(); ++i) {
     absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(Short(m.modules[i]))));
@@ -84,13 +90,16 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   std::vector<std::string> working;
   for (size_t b = 0; b < m.builds.size(); ++b) {
     bool all = true;
-    for (size_t i = 0; i < m.modules.size(); ++i) all = all && m.cells[i * m.builds.size() + b].report.loads;
+    for (size_t i = 0; i < m.modules.size(); ++i)
+      all = all && m.cells[i * m.builds.size() + b].report.loads;
     if (all) working.push_back(labels[b]);
   }
-  absl::StrAppend(&out, "\nbuilds every module loads against: ", working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
+  absl::StrAppend(&out, "\nbuilds every module loads against: ",
+                  working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
   for (const MatrixCell& c : m.cells) {
     if (c.report.loads) continue;
-    absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build), "\n", RenderText(c.report, color));
+    absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
+                    "\n", RenderText(c.report, color));
   }
   return out;
 }

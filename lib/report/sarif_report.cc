@@ -14,9 +14,11 @@ std::string RenderSarif(const std::vector<Report>& reports) {
     const char* text;
   };
   static const Rule kRules[] = {
-      {ProblemKind::kUndefinedSymbol, "A reference the loader cannot bind: the import fails with 'undefined symbol'."},
+      {ProblemKind::kUndefinedSymbol,
+       "A reference the loader cannot bind: the import fails with 'undefined symbol'."},
       {ProblemKind::kVersionNotFound, "A symbol version the loaded library does not define."},
-      {ProblemKind::kMissingLibrary, "A DT_NEEDED library that is neither loaded nor found on the search path."},
+      {ProblemKind::kMissingLibrary,
+       "A DT_NEEDED library that is neither loaded nor found on the search path."},
       {ProblemKind::kWrongElfClass, "Only a library of the other ELF class was found."},
       {ProblemKind::kWrongMachine, "Only a library for another machine was found."},
       {ProblemKind::kNotLoadable, "The module itself cannot be dlopen'ed."},
@@ -31,9 +33,11 @@ std::string RenderSarif(const std::vector<Report>& reports) {
   for (const Report& report : reports) {
     for (const Problem& p : report.problems) {
       std::string text = p.message;
-      if (!p.demangled.empty() && p.demangled != p.symbol) absl::StrAppend(&text, " (", p.demangled, ")");
+      if (!p.demangled.empty() && p.demangled != p.symbol)
+        absl::StrAppend(&text, " (", p.demangled, ")");
       if (!p.candidates.empty() && !p.candidates[0].differences.empty()) {
-        absl::StrAppend(&text, "; nearest: ", p.candidates[0].demangled, ": ", absl::StrJoin(p.candidates[0].differences, "; "));
+        absl::StrAppend(&text, "; nearest: ", p.candidates[0].demangled, ": ",
+                        absl::StrJoin(p.candidates[0].differences, "; "));
       }
       if (!p.hint.empty()) absl::StrAppend(&text, ". ", p.hint);
       J props = {{"module", report.module}, {"first", p.first}};
@@ -44,17 +48,19 @@ std::string RenderSarif(const std::vector<Report>& reports) {
       J result = {{"ruleId", ProblemKindName(p.kind)},
                   {"level", "error"},
                   {"message", {{"text", text}}},
-                  {"locations", J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", p.object}}}}}}})},
+                  {"locations",
+                   J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", p.object}}}}}}})},
                   {"properties", props}};
       results.push_back(std::move(result));
     }
   }
-  J sarif = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-             {"version", "2.1.0"},
-             {"runs", J::array({{{"tool", {{"driver", {{"name", "abicheck"},
-                                                       {"version", "0.1.0"},
-                                                       {"rules", rules}}}}},
-                                 {"results", results}}})}};
+  J sarif = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       J::array(
+           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", "0.1.0"}, {"rules", rules}}}}},
+             {"results", results}}})}};
   return DumpJson(sarif);
 }
 

@@ -14,10 +14,10 @@
 #include "lib/elf/elf_file.h"
 #include "lib/index/index_file.h"
 #include "lib/io/mapped_file.h"
-#include "lib/symbols/symbol_table.h"
-#include "lib/util/status_macros.h"
 #include "lib/report/json_report.h"
 #include "lib/report/text_util.h"
+#include "lib/symbols/symbol_table.h"
+#include "lib/util/status_macros.h"
 
 namespace abicheck {
 namespace {
@@ -32,9 +32,12 @@ char TypeLetter(const Symbol& s) {
   if (s.type() == elf::STT_GNU_IFUNC) return 'i';
   if (s.bind() == elf::STB_WEAK) return s.type() == elf::STT_OBJECT ? 'V' : 'W';
   char c = 'T';
-  if (s.shndx == elf::SHN_ABS) c = 'A';
-  else if (s.shndx == elf::SHN_COMMON) c = 'C';
-  else if (s.type() == elf::STT_OBJECT || s.type() == elf::STT_TLS) c = 'D';
+  if (s.shndx == elf::SHN_ABS)
+    c = 'A';
+  else if (s.shndx == elf::SHN_COMMON)
+    c = 'C';
+  else if (s.type() == elf::STT_OBJECT || s.type() == elf::STT_TLS)
+    c = 'D';
   return s.bind() == elf::STB_LOCAL ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
@@ -58,7 +61,8 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
   out->push_back(TypeLetter(r.sym));
   out->push_back(' ');
   // Control bytes only in hostile files: escape them, copy everything else as is.
-  if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+  if (std::any_of(name.begin(), name.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
     out->append(Printable(name));
   } else {
     out->append(name.data(), name.size());
@@ -76,8 +80,10 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
                            absl::FunctionRef<void(absl::string_view)> sink) {
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   if (HasIndexMagic(file.bytes())) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": an abicheck index, which keeps no symbol values: "
-                                                         "list the build's libraries themselves"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": an abicheck index, which keeps no symbol values: "
+                     "list the build's libraries themselves"));
   }
   ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, file.bytes()));
   const ElfFile& elf = *parsed.elf;
@@ -87,10 +93,12 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
     for (uint32_t i = 1; i < t.size(); ++i) {
       std::optional<Symbol> s = t.Get(i);
       if (!s) {
-        return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
+        return absl::DataLossError(
+            absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
       }
       if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
-      if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined())) continue;
+      if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined()))
+        continue;
       Row row{*s, {}, false};
       if (t.has_versym()) {
         const uint16_t vs = t.Versym(i);
@@ -130,7 +138,8 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
   ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) { rows.push_back(r); }));
   // Demangling is the expensive part: every core takes chunks of rows off one counter, demangles
   // and formats them into the chunk's own text; the chunks go out in table order.
-  const size_t threads = std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
   if (!options.json) {
     constexpr size_t kRowsPerChunk = 512;
     const size_t chunks = (rows.size() + kRowsPerChunk - 1) / kRowsPerChunk;
@@ -138,7 +147,8 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-        for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i) {
+        for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk);
+             ++i) {
           AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
         }
       }
@@ -183,7 +193,8 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
 
 absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options) {
   std::string all;
-  ABICHECK_RETURN_IF_ERROR(ListSymbolsTo(path, options, [&](absl::string_view chunk) { all.append(chunk.data(), chunk.size()); }));
+  ABICHECK_RETURN_IF_ERROR(ListSymbolsTo(
+      path, options, [&](absl::string_view chunk) { all.append(chunk.data(), chunk.size()); }));
   return all;
 }
 

@@ -14,21 +14,37 @@ namespace {
 
 struct Style {
   bool on;
-  std::string Red(absl::string_view s) const { return on ? absl::StrCat("\x1b[1;31m", s, "\x1b[0m") : std::string(s); }
-  std::string Green(absl::string_view s) const { return on ? absl::StrCat("\x1b[1;32m", s, "\x1b[0m") : std::string(s); }
-  std::string Yellow(absl::string_view s) const { return on ? absl::StrCat("\x1b[33m", s, "\x1b[0m") : std::string(s); }
-  std::string Dim(absl::string_view s) const { return on ? absl::StrCat("\x1b[2m", s, "\x1b[0m") : std::string(s); }
-  std::string Bold(absl::string_view s) const { return on ? absl::StrCat("\x1b[1m", s, "\x1b[0m") : std::string(s); }
+  std::string Red(absl::string_view s) const {
+    return on ? absl::StrCat("\x1b[1;31m", s, "\x1b[0m") : std::string(s);
+  }
+  std::string Green(absl::string_view s) const {
+    return on ? absl::StrCat("\x1b[1;32m", s, "\x1b[0m") : std::string(s);
+  }
+  std::string Yellow(absl::string_view s) const {
+    return on ? absl::StrCat("\x1b[33m", s, "\x1b[0m") : std::string(s);
+  }
+  std::string Dim(absl::string_view s) const {
+    return on ? absl::StrCat("\x1b[2m", s, "\x1b[0m") : std::string(s);
+  }
+  std::string Bold(absl::string_view s) const {
+    return on ? absl::StrCat("\x1b[1m", s, "\x1b[0m") : std::string(s);
+  }
 };
 
 const char* KindLabel(ProblemKind k) {
   switch (k) {
-    case ProblemKind::kUndefinedSymbol: return "undefined symbol";
-    case ProblemKind::kVersionNotFound: return "version not found";
-    case ProblemKind::kMissingLibrary: return "missing library";
-    case ProblemKind::kWrongElfClass: return "wrong ELF class";
-    case ProblemKind::kWrongMachine: return "wrong machine";
-    case ProblemKind::kNotLoadable: return "not loadable";
+    case ProblemKind::kUndefinedSymbol:
+      return "undefined symbol";
+    case ProblemKind::kVersionNotFound:
+      return "version not found";
+    case ProblemKind::kMissingLibrary:
+      return "missing library";
+    case ProblemKind::kWrongElfClass:
+      return "wrong ELF class";
+    case ProblemKind::kWrongMachine:
+      return "wrong machine";
+    case ProblemKind::kNotLoadable:
+      return "not loadable";
   }
   return "problem";
 }
@@ -49,29 +65,36 @@ std::string RenderText(const Report& r, bool color) {
   if (r.loads) {
     absl::StrAppend(&out, st.Green("loads"), ": ", Printable(r.module), "\n");
     const size_t libs = r.libraries.empty() ? 0 : r.libraries.size() - 1;
-    absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d %s\n", r.references_checked, libs,
-                          libs == 1 ? "library" : "libraries");
+    absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d %s\n",
+                          r.references_checked, libs, libs == 1 ? "library" : "libraries");
   } else {
     std::map<std::string, int> by_kind;
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
     std::vector<std::string> counts;
-    for (const auto& [k, n] : by_kind) counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
-    absl::StrAppend(&out, st.Red("will not load"), ": ", Printable(r.module), " (", absl::StrJoin(counts, ", "), ")\n");
+    for (const auto& [k, n] : by_kind)
+      counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
+    absl::StrAppend(&out, st.Red("will not load"), ": ", Printable(r.module), " (",
+                    absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
-      if (p.first) absl::StrAppend(&out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
+      if (p.first)
+        absl::StrAppend(&out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
     }
   }
   for (const Cause& c : r.causes) {
-    absl::StrAppendFormat(&out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems, c.summary);
+    absl::StrAppendFormat(&out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
+                          c.summary);
   }
   if (r.interpreter_symbols > 0) {
-    absl::StrAppendFormat(&out, "  %d Py*/_Py* references are left to the Python interpreter (--python FILE checks them)\n",
-                          r.interpreter_symbols);
+    absl::StrAppendFormat(
+        &out,
+        "  %d Py*/_Py* references are left to the Python interpreter (--python FILE checks them)\n",
+        r.interpreter_symbols);
   }
   // Problems grouped by the object that has them, in the order found.
   std::vector<std::string> objects;
   for (const Problem& p : r.problems) {
-    if (std::find(objects.begin(), objects.end(), p.object) == objects.end()) objects.push_back(p.object);
+    if (std::find(objects.begin(), objects.end(), p.object) == objects.end())
+      objects.push_back(p.object);
   }
   for (const std::string& obj : objects) {
     absl::StrAppend(&out, "\n", st.Bold(Printable(obj)), "\n");
@@ -81,27 +104,34 @@ std::string RenderText(const Report& r, bool color) {
       switch (p.kind) {
         case ProblemKind::kUndefinedSymbol:
           absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.demangled),
-                          p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)), mark, "\n");
-          if (Printable(p.demangled) != p.symbol) absl::StrAppend(&out, "      ", st.Dim(Printable(p.symbol)), "\n");
+                          p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)), mark,
+                          "\n");
+          if (Printable(p.demangled) != p.symbol)
+            absl::StrAppend(&out, "      ", st.Dim(Printable(p.symbol)), "\n");
           break;
         case ProblemKind::kVersionNotFound:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.version), " in ", Printable(p.library), mark, "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.version), " in ",
+                          Printable(p.library), mark, "\n");
           break;
         case ProblemKind::kMissingLibrary:
         case ProblemKind::kWrongElfClass:
         case ProblemKind::kWrongMachine:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library), mark, "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library), mark,
+                          "\n");
           absl::StrAppend(&out, "      ", st.Dim(Printable(p.message)), "\n");
           break;
         case ProblemKind::kNotLoadable:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark, "\n");
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark,
+                          "\n");
           break;
       }
       for (const Candidate& c : p.candidates) {
         if (c.relation == "not_in_scope") continue;  // the hint says it
         absl::StrAppend(&out, "      nearest: ", Printable(c.demangled),
-                        c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ", Printable(c.library), "\n");
-        for (const std::string& d : c.differences) absl::StrAppend(&out, "               ", st.Yellow(Printable(d)), "\n");
+                        c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ",
+                        Printable(c.library), "\n");
+        for (const std::string& d : c.differences)
+          absl::StrAppend(&out, "               ", st.Yellow(Printable(d)), "\n");
       }
       if (!p.hint.empty()) absl::StrAppend(&out, "      ", Printable(p.hint), "\n");
     }

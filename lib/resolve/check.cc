@@ -25,19 +25,26 @@ namespace abicheck {
 
 const char* ProblemKindName(ProblemKind kind) {
   switch (kind) {
-    case ProblemKind::kUndefinedSymbol: return "undefined_symbol";
-    case ProblemKind::kVersionNotFound: return "version_not_found";
-    case ProblemKind::kMissingLibrary: return "missing_library";
-    case ProblemKind::kWrongElfClass: return "wrong_elf_class";
-    case ProblemKind::kWrongMachine: return "wrong_machine";
-    case ProblemKind::kNotLoadable: return "not_loadable";
+    case ProblemKind::kUndefinedSymbol:
+      return "undefined_symbol";
+    case ProblemKind::kVersionNotFound:
+      return "version_not_found";
+    case ProblemKind::kMissingLibrary:
+      return "missing_library";
+    case ProblemKind::kWrongElfClass:
+      return "wrong_elf_class";
+    case ProblemKind::kWrongMachine:
+      return "wrong_machine";
+    case ProblemKind::kNotLoadable:
+      return "not_loadable";
   }
   return "unknown";
 }
 
 int ExitCodeForStatus(const absl::Status& status) {
   switch (status.code()) {
-    case absl::StatusCode::kOk: return kExitLoads;
+    case absl::StatusCode::kOk:
+      return kExitLoads;
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kPermissionDenied:
     case absl::StatusCode::kFailedPrecondition:
@@ -76,12 +83,14 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
 }  // namespace
 
 // The check of one module object against objects already expanded from the user's inputs.
-absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::vector<InputFile>& providers,
+absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
+                                    const std::vector<InputFile>& providers,
                                     const std::vector<InputFile>& preload, const InputFile* python,
                                     const CheckOptions& options) {
   const std::string& module_path = module_input.name;
   // The module decides which loader runs: its machine and class.
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf, ElfFile::Parse(module_path, module_input.blob->bytes()));
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf,
+                            ElfFile::Parse(module_path, module_input.blob->bytes()));
   LdCache cache;
   if (options.use_host) {
     std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
@@ -113,16 +122,18 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
   for (const InputFile& p : providers) {
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
     if (o->elf->machine() != loader.machine() || o->elf->is_64() != probe_elf.is_64()) {
-      const std::string what = absl::StrFormat("%s: %s %s library cannot be loaded with %s (%s %s)", p.name,
-                                               ElfClassName(o->elf->is_64()), o->elf->MachineName(), module_path,
-                                               ElfClassName(probe_elf.is_64()), probe_elf.MachineName());
+      const std::string what =
+          absl::StrFormat("%s: %s %s library cannot be loaded with %s (%s %s)", p.name,
+                          ElfClassName(o->elf->is_64()), o->elf->MachineName(), module_path,
+                          ElfClassName(probe_elf.is_64()), probe_elf.MachineName());
       if (p.name == p.path && providers.size() == 1) return absl::FailedPreconditionError(what);
       report.warnings.push_back({p.name, what});
       continue;
     }
     provider_objects.push_back(o);
   }
-  for (Object* o : provider_objects) ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
+  for (Object* o : provider_objects)
+    ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
 
   ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_input, "module", false));
   if (module->preexisting) {
@@ -143,13 +154,15 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
     Problem p;
     p.kind = ProblemKind::kNotLoadable;
     p.object = module_path;
-    p.message = absl::StrCat(module_path, ": cannot dynamically load position-independent executable");
+    p.message =
+        absl::StrCat(module_path, ": cannot dynamically load position-independent executable");
     p.first = true;
     report.problems.push_back(std::move(p));
     return report;
   }
 
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist, loader.MapDeps(module, false, &failures));
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist,
+                            loader.MapDeps(module, false, &failures));
   for (const Object* o : searchlist) {
     LoadedLibrary lib;
     lib.name = o->names.empty() ? o->path : o->names.front();
@@ -176,7 +189,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
     p.library = f.name;
     p.message = f.message;
     if (!f.skipped_file.empty()) {
-      p.hint = absl::StrCat("the only ", f.name, " found is ", f.skipped_file, ", built for another machine: the "
+      p.hint = absl::StrCat("the only ", f.name, " found is ", f.skipped_file,
+                            ", built for another machine: the "
                             "loader skips it");
     }
     if (f.stand_in != nullptr) {
@@ -188,9 +202,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
   }
   if (!unknown_provider_deps.empty()) {
     report.warnings.push_back(
-        {module_path, absl::StrCat("not found here, so not checked: dependencies of the given libraries, ",
-                                   "which were loaded with them: ", absl::StrJoin(unknown_provider_deps, ", "),
-                                   ". Give them too (or --sysroot) to check symbols they define.")});
+        {module_path,
+         absl::StrCat("not found here, so not checked: dependencies of the given libraries, ",
+                      "which were loaded with them: ", absl::StrJoin(unknown_provider_deps, ", "),
+                      ". Give them too (or --sysroot) to check symbols they define.")});
   }
 
   // B4: the verneed check of every newly loaded object, in search-list order.
@@ -210,9 +225,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
       if (provider == nullptr) continue;  // its load failed: reported above
       if (provider->elf->DynamicValue(elf::DT_VERDEF) == std::nullopt) {
         // match_symbol: passes; ld.so says so only in verbose (ldd) mode.
-        report.warnings.push_back({o->path, absl::StrCat(provider->path,
-                                                         ": no version information available (required by ",
-                                                         o->path, ")")});
+        report.warnings.push_back(
+            {o->path,
+             absl::StrCat(provider->path, ": no version information available (required by ",
+                          o->path, ")")});
         continue;
       }
       for (const VersionNeedAux& aux : need.aux) {
@@ -225,8 +241,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
         }
         if (found) continue;
         if (aux.flags & elf::VER_FLG_WEAK) {
-          report.warnings.push_back({o->path, absl::StrCat(provider->path, ": weak version `", aux.name,
-                                                           "' not found (required by ", o->path, ")")});
+          report.warnings.push_back(
+              {o->path, absl::StrCat(provider->path, ": weak version `", aux.name,
+                                     "' not found (required by ", o->path, ")")});
           continue;
         }
         Problem p;
@@ -234,8 +251,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
         p.object = o->path;
         p.version = std::string(aux.name);
         p.library = provider->path;
-        p.message = absl::StrCat(provider->path, ": version `", aux.name, "' not found (required by ",
-                                 o->path, ")");
+        p.message = absl::StrCat(provider->path, ": version `", aux.name,
+                                 "' not found (required by ", o->path, ")");
         version_problems.push_back(std::move(p));
       }
     }
@@ -253,8 +270,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
     for (const Reference& ref : refs) {
       Symbol sym = o->syms->GetOrEmpty(ref.symbol);
       if (sym.name.empty()) {
-        return absl::DataLossError(absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr",
-                                                   o->path, ref.symbol));
+        return absl::DataLossError(absl::StrFormat(
+            "%s: .dynsym entry %u: name offset is outside .dynstr", o->path, ref.symbol));
       }
       // elf_machine_rela: local symbols and hidden/internal ones bind to themselves, no lookup.
       if (sym.bind() == elf::STB_LOCAL || sym.visibility() == elf::STV_HIDDEN ||
@@ -268,9 +285,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input, const std::ve
       if (b) {
         const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b->symbol.type() == elf::STT_TLS;
         if (sym.type() != elf::STT_NOTYPE && ref_tls != def_tls) {
-          report.warnings.push_back({o->path, absl::StrCat("symbol ", sym.name, ": ", ref_tls ? "TLS" : "non-TLS",
-                                                           " reference bound to a ", def_tls ? "TLS" : "non-TLS",
-                                                           " definition in ", b->object->path)});
+          report.warnings.push_back(
+              {o->path, absl::StrCat("symbol ", sym.name, ": ", ref_tls ? "TLS" : "non-TLS",
+                                     " reference bound to a ", def_tls ? "TLS" : "non-TLS",
+                                     " definition in ", b->object->path)});
         }
         continue;
       }
@@ -317,10 +335,12 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
   for (const std::string& p : paths) {
     ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(p, limits));
     if (in.objects.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(p, ": no ELF shared objects in this ", in.kind));
+      return absl::InvalidArgumentError(
+          absl::StrCat(p, ": no ELF shared objects in this ", in.kind));
     }
     for (const std::string& n : in.notes) notes->push_back({p, n});
-    for (InputFile& f : in.objects) (IsGlobalDeps(f) ? preload : providers)->push_back(std::move(f));
+    for (InputFile& f : in.objects)
+      (IsGlobalDeps(f) ? preload : providers)->push_back(std::move(f));
   }
   return absl::OkStatus();
 }
@@ -328,9 +348,10 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
 absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) {
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
   if (in.kind != "file") {
-    return absl::FailedPreconditionError(absl::StrCat(path, ": is a ", in.kind, "; the ", role,
-                                                      " must be one file (to check every module of a wheel or ",
-                                                      "directory, name the build with --against)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": is a ", in.kind, "; the ", role,
+                     " must be one file (to check every module of a wheel or ",
+                     "directory, name the build with --against)"));
   }
   return std::move(in.objects.front());
 }
@@ -365,8 +386,8 @@ void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matr
         if (found) p.exported_by.push_back(m->builds[b]);
       }
       if (!p.exported_by.empty() && p.candidates.empty()) {
-        p.hint = absl::StrCat("removed in this build; exported by ", absl::StrJoin(p.exported_by, ", "),
-                              " (of the builds given)");
+        p.hint = absl::StrCat("removed in this build; exported by ",
+                              absl::StrJoin(p.exported_by, ", "), " (of the builds given)");
       }
     }
   }
@@ -376,7 +397,8 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
   ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
   std::vector<InputFile> providers, preload;
   std::vector<Warning> notes;
-  ABICHECK_RETURN_IF_ERROR(ExpandProviders(options.providers, InputLimits{}, &providers, &preload, &notes));
+  ABICHECK_RETURN_IF_ERROR(
+      ExpandProviders(options.providers, InputLimits{}, &providers, &preload, &notes));
   for (const std::string& p : options.preload) {
     ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
     preload.push_back(std::move(f));
@@ -385,12 +407,14 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
   if (!options.python.empty()) {
     ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
   }
-  ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(mod, providers, preload, python ? &*python : nullptr, options));
+  ABICHECK_ASSIGN_OR_RETURN(
+      Report r, CheckObjects(mod, providers, preload, python ? &*python : nullptr, options));
   r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
   return r;
 }
 
-absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs, const std::vector<std::string>& build_args,
+absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
+                                   const std::vector<std::string>& build_args,
                                    const CheckOptions& options, const InputLimits& limits) {
   Matrix m;
   // An index of several builds is several columns.
@@ -412,7 +436,8 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   for (const std::string& in : module_inputs) {
     ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
     if (!in_index.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
     }
     ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
     for (const std::string& n : ex.notes) m.notes.push_back({in, n});
@@ -423,13 +448,14 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     std::vector<InputFile> mods, libs;
     for (InputFile& f : ex.objects) (IsModuleToCheck(f) ? mods : libs).push_back(std::move(f));
     if (mods.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this (only lib*.so libraries without PyInit_*) ",
-                                                     ex.kind));
+      return absl::InvalidArgumentError(absl::StrCat(
+          in, ": no module to check in this (only lib*.so libraries without PyInit_*) ", ex.kind));
     }
     for (InputFile& f : mods) modules.push_back({std::move(f), libs});
   }
   std::vector<InputFile> common, common_preload;
-  ABICHECK_RETURN_IF_ERROR(ExpandProviders(options.providers, limits, &common, &common_preload, &m.notes));
+  ABICHECK_RETURN_IF_ERROR(
+      ExpandProviders(options.providers, limits, &common, &common_preload, &m.notes));
   for (const std::string& p : options.preload) {
     ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
     common_preload.push_back(std::move(f));
@@ -442,7 +468,8 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   for (size_t b = 0; b < builds.size(); ++b) {
     build_providers[b] = common;
     build_preload[b] = common_preload;
-    ABICHECK_RETURN_IF_ERROR(ExpandProviders({builds[b]}, limits, &build_providers[b], &build_preload[b], &m.notes));
+    ABICHECK_RETURN_IF_ERROR(
+        ExpandProviders({builds[b]}, limits, &build_providers[b], &build_preload[b], &m.notes));
   }
   if (builds.empty()) {
     build_providers.push_back(common);

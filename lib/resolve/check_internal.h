@@ -10,7 +10,8 @@
 
 namespace abicheck {
 
-absl::StatusOr<Report> CheckObjects(const InputFile& module, const std::vector<InputFile>& providers,
+absl::StatusOr<Report> CheckObjects(const InputFile& module,
+                                    const std::vector<InputFile>& providers,
                                     const std::vector<InputFile>& preload, const InputFile* python,
                                     const CheckOptions& options);
 

@@ -22,10 +22,14 @@ constexpr uint64_t kEntrySize = 24;
 // _DL_CACHE_DEFAULT_ID for the loader of each machine (sysdeps/*/dl-cache.h).
 int32_t CacheFlagsFor(uint16_t machine) {
   switch (machine) {
-    case elf::EM_X86_64: return 0x0303;
-    case elf::EM_AARCH64: return 0x0a03;
-    case elf::EM_386: return 0x0003;
-    default: return 0x0003;
+    case elf::EM_X86_64:
+      return 0x0303;
+    case elf::EM_AARCH64:
+      return 0x0a03;
+    case elf::EM_386:
+      return 0x0003;
+    default:
+      return 0x0003;
   }
 }
 
@@ -40,13 +44,15 @@ LdCache& LdCache::operator=(LdCache&&) noexcept = default;
 
 absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const uint8_t> input) {
   LdCache cache;
-  auto copy = std::make_shared<std::string>(reinterpret_cast<const char*>(input.data()), input.size());
+  auto copy =
+      std::make_shared<std::string>(reinterpret_cast<const char*>(input.data()), input.size());
   cache.bytes_ = copy;
   absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(copy->data()), copy->size());
   ByteReader r(bytes, false);
   uint64_t base = 0;
   auto has_magic = [&](uint64_t at, absl::string_view magic) {
-    return r.Contains(at, magic.size()) && std::memcmp(bytes.data() + at, magic.data(), magic.size()) == 0;
+    return r.Contains(at, magic.size()) &&
+           std::memcmp(bytes.data() + at, magic.data(), magic.size()) == 0;
   };
   if (has_magic(0, kOldMagic)) {
     // Old format followed by the new one: skip nlibs 12-byte old entries, align to 8.
@@ -61,8 +67,8 @@ absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const 
   }
   std::optional<uint32_t> nlibs = r.ReadAt<uint32_t>(base + 20);
   if (!nlibs || !r.Contains(base + kHeaderSize, uint64_t{*nlibs} * kEntrySize)) {
-    return absl::DataLossError(absl::StrFormat("%s: %u entries run past the end of the file", name,
-                                               nlibs.value_or(0)));
+    return absl::DataLossError(
+        absl::StrFormat("%s: %u entries run past the end of the file", name, nlibs.value_or(0)));
   }
   for (uint32_t i = 0; i < *nlibs; ++i) {
     const uint64_t at = base + kHeaderSize + uint64_t{i} * kEntrySize;
@@ -74,7 +80,8 @@ absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const 
     std::optional<absl::string_view> k = r.CString(base + key);
     std::optional<absl::string_view> v = r.CString(base + value);
     if (!k || !v) {
-      return absl::DataLossError(absl::StrFormat("%s: entry %u: string offset outside the file", name, i));
+      return absl::DataLossError(
+          absl::StrFormat("%s: entry %u: string offset outside the file", name, i));
     }
     cache.entries_.try_emplace(std::make_pair(*k, flags), *v);
   }

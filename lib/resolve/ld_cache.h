@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include "absl/strings/string_view.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
 namespace abicheck {

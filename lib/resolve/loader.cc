@@ -19,10 +19,14 @@ namespace {
 
 std::string Multiarch(uint16_t machine) {
   switch (machine) {
-    case elf::EM_X86_64: return "x86_64-linux-gnu";
-    case elf::EM_AARCH64: return "aarch64-linux-gnu";
-    case elf::EM_386: return "i386-linux-gnu";
-    default: return "";
+    case elf::EM_X86_64:
+      return "x86_64-linux-gnu";
+    case elf::EM_AARCH64:
+      return "aarch64-linux-gnu";
+    case elf::EM_386:
+      return "i386-linux-gnu";
+    default:
+      return "";
   }
 }
 
@@ -76,7 +80,8 @@ Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCach
   system_dirs_.push_back(absl::StrCat(options_.sysroot, "/usr/lib"));
 }
 
-absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string found_by, bool preexisting) {
+absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string found_by,
+                                          bool preexisting) {
   auto obj = std::make_unique<Object>();
   obj->blob = input.blob;
   obj->file_id = input.blob->file_id();
@@ -87,17 +92,19 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
   ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(input.name, obj->blob->bytes()));
   std::vector<std::string> names{input.path};
   if (input.name != input.path) names.push_back(input.name);
-  return AddObject(std::move(obj), std::move(elf), input.name, input.path, std::move(names), std::move(found_by),
-                   nullptr, preexisting, input.external.get());
+  return AddObject(std::move(obj), std::move(elf), input.name, input.path, std::move(names),
+                   std::move(found_by), nullptr, preexisting, input.external.get());
 }
 
-absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile elf, const std::string& path,
-                                          const std::string& opened_as, std::vector<std::string> names,
-                                          std::string found_by, const Object* loader, bool preexisting,
+absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile elf,
+                                          const std::string& path, const std::string& opened_as,
+                                          std::vector<std::string> names, std::string found_by,
+                                          const Object* loader, bool preexisting,
                                           const ExternalLibrary* external) {
   obj->elf = std::make_unique<ElfFile>(std::move(elf));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, external ? SymbolTable::ReadExternal(*obj->elf, *external)
-                                                       : SymbolTable::Read(*obj->elf));
+  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, external
+                                                  ? SymbolTable::ReadExternal(*obj->elf, *external)
+                                                  : SymbolTable::Read(*obj->elf));
   obj->syms = std::make_unique<SymbolTable>(std::move(syms));
   obj->path = path;
   obj->names = std::move(names);
@@ -127,12 +134,12 @@ const Object* Loader::FindLoaded(absl::string_view name) const {
 
 std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
   std::vector<std::string> dirs;
-  const std::string lib = Multiarch(machine_).empty() ? "lib" : absl::StrCat("lib/", Multiarch(machine_));
+  const std::string lib =
+      Multiarch(machine_).empty() ? "lib" : absl::StrCat("lib/", Multiarch(machine_));
   for (absl::string_view d : absl::StrSplit(list, ':')) {
-    dirs.push_back(absl::StrReplaceAll(d, {{"${ORIGIN}", owner.origin},
-                                           {"$ORIGIN", owner.origin},
-                                           {"${LIB}", lib},
-                                           {"$LIB", lib}}));
+    dirs.push_back(absl::StrReplaceAll(
+        d,
+        {{"${ORIGIN}", owner.origin}, {"$ORIGIN", owner.origin}, {"${LIB}", lib}, {"$LIB", lib}}));
   }
   return dirs;
 }
@@ -170,14 +177,15 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
     return nullptr;
   }
   if (elf->machine() != machine_) {
-    if (skipped->other_machine.empty()) skipped->other_machine = absl::StrCat(path, " (", elf->MachineName(), ")");
+    if (skipped->other_machine.empty())
+      skipped->other_machine = absl::StrCat(path, " (", elf->MachineName(), ")");
     return nullptr;
   }
   auto obj = std::make_unique<Object>();
   obj->file_id = blob->file_id();
   obj->blob = std::move(blob);
-  return AddObject(std::move(obj), *std::move(elf), path, path, {std::string(name)}, std::move(found_by), requester,
-                   preexisting);
+  return AddObject(std::move(obj), *std::move(elf), path, path, {std::string(name)},
+                   std::move(found_by), requester, preexisting);
 }
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,
@@ -195,7 +203,8 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
     if (!o->preexisting || o->found_by != "provider") continue;
     absl::string_view soname = o->elf->soname();
     absl::string_view file = o->path;
-    if (size_t slash = file.rfind('/'); slash != absl::string_view::npos) file.remove_prefix(slash + 1);
+    if (size_t slash = file.rfind('/'); slash != absl::string_view::npos)
+      file.remove_prefix(slash + 1);
     for (absl::string_view n : {soname, file}) {
       if (n.size() >= stem.size() && n.substr(0, stem.size()) == stem &&
           (n.size() == stem.size() || n[stem.size()] == '.')) {
@@ -217,8 +226,8 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     return absl::OkStatus();
   };
   if (name.find('/') != absl::string_view::npos) {
-    ABICHECK_ASSIGN_OR_RETURN(found, TryPath(std::string(name), name, "path", requester, preexisting,
-                                             &skipped));
+    ABICHECK_ASSIGN_OR_RETURN(
+        found, TryPath(std::string(name), name, "path", requester, preexisting, &skipped));
   } else {
     // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
     if (!requester->elf->has_runpath()) {
@@ -229,7 +238,8 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
         }
       }
     }
-    for (const std::string& d : options_.library_path) ABICHECK_RETURN_IF_ERROR(attempt(d, "library_path"));
+    for (const std::string& d : options_.library_path)
+      ABICHECK_RETURN_IF_ERROR(attempt(d, "library_path"));
     if (requester->elf->has_runpath()) {
       for (const std::string& d : ExpandPath(requester->elf->runpath(), *requester)) {
         ABICHECK_RETURN_IF_ERROR(attempt(d, "runpath"));
@@ -252,15 +262,18 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   failure->name = std::string(name);
   if (skipped.other_class) {
     failure->kind = ProblemKind::kWrongElfClass;
-    failure->message = absl::StrCat(name, ": wrong ELF class: ", is_64_ ? "ELFCLASS32" : "ELFCLASS64");
+    failure->message =
+        absl::StrCat(name, ": wrong ELF class: ", is_64_ ? "ELFCLASS32" : "ELFCLASS64");
   } else if (!skipped.other_machine.empty()) {
     // ld.so skips it silently and says the file does not exist; say which file it was.
     failure->kind = ProblemKind::kWrongMachine;
-    failure->message = absl::StrCat(name, ": cannot open shared object file: No such file or directory");
+    failure->message =
+        absl::StrCat(name, ": cannot open shared object file: No such file or directory");
     failure->skipped_file = skipped.other_machine;
   } else {
     failure->kind = ProblemKind::kMissingLibrary;
-    failure->message = absl::StrCat(name, ": cannot open shared object file: No such file or directory");
+    failure->message =
+        absl::StrCat(name, ": cannot open shared object file: No such file or directory");
   }
   return nullptr;
 }
@@ -287,7 +300,8 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
         }
         return dep.status();
       }
-      if (*dep == nullptr && failure.stand_in != nullptr) *dep = const_cast<Object*>(failure.stand_in);
+      if (*dep == nullptr && failure.stand_in != nullptr)
+        *dep = const_cast<Object*>(failure.stand_in);
       if (fresh) l->deps.push_back(*dep);
       if (failure.requester != nullptr) failures->push_back(failure);
       if (*dep == nullptr) continue;
@@ -314,8 +328,10 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
       if (t.has_versym()) {
         const VersionSlot* slot = t.Slot(vs & 0x7fff);
         const uint32_t slot_hash = slot ? slot->hash : 0;
-        const bool same = slot != nullptr && slot->hash == version->hash && slot->name == version->name;
-        if (!same && (version->hidden || slot_hash != 0 || (vs & elf::VERSYM_HIDDEN) != 0)) return false;
+        const bool same =
+            slot != nullptr && slot->hash == version->hash && slot->name == version->name;
+        if (!same && (version->hidden || slot_hash != 0 || (vs & elf::VERSYM_HIDDEN) != 0))
+          return false;
       }
     } else if (t.has_versym()) {
       // LOADER.md B3: index <= 2 matches (hidden or not); otherwise remember one non-hidden
@@ -331,7 +347,8 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
   if (!match && num_versions == 1) match = versioned_sym;
   if (!match) return std::nullopt;
   // LOADER.md A: hidden/internal or local — this object offers nothing; global, weak, unique bind.
-  if (match->visibility() == elf::STV_HIDDEN || match->visibility() == elf::STV_INTERNAL) return std::nullopt;
+  if (match->visibility() == elf::STV_HIDDEN || match->visibility() == elf::STV_INTERNAL)
+    return std::nullopt;
   switch (match->bind()) {
     case elf::STB_GLOBAL:
     case elf::STB_WEAK:

@@ -8,13 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
@@ -33,11 +33,11 @@ struct Object {
   std::optional<FileId> file_id;
   std::unique_ptr<ElfFile> elf;
   std::unique_ptr<SymbolTable> syms;
-  const Object* loader = nullptr;  // l_loader: whose DT_NEEDED brought it in (RPATH chain)
-  size_t load_index = 0;           // its place in the load order
-  bool preexisting = false;        // loaded before the dlopen: not version-checked or relocated
-  bool host = false;               // from ld.so.cache or a system directory
-  std::vector<const Object*> deps; // resolved DT_NEEDED, nullptr where the load fails
+  const Object* loader = nullptr;   // l_loader: whose DT_NEEDED brought it in (RPATH chain)
+  size_t load_index = 0;            // its place in the load order
+  bool preexisting = false;         // loaded before the dlopen: not version-checked or relocated
+  bool host = false;                // from ld.so.cache or a system directory
+  std::vector<const Object*> deps;  // resolved DT_NEEDED, nullptr where the load fails
 };
 
 // A failed DT_NEEDED load (LOADER.md §C2, §D).
@@ -93,9 +93,10 @@ class Loader {
   absl::StatusOr<Object*> MapObject(absl::string_view name, Object* requester, bool preexisting,
                                     MapFailure* failure);
   // Reads the symbol table of `elf` and appends the object to the load order.
-  absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, ElfFile elf, const std::string& path,
-                                    const std::string& opened_as, std::vector<std::string> names,
-                                    std::string found_by, const Object* loader, bool preexisting,
+  absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, ElfFile elf,
+                                    const std::string& path, const std::string& opened_as,
+                                    std::vector<std::string> names, std::string found_by,
+                                    const Object* loader, bool preexisting,
                                     const ExternalLibrary* external = nullptr);
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
@@ -105,8 +106,9 @@ class Loader {
     bool other_class = false;
     std::string other_machine;  // "path (AArch64)" of the first such file
   };
-  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, std::string found_by,
-                                 Object* requester, bool preexisting, Skipped* skipped);
+  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name,
+                                 std::string found_by, Object* requester, bool preexisting,
+                                 Skipped* skipped);
   absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name,
                                   std::string found_by, Object* requester, bool preexisting,
                                   Skipped* skipped);

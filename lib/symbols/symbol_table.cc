@@ -13,7 +13,6 @@
 namespace abicheck {
 namespace {
 
-
 // Generous for any real library (libtorch_cuda.so has ~50k dynamic symbols), small enough that a
 // lying header cannot make us walk billions of entries.
 constexpr uint32_t kMaxSymbols = 1u << 24;
@@ -52,7 +51,8 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   if (!symtab) return t;  // No dynamic symbols at all.
   t.entsize_ = elf.DynamicValue(elf::DT_SYMENT).value_or(want_ent);
   if (t.entsize_ != want_ent) {
-    return Corrupt(elf, absl::StrFormat(".dynsym: DT_SYMENT is %u, expected %u", t.entsize_, want_ent));
+    return Corrupt(elf,
+                   absl::StrFormat(".dynsym: DT_SYMENT is %u, expected %u", t.entsize_, want_ent));
   }
 
   // The symbol count, from the hash tables as ld.so sees them.
@@ -70,36 +70,42 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
     t.footprint_.emplace_back(elf.OffsetOf(*h), 16);
     if (*nb > 0) {
       if (*bs == 0 || (*bs & (*bs - 1)) != 0) {
-        return Corrupt(elf, absl::StrFormat(".gnu.hash: Bloom filter size %u is not a power of two", *bs));
+        return Corrupt(
+            elf, absl::StrFormat(".gnu.hash: Bloom filter size %u is not a power of two", *bs));
       }
       const uint64_t bloom_bytes = uint64_t{*bs} * elf.word_size();
       std::optional<ByteReader> bloom = h->Slice(16, bloom_bytes);
-      std::optional<ByteReader> buckets = bloom ? h->Slice(16 + bloom_bytes, uint64_t{*nb} * 4) : std::nullopt;
+      std::optional<ByteReader> buckets =
+          bloom ? h->Slice(16 + bloom_bytes, uint64_t{*nb} * 4) : std::nullopt;
       if (!bloom || !buckets) {
         return Corrupt(elf, absl::StrFormat(".gnu.hash: %u Bloom words and %u buckets run past the "
                                             "end of their segment",
                                             *bs, *nb));
       }
       const uint64_t chains_off = 16 + bloom_bytes + uint64_t{*nb} * 4;
-      std::optional<ByteReader> chains = h->Slice(chains_off, h->size() - std::min(h->size(), chains_off));
+      std::optional<ByteReader> chains =
+          h->Slice(chains_off, h->size() - std::min(h->size(), chains_off));
       if (!chains) return Corrupt(elf, ".gnu.hash: chains start past the end of their segment");
       // Count = one past the end of the chain that starts at the highest bucket.
       uint32_t max_bucket = 0;
-      for (uint32_t b = 0; b < *nb; ++b) max_bucket = std::max(max_bucket, *buckets->ReadAt<uint32_t>(b * 4ull));
+      for (uint32_t b = 0; b < *nb; ++b)
+        max_bucket = std::max(max_bucket, *buckets->ReadAt<uint32_t>(b * 4ull));
       uint64_t count = *so;
       if (max_bucket >= *so) {
         uint64_t idx = max_bucket;
         for (;; ++idx) {
           if (idx - *so >= kMaxSymbols) {
-            return Corrupt(elf, absl::StrFormat(".gnu.hash: chain from symbol %u does not end within "
-                                                "%u entries",
-                                                max_bucket, kMaxSymbols));
+            return Corrupt(elf,
+                           absl::StrFormat(".gnu.hash: chain from symbol %u does not end within "
+                                           "%u entries",
+                                           max_bucket, kMaxSymbols));
           }
           std::optional<uint32_t> c = chains->ReadAt<uint32_t>((idx - *so) * 4);
           if (!c) {
-            return Corrupt(elf, absl::StrFormat(".gnu.hash: chain entry for symbol %u runs past the "
-                                                "end of its segment",
-                                                idx));
+            return Corrupt(elf,
+                           absl::StrFormat(".gnu.hash: chain entry for symbol %u runs past the "
+                                           "end of its segment",
+                                           idx));
           }
           if (*c & 1) break;
         }
@@ -148,11 +154,14 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
     // No hash table: ld.so will find nothing here. For listing, fall back to the usual layout in
     // which .dynstr directly follows .dynsym.
     std::optional<uint64_t> strtab = elf.DynamicValue(elf::DT_STRTAB);
-    if (strtab && *strtab > *symtab) t.count_ = static_cast<uint32_t>(std::min<uint64_t>((*strtab - *symtab) / t.entsize_, kMaxSymbols + 1));
+    if (strtab && *strtab > *symtab)
+      t.count_ = static_cast<uint32_t>(
+          std::min<uint64_t>((*strtab - *symtab) / t.entsize_, kMaxSymbols + 1));
   }
   if (t.count_ > kMaxSymbols) {
-    return Corrupt(elf, absl::StrFormat(".dynsym: more than %u symbols (the cap on symbols per library)",
-                                        kMaxSymbols));
+    return Corrupt(elf,
+                   absl::StrFormat(".dynsym: more than %u symbols (the cap on symbols per library)",
+                                   kMaxSymbols));
   }
   std::optional<ByteReader> syms = elf.VaddrSlice(*symtab, uint64_t{t.count_} * t.entsize_);
   if (!syms) {
@@ -188,7 +197,8 @@ Symbol SymbolTable::FromEntry(const ExternalSymbols::Entry& e, absl::string_view
 
 uint8_t SymbolTable::StringAbiMarkers() const {
   if (external()) return ext_.symbols->StringAbiMarkers(ext_.library);
-  absl::string_view strings(reinterpret_cast<const char*>(elf_->dynstr().data().data()), elf_->dynstr().size());
+  absl::string_view strings(reinterpret_cast<const char*>(elf_->dynstr().data().data()),
+                            elf_->dynstr().size());
   uint8_t m = 0;
   if (absl::StrContains(strings, "St7__cxx11") || absl::StrContains(strings, "B5cxx11")) m |= 1;
   // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
@@ -216,11 +226,12 @@ absl::Status SymbolTable::ReadVersions() {
     has_versym_ = true;
   }
   // Messages are formatted only when there is an error: this runs for every library of a check.
-  auto name_at = [&](uint64_t off, absl::FunctionRef<std::string()> where) -> absl::StatusOr<absl::string_view> {
+  auto name_at = [&](uint64_t off,
+                     absl::FunctionRef<std::string()> where) -> absl::StatusOr<absl::string_view> {
     std::optional<absl::string_view> s = elf.dynstr().CString(off);
     if (!s) {
-      return Corrupt(elf, absl::StrFormat("%s: name offset 0x%x is outside .dynstr (0x%x bytes)", where(),
-                                          off, elf.dynstr().size()));
+      return Corrupt(elf, absl::StrFormat("%s: name offset 0x%x is outside .dynstr (0x%x bytes)",
+                                          where(), off, elf.dynstr().size()));
     }
     version_strings_.emplace_back(elf.OffsetOf(elf.dynstr()) + off, s->size() + 1);
     return *s;
@@ -240,16 +251,17 @@ absl::Status SymbolTable::ReadVersions() {
       std::optional<uint32_t> vd_aux = sec->ReadAt<uint32_t>(off + 12);
       std::optional<uint32_t> vd_next = sec->ReadAt<uint32_t>(off + 16);
       if (!vd_version || !vd_next) {
-        return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
-                                            where(), off, sec->size()));
+        return Corrupt(elf,
+                       absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
+                                       where(), off, sec->size()));
       }
       if (*vd_version != 1) {
         return Corrupt(elf, absl::StrFormat("%s: vd_version %u is not 1", where(), *vd_version));
       }
       std::optional<uint32_t> vda_name = sec->ReadAt<uint32_t>(off + *vd_aux);
       if (!vda_name) {
-        return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment", where(),
-                                            *vd_aux));
+        return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment",
+                                            where(), *vd_aux));
       }
       ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(*vda_name, where));
       defs_.push_back({static_cast<uint16_t>(*vd_ndx & 0x7fff), *vd_flags, *vd_hash, name});
@@ -258,8 +270,8 @@ absl::Status SymbolTable::ReadVersions() {
       max_index = std::max<uint32_t>(max_index, *vd_ndx & 0x7fff);
       if (*vd_next == 0) break;
       if (*vd_next > sec->size() - off) {
-        return Corrupt(elf, absl::StrFormat("%s: vd_next 0x%x runs past the section end (0x%x)", where(),
-                                            *vd_next, sec->size() - off));
+        return Corrupt(elf, absl::StrFormat("%s: vd_next 0x%x runs past the section end (0x%x)",
+                                            where(), *vd_next, sec->size() - off));
       }
       off += *vd_next;
     }
@@ -278,8 +290,9 @@ absl::Status SymbolTable::ReadVersions() {
       std::optional<uint32_t> vn_aux = sec->ReadAt<uint32_t>(off + 8);
       std::optional<uint32_t> vn_next = sec->ReadAt<uint32_t>(off + 12);
       if (!vn_version || !vn_next) {
-        return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
-                                            where(), off, sec->size()));
+        return Corrupt(elf,
+                       absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
+                                       where(), off, sec->size()));
       }
       if (*vn_version != 1) {
         return Corrupt(elf, absl::StrFormat("%s: vn_version %u is not 1", where(), *vn_version));
@@ -296,11 +309,13 @@ absl::Status SymbolTable::ReadVersions() {
         std::optional<uint32_t> vna_name = sec->ReadAt<uint32_t>(aoff + 8);
         std::optional<uint32_t> vna_next = sec->ReadAt<uint32_t>(aoff + 12);
         if (!vna_next) {
-          return Corrupt(elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
-                                              awhere(), aoff, sec->size()));
+          return Corrupt(
+              elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
+                                   awhere(), aoff, sec->size()));
         }
         if (++total_aux > kMaxVersionEntries) {
-          return Corrupt(elf, absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
+          return Corrupt(
+              elf, absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
         }
         VersionNeedAux aux;
         footprint_.emplace_back(elf.OffsetOf(*sec) + aoff, 16);
@@ -316,8 +331,8 @@ absl::Status SymbolTable::ReadVersions() {
       needs_.push_back(std::move(need));
       if (*vn_next == 0) break;
       if (*vn_next > sec->size() - off) {
-        return Corrupt(elf, absl::StrFormat("%s: vn_next 0x%x runs past the section end (0x%x)", where(),
-                                            *vn_next, sec->size() - off));
+        return Corrupt(elf, absl::StrFormat("%s: vn_next 0x%x runs past the section end (0x%x)",
+                                            where(), *vn_next, sec->size() - off));
       }
       off += *vn_next;
     }
@@ -373,8 +388,9 @@ std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint(bool with_relo
     add(sysv_chains_, sysv_chains_.size());
   }
   if (!with_relocations) return out;
-  for (auto [addr_tag, size_tag] : {std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
-                                    std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
+  for (auto [addr_tag, size_tag] :
+       {std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
+        std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
     std::optional<uint64_t> addr = elf.DynamicValue(addr_tag);
     std::optional<uint64_t> size = elf.DynamicValue(size_tag);
     if (!addr || !size) continue;
@@ -468,7 +484,8 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   const ElfFile& elf = *elf_;
   if (external()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        elf.name(), ": an index holds what a library exports, not its relocations: check the library itself"));
+        elf.name(),
+        ": an index holds what a library exports, not its relocations: check the library itself"));
   }
   struct Range {
     int64_t addr_tag, size_tag, ent_tag;
@@ -476,10 +493,13 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
     const char* name;
   };
   std::vector<std::pair<Range, bool>> ranges;  // (range, is_jmprel)
-  ranges.push_back({{elf::DT_REL, elf::DT_RELSZ, elf::DT_RELENT, false, ".rel.dyn (DT_REL)"}, false});
-  ranges.push_back({{elf::DT_RELA, elf::DT_RELASZ, elf::DT_RELAENT, true, ".rela.dyn (DT_RELA)"}, false});
+  ranges.push_back(
+      {{elf::DT_REL, elf::DT_RELSZ, elf::DT_RELENT, false, ".rel.dyn (DT_REL)"}, false});
+  ranges.push_back(
+      {{elf::DT_RELA, elf::DT_RELASZ, elf::DT_RELAENT, true, ".rela.dyn (DT_RELA)"}, false});
   const bool plt_rela = elf.DynamicValue(elf::DT_PLTREL).value_or(elf::DT_RELA) == elf::DT_RELA;
-  ranges.push_back({{elf::DT_JMPREL, elf::DT_PLTRELSZ, 0, plt_rela, ".rela.plt (DT_JMPREL)"}, true});
+  ranges.push_back(
+      {{elf::DT_JMPREL, elf::DT_PLTRELSZ, 0, plt_rela, ".rela.plt (DT_JMPREL)"}, true});
 
   std::vector<Reference> refs;
   absl::flat_hash_set<uint64_t> seen;
@@ -488,9 +508,11 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
     if (!addr) continue;
     const uint64_t size = elf.DynamicValue(range.size_tag).value_or(0);
     const uint64_t want_ent = range.rela ? (elf.is_64() ? 24 : 12) : (elf.is_64() ? 16 : 8);
-    const uint64_t ent = range.ent_tag ? elf.DynamicValue(range.ent_tag).value_or(want_ent) : want_ent;
+    const uint64_t ent =
+        range.ent_tag ? elf.DynamicValue(range.ent_tag).value_or(want_ent) : want_ent;
     if (ent != want_ent) {
-      return Corrupt(elf, absl::StrFormat("%s: entry size %u, expected %u", range.name, ent, want_ent));
+      return Corrupt(elf,
+                     absl::StrFormat("%s: entry size %u, expected %u", range.name, ent, want_ent));
     }
     if (size % ent != 0) {
       return Corrupt(elf, absl::StrFormat("%s: size 0x%x is not a multiple of the entry size %u",
@@ -504,13 +526,16 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
     const uint64_t n = size / ent;
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t info = *bytes->ReadWord(i * ent + elf.word_size(), elf.word_size());
-      const uint32_t sym = elf.is_64() ? static_cast<uint32_t>(info >> 32) : static_cast<uint32_t>(info >> 8);
-      const uint32_t type = elf.is_64() ? static_cast<uint32_t>(info) : static_cast<uint32_t>(info & 0xff);
+      const uint32_t sym =
+          elf.is_64() ? static_cast<uint32_t>(info >> 32) : static_cast<uint32_t>(info >> 8);
+      const uint32_t type =
+          elf.is_64() ? static_cast<uint32_t>(info) : static_cast<uint32_t>(info & 0xff);
       if (sym == 0) continue;
       if (sym >= count_) {
-        return Corrupt(elf, absl::StrFormat("%s entry %u: symbol index %u is past the end of .dynsym "
-                                            "(%u entries)",
-                                            range.name, i, sym, count_));
+        return Corrupt(elf,
+                       absl::StrFormat("%s entry %u: symbol index %u is past the end of .dynsym "
+                                       "(%u entries)",
+                                       range.name, i, sym, count_));
       }
       const bool plt = IsPltClass(elf.machine(), type, jmprel);
       if (seen.insert((uint64_t{sym} << 1) | plt).second) refs.push_back({sym, plt});

@@ -8,11 +8,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
@@ -45,18 +45,19 @@ struct Symbol {
 // value (unless SHN_ABS or TLS) or of a type the loader never binds is passed over.
 inline bool IsLookupCandidate(const Symbol& s) {
   if (s.value == 0 && s.shndx != elf::SHN_ABS && s.type() != elf::STT_TLS) return false;
-  constexpr uint32_t kAllowed = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) | (1u << elf::STT_FUNC) |
-                                (1u << elf::STT_COMMON) | (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
+  constexpr uint32_t kAllowed = (1u << elf::STT_NOTYPE) | (1u << elf::STT_OBJECT) |
+                                (1u << elf::STT_FUNC) | (1u << elf::STT_COMMON) |
+                                (1u << elf::STT_TLS) | (1u << elf::STT_GNU_IFUNC);
   return ((1u << s.type()) & kAllowed) != 0;
 }
 
 // One slot of glibc's l_versions[] table, indexed by .gnu.version values (dl-version.c).
 struct VersionSlot {
   absl::string_view name;
-  uint32_t hash = 0;         // vd_hash / vna_hash as stored in the file, as glibc compares it
-  bool hidden = false;       // vna_other bit 15
-  bool defined = false;      // from .gnu.version_d (else .gnu.version_r or empty)
-  absl::string_view file;     // vn_file for .gnu.version_r entries
+  uint32_t hash = 0;       // vd_hash / vna_hash as stored in the file, as glibc compares it
+  bool hidden = false;     // vna_other bit 15
+  bool defined = false;    // from .gnu.version_d (else .gnu.version_r or empty)
+  absl::string_view file;  // vn_file for .gnu.version_r entries
 };
 
 struct VersionDef {
@@ -111,7 +112,8 @@ class ExternalSymbols {
   virtual void ForEachNamed(uint32_t library, const HashedName& name,
                             absl::FunctionRef<bool(const Entry&)> f) const = 0;
   // f(entry, name) for every entry of `library`, in name order.
-  virtual void ForEach(uint32_t library, absl::FunctionRef<void(const Entry&, absl::string_view)> f) const = 0;
+  virtual void ForEach(uint32_t library,
+                       absl::FunctionRef<void(const Entry&, absl::string_view)> f) const = 0;
   // The entry with `handle` and its name, which lives as long as this object.
   virtual std::optional<std::pair<Entry, absl::string_view>> Get(uint32_t handle) const = 0;
   // What the library's strings say of the std::string ABI: bit 0 "St7__cxx11"/"B5cxx11",
@@ -165,7 +167,9 @@ class SymbolTable {
   const std::vector<VersionNeed>& version_needs() const { return needs_; }
 
   // False when the object has neither DT_GNU_HASH nor DT_HASH: ld.so skips such objects in lookups.
-  bool has_hash_table() const { return gnu_nbuckets_ > 0 || sysv_nbucket_ > 0 || ext_.has_hash_table; }
+  bool has_hash_table() const {
+    return gnu_nbuckets_ > 0 || sysv_nbucket_ > 0 || ext_.has_hash_table;
+  }
   // Calls f(index) for every symbol in `name`'s hash chain whose name is byte-equal, in chain
   // order — the order in which do_lookup_x tries them. Stops when f returns true.
   template <typename F>
@@ -216,9 +220,8 @@ class SymbolTable {
 template <typename F>
 std::optional<uint32_t> SymbolTable::ForEachSymbol(F&& f) const {
   if (external()) {
-    ext_.symbols->ForEach(ext_.library, [&](const ExternalSymbols::Entry& e, absl::string_view name) {
-      f(FromEntry(e, name));
-    });
+    ext_.symbols->ForEach(ext_.library, [&](const ExternalSymbols::Entry& e,
+                                            absl::string_view name) { f(FromEntry(e, name)); });
     return std::nullopt;
   }
   std::optional<uint32_t> bad;

@@ -5,9 +5,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define ABICHECK_RETURN_IF_ERROR(expr)                 \
-  do {                                                 \
-    ::absl::Status abicheck_status_ = (expr);          \
+#define ABICHECK_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    ::absl::Status abicheck_status_ = (expr);            \
     if (!abicheck_status_.ok()) return abicheck_status_; \
   } while (0)
 

@@ -32,7 +32,9 @@ std::string ReadFile(const fs::path& p) {
   return s.str();
 }
 
-void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.scenario << " --format " << c.format; }
+void PrintTo(const GoldenCase& c, std::ostream* os) {
+  *os << c.scenario << " --format " << c.format;
+}
 
 class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};
 
@@ -40,19 +42,21 @@ TEST_P(GoldenTest, MatchesGoldenFile) {
   const GoldenCase& c = GetParam();
   Scenario sc;
   // A folder per case: ctest runs cases of the same scenario in parallel.
-  ASSERT_TRUE(BuildScenario(c.scenario, std::string(ABICHECK_GOLDEN_OUT) + "/" + c.format, &sc)) << sc.log;
+  ASSERT_TRUE(BuildScenario(c.scenario, std::string(ABICHECK_GOLDEN_OUT) + "/" + c.format, &sc))
+      << sc.log;
   if (sc.skipped) GTEST_SKIP() << sc.log;
   // Paths relative to the scenario folder, as a user in that folder would type them.
   auto rel = [&](const std::string& p) { return fs::relative(p, sc.out).string(); };
-  std::string cmd = "cd " + ShellQuote(sc.out) + " && NO_COLOR=1 " + ShellQuote(ABICHECK_TOOL) + " " +
-                    ShellQuote(rel(sc.module));
+  std::string cmd = "cd " + ShellQuote(sc.out) + " && NO_COLOR=1 " + ShellQuote(ABICHECK_TOOL) +
+                    " " + ShellQuote(rel(sc.module));
   for (const std::string& p : sc.providers) cmd += " " + ShellQuote(rel(p));
   if (c.format != "text") cmd += " --format " + c.format;
   std::string out;
   const int rc = RunShellStdout(cmd, &out);
   EXPECT_EQ(rc, c.exit_code) << out;
   // Objects found by search are reported by absolute path: make them independent of the checkout.
-  for (size_t at; (at = out.find(sc.out)) != std::string::npos;) out.replace(at, sc.out.size(), "$FIXTURE");
+  for (size_t at; (at = out.find(sc.out)) != std::string::npos;)
+    out.replace(at, sc.out.size(), "$FIXTURE");
   const fs::path golden = fs::path(ABICHECK_GOLDEN_DIR) / (c.scenario + "." + c.format);
   if (std::getenv("ABICHECK_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(golden, std::ios::binary) << out;
@@ -62,33 +66,34 @@ TEST_P(GoldenTest, MatchesGoldenFile) {
   EXPECT_EQ(out, ReadFile(golden)) << "golden: " << golden;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cli, GoldenTest,
-    ::testing::Values(GoldenCase{"headline_signature_change", "text", 1},
-                      GoldenCase{"headline_signature_change", "json", 1},
-                      GoldenCase{"headline_matching_build", "text", 0},
-                      GoldenCase{"cxx11_string_abi", "text", 1},
-                      GoldenCase{"defined_in_unlisted_library", "text", 1},
-                      GoldenCase{"defined_in_unlisted_library", "json", 1},
-                      GoldenCase{"version_not_found", "text", 1},
-                      GoldenCase{"version_not_found", "json", 1},
-                      GoldenCase{"missing_library_before_symbols", "text", 1},
-                      GoldenCase{"removed_data_object", "text", 1},
-                      GoldenCase{"undefined_in_dependency_first", "text", 1},
-                      GoldenCase{"soname_bump_same_stem", "text", 1},
-                      GoldenCase{"soname_bump_same_stem", "json", 1},
-                      GoldenCase{"headline_signature_change", "sarif", 1},
-                      GoldenCase{"setdevice_signed_char", "text", 1},
-                      GoldenCase{"setdevice_signed_char", "sarif", 1},
-                      GoldenCase{"cxx11_string_abi", "json", 1},
-                      GoldenCase{"cxx11_string_abi", "sarif", 1},
-                      GoldenCase{"glibcxx_too_new", "text", 1},
-                      GoldenCase{"glibcxx_too_new", "json", 1},
-                      GoldenCase{"defined_in_unlisted_library", "sarif", 1},
-                      GoldenCase{"removed_data_object", "json", 1},
-                      GoldenCase{"cuda_runtime_soname", "text", 1},
-                      GoldenCase{"headline_signature_change", "junit", 1}),
-    [](const ::testing::TestParamInfo<GoldenCase>& p) { return p.param.scenario + "_" + p.param.format; });
+INSTANTIATE_TEST_SUITE_P(Cli, GoldenTest,
+                         ::testing::Values(GoldenCase{"headline_signature_change", "text", 1},
+                                           GoldenCase{"headline_signature_change", "json", 1},
+                                           GoldenCase{"headline_matching_build", "text", 0},
+                                           GoldenCase{"cxx11_string_abi", "text", 1},
+                                           GoldenCase{"defined_in_unlisted_library", "text", 1},
+                                           GoldenCase{"defined_in_unlisted_library", "json", 1},
+                                           GoldenCase{"version_not_found", "text", 1},
+                                           GoldenCase{"version_not_found", "json", 1},
+                                           GoldenCase{"missing_library_before_symbols", "text", 1},
+                                           GoldenCase{"removed_data_object", "text", 1},
+                                           GoldenCase{"undefined_in_dependency_first", "text", 1},
+                                           GoldenCase{"soname_bump_same_stem", "text", 1},
+                                           GoldenCase{"soname_bump_same_stem", "json", 1},
+                                           GoldenCase{"headline_signature_change", "sarif", 1},
+                                           GoldenCase{"setdevice_signed_char", "text", 1},
+                                           GoldenCase{"setdevice_signed_char", "sarif", 1},
+                                           GoldenCase{"cxx11_string_abi", "json", 1},
+                                           GoldenCase{"cxx11_string_abi", "sarif", 1},
+                                           GoldenCase{"glibcxx_too_new", "text", 1},
+                                           GoldenCase{"glibcxx_too_new", "json", 1},
+                                           GoldenCase{"defined_in_unlisted_library", "sarif", 1},
+                                           GoldenCase{"removed_data_object", "json", 1},
+                                           GoldenCase{"cuda_runtime_soname", "text", 1},
+                                           GoldenCase{"headline_signature_change", "junit", 1}),
+                         [](const ::testing::TestParamInfo<GoldenCase>& p) {
+                           return p.param.scenario + "_" + p.param.format;
+                         });
 
 }  // namespace
 }  // namespace abicheck
@@ -104,13 +109,16 @@ TEST(CliTest, NoArgumentsPrintsUsageAndExits2) {
   std::string out;
   EXPECT_EQ(RunShell(Tool(), &out), 2);
   EXPECT_NE(out.find("usage: abicheck MODULE PROVIDER..."), std::string::npos) << out;
-  EXPECT_NE(out.find("exit codes: 0 the module loads, 1 it will not load, 2 usage error"), std::string::npos);
+  EXPECT_NE(out.find("exit codes: 0 the module loads, 1 it will not load, 2 usage error"),
+            std::string::npos);
 }
 
 TEST(CliTest, MistypedCommandSuggests) {
   std::string out;
   EXPECT_EQ(RunShell(Tool() + " dif a b", &out), 2);
-  EXPECT_EQ(out, "abicheck: unknown command 'dif'; did you mean 'diff'? (`abicheck --help` lists them)\n");
+  EXPECT_EQ(
+      out,
+      "abicheck: unknown command 'dif'; did you mean 'diff'? (`abicheck --help` lists them)\n");
 }
 
 TEST(CliTest, HelpAndVersion) {
@@ -119,7 +127,10 @@ TEST(CliTest, HelpAndVersion) {
   EXPECT_NE(out.find("commands:"), std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " help check", &out), 0);
   EXPECT_NE(out.find("--against"), std::string::npos) << out;
-  EXPECT_NE(out.find("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input"), std::string::npos);
+  EXPECT_NE(
+      out.find(
+          "exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input"),
+      std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " diff --help", &out), 0);
   EXPECT_NE(out.find("breaking"), std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " --version", &out), 0);
@@ -135,7 +146,9 @@ TEST(CliTest, UnknownOptionIsAUsageError) {
 
 TEST(CliTest, QuietOutputAndJunit) {
   Scenario sc;
-  ASSERT_TRUE(BuildScenario("headline_signature_change", std::string(ABICHECK_GOLDEN_OUT) + "/cli", &sc)) << sc.log;
+  ASSERT_TRUE(
+      BuildScenario("headline_signature_change", std::string(ABICHECK_GOLDEN_OUT) + "/cli", &sc))
+      << sc.log;
   const std::string args = " " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]);
   std::string out;
   EXPECT_EQ(RunShell(Tool() + args + " -q", &out), 1);
@@ -144,22 +157,29 @@ TEST(CliTest, QuietOutputAndJunit) {
   EXPECT_EQ(RunShell(Tool() + args + " --format junit -o " + ShellQuote(xml), &out), 1);
   EXPECT_EQ(out, "");
   std::string junit = ReadFile(xml);
-  EXPECT_NE(junit.find("<testsuites name=\"abicheck\" tests=\"1\" failures=\"1\">"), std::string::npos) << junit;
-  EXPECT_NE(junit.find("<failure type=\"will_not_load\" message=\"" + sc.module +
-                       ": undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib\">"),
+  EXPECT_NE(junit.find("<testsuites name=\"abicheck\" tests=\"1\" failures=\"1\">"),
             std::string::npos)
       << junit;
+  EXPECT_NE(
+      junit.find("<failure type=\"will_not_load\" message=\"" + sc.module +
+                 ": undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib\">"),
+      std::string::npos)
+      << junit;
   EXPECT_EQ(RunShell(Tool() + args + " -o /nonexistent/dir/r.txt", &out), 3);
-  EXPECT_NE(out.find("/nonexistent/dir/r.txt: No such file or directory"), std::string::npos) << out;
+  EXPECT_NE(out.find("/nonexistent/dir/r.txt: No such file or directory"), std::string::npos)
+      << out;
 }
 
 TEST(CliTest, NoColorIsHonouredWhenColorWouldApply) {
   Scenario sc;
-  ASSERT_TRUE(BuildScenario("missing_function", std::string(ABICHECK_GOLDEN_OUT) + "/cli", &sc)) << sc.log;
+  ASSERT_TRUE(BuildScenario("missing_function", std::string(ABICHECK_GOLDEN_OUT) + "/cli", &sc))
+      << sc.log;
   std::string out;
-  RunShell("NO_COLOR=1 " + Tool() + " " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]), &out);
+  RunShell("NO_COLOR=1 " + Tool() + " " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]),
+           &out);
   EXPECT_EQ(out.find("\x1b["), std::string::npos);
-  RunShell(Tool() + " --color always " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]), &out);
+  RunShell(Tool() + " --color always " + ShellQuote(sc.module) + " " + ShellQuote(sc.providers[0]),
+           &out);
   EXPECT_NE(out.find("\x1b["), std::string::npos);
 }
 

@@ -58,7 +58,8 @@ std::set<std::string> FromReport(const Report& r) {
 std::set<std::string> FromLdd(const std::string& text) {
   std::set<std::string> s;
   static const std::regex missing(R"(^\s+(\S+) => not found$)");
-  static const std::regex undefined(R"(^undefined symbol: ([^,\s]+)(, version (\S+))?\s+\((.*)\)$)");
+  static const std::regex undefined(
+      R"(^undefined symbol: ([^,\s]+)(, version (\S+))?\s+\((.*)\)$)");
   static const std::regex version(R"(version `([^']+)' not found \(required by (.*)\)$)");
   std::istringstream in(text);
   std::string line;
@@ -68,7 +69,8 @@ std::set<std::string> FromLdd(const std::string& text) {
       s.insert("missing " + m[1].str());
     } else if (std::regex_match(line, m, undefined)) {
       s.insert("undefined " + Base(m[4].str()) + " " + m[1].str() + " " + m[3].str());
-    } else if (std::regex_search(line, m, version) && line.find("weak version") == std::string::npos) {
+    } else if (std::regex_search(line, m, version) &&
+               line.find("weak version") == std::string::npos) {
       s.insert("version " + Base(m[2].str()) + " " + m[1].str());
     }
   }
@@ -86,7 +88,9 @@ class LoaderDifferential : public ::testing::TestWithParam<std::string> {};
 TEST_P(LoaderDifferential, MatchesRealLoader) {
   const std::string name = GetParam();
   Scenario sc;
-  ASSERT_TRUE(BuildScenario(name, ABICHECK_FIXTURE_OUT, &sc)) << "building fixture " << name << " failed:\n" << sc.log;
+  ASSERT_TRUE(BuildScenario(name, ABICHECK_FIXTURE_OUT, &sc))
+      << "building fixture " << name << " failed:\n"
+      << sc.log;
   if (sc.skipped) GTEST_SKIP() << name << ": " << sc.log;
   ASSERT_TRUE(sc.expect == "loads" || sc.expect == "fails") << "scenario.txt: expect loads|fails";
 
@@ -108,8 +112,9 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
   for (const std::string& g : sc.preloads) preload += (preload.empty() ? "" : ":") + g;
   std::string ldd_out;
   RunShell("cd " + ShellQuote(sc.out) + " && LD_LIBRARY_PATH=" + ShellQuote(lib_path) +
-          (preload.empty() ? "" : " LD_PRELOAD=" + ShellQuote(preload)) + " ldd -r " + ShellQuote(sc.module),
-      &ldd_out);
+               (preload.empty() ? "" : " LD_PRELOAD=" + ShellQuote(preload)) + " ldd -r " +
+               ShellQuote(sc.module),
+           &ldd_out);
 
   CheckOptions options;
   options.providers = sc.providers;
@@ -118,7 +123,8 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
   absl::StatusOr<Report> report = Check(sc.module, options);
   ASSERT_TRUE(report.ok()) << report.status();
 
-  EXPECT_EQ(report->loads, probe_rc == 0) << "dlopen says: " << probe_out << "\n" << RenderText(*report, false);
+  EXPECT_EQ(report->loads, probe_rc == 0) << "dlopen says: " << probe_out << "\n"
+                                          << RenderText(*report, false);
   if (probe_rc != 0) {
     std::string first;
     for (const Problem& p : report->problems) {
@@ -135,7 +141,9 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
 TEST_P(LoaderDifferential, IndexBindsLikeTheFiles) {
   const std::string name = GetParam();
   Scenario sc;
-  ASSERT_TRUE(BuildScenario(name, ABICHECK_FIXTURE_OUT, &sc)) << "building fixture " << name << " failed:\n" << sc.log;
+  ASSERT_TRUE(BuildScenario(name, ABICHECK_FIXTURE_OUT, &sc))
+      << "building fixture " << name << " failed:\n"
+      << sc.log;
   if (sc.skipped) GTEST_SKIP() << name << ": " << sc.log;
   if (sc.providers.empty()) GTEST_SKIP() << name << ": no providers given";
   IndexedBuild build{"fixture", {}};
@@ -168,7 +176,8 @@ TEST_P(LoaderDifferential, IndexBindsLikeTheFiles) {
     const Report& got = **r;
     EXPECT_EQ(got.loads, files->loads) << RenderText(got, false);
     EXPECT_EQ(got.references_checked, files->references_checked);
-    ASSERT_EQ(got.problems.size(), files->problems.size()) << RenderText(got, false) << RenderText(*files, false);
+    ASSERT_EQ(got.problems.size(), files->problems.size())
+        << RenderText(got, false) << RenderText(*files, false);
     for (size_t i = 0; i < files->problems.size(); ++i) {
       EXPECT_EQ(got.problems[i].message, files->problems[i].message);
       EXPECT_EQ(got.problems[i].first, files->problems[i].first);

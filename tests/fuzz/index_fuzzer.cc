@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 80 || size > (64u << 20)) return 0;
   std::vector<uint8_t> b(data, data + size);
   abicheck::testing::ResealIndex(b);
-  static const std::string path = "/dev/shm/abicheck_index_fuzz_" + std::to_string(getpid()) + ".abix";
+  static const std::string path =
+      "/dev/shm/abicheck_index_fuzz_" + std::to_string(getpid()) + ".abix";
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return 0;
   std::fwrite(b.data(), 1, b.size(), f);

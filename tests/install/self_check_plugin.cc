@@ -1,4 +1,5 @@
-// A plugin that calls libabicheck: `abicheck self_check_plugin.so libabicheck.so` must say it loads.
+// A plugin that calls libabicheck: `abicheck self_check_plugin.so libabicheck.so` must say it
+// loads.
 #include "abicheck/abicheck.h"
 
 extern "C" int plugin_entry(const char* module) {

@@ -30,7 +30,9 @@ static int Run(const std::string& cmd, std::string* output) {
 }
 
 int RunShell(const std::string& cmd, std::string* output) { return Run(cmd + " 2>&1", output); }
-int RunShellStdout(const std::string& cmd, std::string* out) { return Run(cmd + " 2>/dev/null", out); }
+int RunShellStdout(const std::string& cmd, std::string* out) {
+  return Run(cmd + " 2>/dev/null", out);
+}
 
 std::vector<std::string> ListScenarios() {
   std::vector<std::string> names;

@@ -19,7 +19,7 @@ struct Scenario {
   std::string out;  // the folder the scenario was built in
   std::string module;
   std::vector<std::string> providers, preloads;
-  std::string expect;  // "loads" or "fails"
+  std::string expect;    // "loads" or "fails"
   bool skipped = false;  // its build.sh exited 77 (e.g. no CUDA toolkit)
   std::string log;       // the build's output
 };

@@ -31,7 +31,8 @@ inline void ResealIndex(std::vector<uint8_t>& b) {
   // The name section: header, Bloom filter, attributes, entry lists, then the block table.
   const uint64_t s = rd(48, 8);
   const uint64_t nblocks = rd(s + 8, 4), nattrs = rd(s + 16, 4), words = rd(s + 20, 4);
-  if (s == UINT64_MAX || nblocks == UINT64_MAX || nattrs == UINT64_MAX || words == UINT64_MAX) return;
+  if (s == UINT64_MAX || nblocks == UINT64_MAX || nattrs == UINT64_MAX || words == UINT64_MAX)
+    return;
   const uint64_t lists_at = s + 24 + words * 8 + nattrs * 8;
   const uint64_t nlists = rd(lists_at, 4);
   if (nlists == UINT64_MAX) return;
@@ -41,7 +42,8 @@ inline void ResealIndex(std::vector<uint8_t>& b) {
   for (uint64_t i = 0; i < nblocks && i < (1u << 24); ++i) {
     const uint64_t from = rd(table + 16 * i, 4), to = rd(table + 16 * (i + 1), 4);
     if (from == UINT64_MAX || to == UINT64_MAX || from > to || to > b.size() - blocks) break;
-    wr(table + 16 * i + 12, crc32_iscsi(b.data() + blocks + from, static_cast<int>(to - from), 0), 4);
+    wr(table + 16 * i + 12, crc32_iscsi(b.data() + blocks + from, static_cast<int>(to - from), 0),
+       4);
   }
   wr(24, crc32_iscsi(b.data() + kHeader, static_cast<int>(blocks - kHeader), 0), 4);
 }

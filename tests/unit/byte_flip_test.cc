@@ -1,7 +1,8 @@
 // Random byte flips in real libraries: never a crash, a hang, or an answer without an error
 // when the bytes were unreadable. A fixed seed on the headline fixture by default; point it at
 // large libraries for longer runs:
-//   ABICHECK_FLIP_FILES=a.so:b.so ABICHECK_FLIP_ITERATIONS=100000 ABICHECK_FLIP_SEED=7 unit_test --gtest_filter=ByteFlip*
+//   ABICHECK_FLIP_FILES=a.so:b.so ABICHECK_FLIP_ITERATIONS=100000 ABICHECK_FLIP_SEED=7 unit_test
+//   --gtest_filter=ByteFlip*
 #include <cstdlib>
 #include <random>
 
@@ -34,14 +35,20 @@ std::vector<uint8_t> Load(const std::string& path) {
 TEST(ByteFlipTest, NeverCrashesOrHangs) {
   std::vector<std::pair<std::string, std::string>> pairs;  // (module, provider)
   if (const char* files = std::getenv("ABICHECK_FLIP_FILES")) {
-    for (absl::string_view f : absl::StrSplit(files, ':')) pairs.push_back({std::string(f), std::string(f)});
+    for (absl::string_view f : absl::StrSplit(files, ':'))
+      pairs.push_back({std::string(f), std::string(f)});
   } else {
     testing::Scenario sc;
-    ASSERT_TRUE(testing::BuildScenario("headline_signature_change", ABICHECK_FLIP_OUT, &sc)) << sc.log;
+    ASSERT_TRUE(testing::BuildScenario("headline_signature_change", ABICHECK_FLIP_OUT, &sc))
+        << sc.log;
     pairs.push_back({sc.module, sc.providers[0]});
   }
-  const int iterations = std::getenv("ABICHECK_FLIP_ITERATIONS") ? std::atoi(std::getenv("ABICHECK_FLIP_ITERATIONS")) : 3000;
-  std::mt19937_64 rng(std::getenv("ABICHECK_FLIP_SEED") ? std::strtoull(std::getenv("ABICHECK_FLIP_SEED"), nullptr, 10) : 20261130);
+  const int iterations = std::getenv("ABICHECK_FLIP_ITERATIONS")
+                             ? std::atoi(std::getenv("ABICHECK_FLIP_ITERATIONS"))
+                             : 3000;
+  std::mt19937_64 rng(std::getenv("ABICHECK_FLIP_SEED")
+                          ? std::strtoull(std::getenv("ABICHECK_FLIP_SEED"), nullptr, 10)
+                          : 20261130);
   CheckOptions options;
   options.use_host = false;
   int ok = 0, rejected = 0;
@@ -53,9 +60,12 @@ TEST(ByteFlipTest, NeverCrashesOrHangs) {
       std::vector<uint8_t>& target = (i % 2 == 0) ? m : p;
       // Bias flips toward the headers and dynamic tables, where they matter.
       const uint64_t span = std::min<uint64_t>(target.size(), (i % 3 == 0) ? target.size() : 16384);
-      for (int k = 1 + static_cast<int>(rng() % 8); k > 0; --k) target[rng() % span] ^= static_cast<uint8_t>(1 + rng() % 255);
-      InputFile mi{"mod.so", "/nonexistent/mod.so", std::make_shared<VectorBlob>(std::move(m)), nullptr};
-      InputFile pi{"libp.so", "/nonexistent/libp.so", std::make_shared<VectorBlob>(std::move(p)), nullptr};
+      for (int k = 1 + static_cast<int>(rng() % 8); k > 0; --k)
+        target[rng() % span] ^= static_cast<uint8_t>(1 + rng() % 255);
+      InputFile mi{"mod.so", "/nonexistent/mod.so", std::make_shared<VectorBlob>(std::move(m)),
+                   nullptr};
+      InputFile pi{"libp.so", "/nonexistent/libp.so", std::make_shared<VectorBlob>(std::move(p)),
+                   nullptr};
       absl::StatusOr<Report> r = CheckObjects(mi, {pi}, {}, nullptr, options);
       if (r.ok()) {
         ++ok;

@@ -57,14 +57,16 @@ TEST(CheckInputTest, CorruptProviderIsNamed) {
   std::vector<uint8_t> p = ElfBuilder().Build();
   p[4] = 9;
   std::string prov = d.Write("libp.so", p);
-  EXPECT_THAT(Check(mod, NoHost({prov})), StatusIs(absl::StatusCode::kDataLoss, "libp.so: ELF header: invalid EI_CLASS 9"));
+  EXPECT_THAT(Check(mod, NoHost({prov})),
+              StatusIs(absl::StatusCode::kDataLoss, "libp.so: ELF header: invalid EI_CLASS 9"));
 }
 
 TEST(CheckInputTest, EmptyFileProvider) {
   TempDir d;
   std::string mod = d.Write("mod.so", ElfBuilder().Build());
   std::string prov = d.Write("libempty.so", std::vector<uint8_t>{});
-  EXPECT_THAT(Check(mod, NoHost({prov})), StatusIs(absl::StatusCode::kInvalidArgument, "libempty.so: not an ELF file"));
+  EXPECT_THAT(Check(mod, NoHost({prov})),
+              StatusIs(absl::StatusCode::kInvalidArgument, "libempty.so: not an ELF file"));
 }
 
 TEST(CheckInputTest, ExecutableModuleIsNotLoadable) {
@@ -86,7 +88,8 @@ TEST(CheckInputTest, ForeignMachineProviderIsAnInputError) {
   p.machine = 183;  // AArch64
   absl::StatusOr<Report> r = Check(mod, NoHost({d.Write("libp.so", p.Build())}));
   EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
-                          "libp.so: ELFCLASS64 AArch64 library cannot be loaded with " + mod + " (ELFCLASS64 x86-64)"));
+                          "libp.so: ELFCLASS64 AArch64 library cannot be loaded with " + mod +
+                              " (ELFCLASS64 x86-64)"));
   EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
 }
 
@@ -97,7 +100,8 @@ TEST(CheckInputTest, ThirtyTwoBitProviderIsAnInputError) {
   p.is64 = false;
   p.machine = 3;
   EXPECT_THAT(Check(mod, NoHost({d.Write("libp.so", p.Build())})),
-              StatusIs(absl::StatusCode::kFailedPrecondition, "libp.so: ELFCLASS32 Intel 80386 library cannot be loaded with"));
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "libp.so: ELFCLASS32 Intel 80386 library cannot be loaded with"));
 }
 
 TEST(CheckInputTest, ForeignMachineLibraryOnTheSearchPathIsSkippedAndNamed) {
@@ -114,8 +118,10 @@ TEST(CheckInputTest, ForeignMachineLibraryOnTheSearchPathIsSkippedAndNamed) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->problems.size(), 1u);
   EXPECT_EQ(r->problems[0].kind, ProblemKind::kWrongMachine);
-  EXPECT_EQ(r->problems[0].message, "libarm.so: cannot open shared object file: No such file or directory");
-  EXPECT_THAT(r->problems[0].hint, HasSubstr("the only libarm.so found is " + d.path() + "/libarm.so (AArch64)"));
+  EXPECT_EQ(r->problems[0].message,
+            "libarm.so: cannot open shared object file: No such file or directory");
+  EXPECT_THAT(r->problems[0].hint,
+              HasSubstr("the only libarm.so found is " + d.path() + "/libarm.so (AArch64)"));
 }
 
 TEST(CheckInputTest, InterpreterSymbolsAreLeftToPython) {
@@ -155,7 +161,8 @@ TEST(CheckInputTest, ObjectWithoutHashTableOffersNothing) {
   p.soname = "libp.so";
   p.syms = {{"f"}};
   p.with_hash = false;  // do_lookup_x skips objects with l_nbuckets == 0
-  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), NoHost({d.Write("libp.so", p.Build())}));
+  absl::StatusOr<Report> r =
+      Check(d.Write("mod.so", m.Build()), NoHost({d.Write("libp.so", p.Build())}));
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->problems.size(), 1u);
   EXPECT_EQ(r->problems[0].message, d.path() + "/mod.so: undefined symbol: f");
@@ -179,7 +186,8 @@ TEST(CheckInputTest, SysrootIsSearchedInsteadOfTheHost) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->loads) << RenderText(*r, false);
   ASSERT_EQ(r->libraries.size(), 2u);
-  EXPECT_EQ(r->libraries[1].path, d.path() + "/root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so");
+  EXPECT_EQ(r->libraries[1].path,
+            d.path() + "/root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so");
   EXPECT_EQ(r->libraries[1].found_by, "system");
   // The same module without the sysroot: the running host has no such library.
   absl::StatusOr<Report> host = Check(mod, CheckOptions{});
@@ -228,7 +236,8 @@ TEST(LdCacheTest, ParsesNewFormat) {
   EXPECT_EQ(c->Lookup("libz.so.1", 62), "/lib/x86_64-linux-gnu/libz.so.1");
   EXPECT_FALSE(c->Lookup("libz.so.2", 62).has_value());
   put32(20, 1000);
-  EXPECT_THAT(LdCache::Parse("cache", b), StatusIs(absl::StatusCode::kDataLoss, "cache: 1000 entries run past the end"));
+  EXPECT_THAT(LdCache::Parse("cache", b),
+              StatusIs(absl::StatusCode::kDataLoss, "cache: 1000 entries run past the end"));
 }
 
 TEST(LdCacheTest, HostCacheFindsLibc) {
@@ -247,9 +256,7 @@ TEST(DemangleTest, HeadlineSymbol) {
   EXPECT_EQ(Demangle("_Znot valid"), "_Znot valid");
 }
 
-TEST(DemangleTest, Rust) {
-  EXPECT_EQ(Demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
-}
+TEST(DemangleTest, Rust) { EXPECT_EQ(Demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo"); }
 
 TEST(DemangleTest, SplitAndDescribe) {
   FunctionParts a, b;

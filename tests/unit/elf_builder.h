@@ -15,9 +15,9 @@ namespace abicheck::testing {
 struct SymSpec {
   std::string name;
   bool defined = true;
-  uint8_t bind = 1;   // STB_GLOBAL
-  uint8_t type = 2;   // STT_FUNC
-  uint8_t vis = 0;    // STV_DEFAULT
+  uint8_t bind = 1;  // STB_GLOBAL
+  uint8_t type = 2;  // STT_FUNC
+  uint8_t vis = 0;   // STV_DEFAULT
   uint16_t versym = 1;
 };
 
@@ -46,10 +46,10 @@ class ElfBuilder {
   uint16_t type = 3;  // ET_DYN
   std::string soname;
   std::vector<std::string> needed;
-  std::vector<SymSpec> syms;         // index 0 (the null symbol) is added
-  std::vector<VerdefSpec> verdefs;   // include the BASE entry yourself
+  std::vector<SymSpec> syms;        // index 0 (the null symbol) is added
+  std::vector<VerdefSpec> verdefs;  // include the BASE entry yourself
   std::vector<VerneedSpec> verneeds;
-  std::vector<uint32_t> relocs;      // symbol indices, one R_X86_64_GLOB_DAT each
+  std::vector<uint32_t> relocs;  // symbol indices, one R_X86_64_GLOB_DAT each
   bool with_hash = true;
   bool with_versym = false;
 
@@ -219,8 +219,13 @@ class ElfBuilder {
     }
     L.size = bytes_.size();
     // ELF header and program headers.
-    const uint8_t ident[] = {0x7f, 'E', 'L', 'F', static_cast<uint8_t>(is64 ? 2 : 1),
-                             static_cast<uint8_t>(big_endian ? 2 : 1), 1};
+    const uint8_t ident[] = {0x7f,
+                             'E',
+                             'L',
+                             'F',
+                             static_cast<uint8_t>(is64 ? 2 : 1),
+                             static_cast<uint8_t>(big_endian ? 2 : 1),
+                             1};
     std::memcpy(bytes_.data(), ident, sizeof ident);
     Put16(16, type);
     Put16(18, machine);
@@ -229,8 +234,8 @@ class ElfBuilder {
     Put16(is64 ? 52 : 40, static_cast<uint16_t>(ehsize));
     Put16(is64 ? 54 : 42, static_cast<uint16_t>(phentsize));
     Put16(is64 ? 56 : 44, 2);
-    PutPhdr(L.phoff, 1, 5, 0, L.size);                                  // PT_LOAD
-    PutPhdr(L.phoff + phentsize, 2, 6, L.dynamic, dsz * dyn.size());   // PT_DYNAMIC
+    PutPhdr(L.phoff, 1, 5, 0, L.size);                                // PT_LOAD
+    PutPhdr(L.phoff + phentsize, 2, 6, L.dynamic, dsz * dyn.size());  // PT_DYNAMIC
     if (layout != nullptr) *layout = L;
     return bytes_;
   }

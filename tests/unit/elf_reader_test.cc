@@ -32,7 +32,8 @@ void Patch32(std::vector<uint8_t>& b, uint64_t at, uint32_t v) { std::memcpy(&b[
 void Patch64(std::vector<uint8_t>& b, uint64_t at, uint64_t v) { std::memcpy(&b[at], &v, 8); }
 void Patch16(std::vector<uint8_t>& b, uint64_t at, uint16_t v) { std::memcpy(&b[at], &v, 2); }
 
-absl::StatusOr<SymbolTable> ReadTable(const std::vector<uint8_t>& bytes, std::unique_ptr<ElfFile>* keep) {
+absl::StatusOr<SymbolTable> ReadTable(const std::vector<uint8_t>& bytes,
+                                      std::unique_ptr<ElfFile>* keep) {
   absl::StatusOr<ElfFile> elf = ElfFile::Parse("libx.so", bytes);
   if (!elf.ok()) return elf.status();
   *keep = std::make_unique<ElfFile>(*std::move(elf));
@@ -94,32 +95,37 @@ INSTANTIATE_TEST_SUITE_P(All, ElfClassesTest,
 
 TEST(ElfReaderTest, TextIsNotElf) {
   std::string text = "# a linker script\nGROUP ( libc.so.6 )\n";
-  absl::StatusOr<ElfFile> f = ElfFile::Parse("libc.so", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  absl::StatusOr<ElfFile> f =
+      ElfFile::Parse("libc.so", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   EXPECT_THAT(f, StatusIs(absl::StatusCode::kInvalidArgument, "libc.so: not an ELF file"));
   EXPECT_TRUE(IsNotElf(f.status()));
 }
 
 TEST(ElfReaderTest, EmptyIsNotElf) {
-  EXPECT_THAT(ElfFile::Parse("empty.so", {}), StatusIs(absl::StatusCode::kInvalidArgument, "empty.so: not an ELF file"));
+  EXPECT_THAT(ElfFile::Parse("empty.so", {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "empty.so: not an ELF file"));
 }
 
 TEST(ElfReaderTest, TruncatedHeader) {
   std::vector<uint8_t> b = Basic().Build();
   b.resize(40);
   EXPECT_THAT(ElfFile::Parse("libx.so", b),
-              StatusIs(absl::StatusCode::kDataLoss, "libx.so: ELF header truncated: file is 40 bytes, header needs 64"));
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "libx.so: ELF header truncated: file is 40 bytes, header needs 64"));
 }
 
 TEST(ElfReaderTest, InvalidClass) {
   std::vector<uint8_t> b = Basic().Build();
   b[4] = 3;
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "libx.so: ELF header: invalid EI_CLASS 3"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "libx.so: ELF header: invalid EI_CLASS 3"));
 }
 
 TEST(ElfReaderTest, InvalidByteOrder) {
   std::vector<uint8_t> b = Basic().Build();
   b[5] = 0;
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "invalid EI_DATA 0"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "invalid EI_DATA 0"));
 }
 
 TEST(ElfReaderTest, ProgramHeadersPastEnd) {
@@ -132,28 +138,32 @@ TEST(ElfReaderTest, ProgramHeadersPastEnd) {
 TEST(ElfReaderTest, HugeProgramHeaderOffsetDoesNotWrap) {
   std::vector<uint8_t> b = Basic().Build();
   Patch64(b, 32, UINT64_MAX - 10);
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "run past the end of the file"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "run past the end of the file"));
 }
 
 TEST(ElfReaderTest, WrongProgramHeaderEntrySize) {
   std::vector<uint8_t> b = Basic().Build();
   Patch16(b, 54, 40);
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "e_phentsize is 40, expected 56"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "e_phentsize is 40, expected 56"));
 }
 
 TEST(ElfReaderTest, LoadSegmentPastEnd) {
   Layout L;
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.phoff + 32, L.size + 4096);  // PT_LOAD p_filesz
-  EXPECT_THAT(ElfFile::Parse("libx.so", b),
-              StatusIs(absl::StatusCode::kDataLoss, "program header 0 (PT_LOAD): file range 0x0+0x"));
+  EXPECT_THAT(
+      ElfFile::Parse("libx.so", b),
+      StatusIs(absl::StatusCode::kDataLoss, "program header 0 (PT_LOAD): file range 0x0+0x"));
 }
 
 TEST(ElfReaderTest, DynamicSegmentPastEnd) {
   Layout L;
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.phoff + 56 + 8, L.size - 4);  // PT_DYNAMIC p_offset
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "PT_DYNAMIC: file range"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "PT_DYNAMIC: file range"));
 }
 
 TEST(ElfReaderTest, StringTableOutsideSegments) {
@@ -168,7 +178,8 @@ TEST(ElfReaderTest, StringTableSizePastSegment) {
   Layout L;
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.dyn_entry["DT_STRSZ"], L.size);
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "is not inside a loaded segment"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss, "is not inside a loaded segment"));
 }
 
 TEST(ElfReaderTest, NeededNameOutsideStringTable) {
@@ -176,7 +187,8 @@ TEST(ElfReaderTest, NeededNameOutsideStringTable) {
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.dyn_entry["DT_NEEDED"], 0x100000);
   EXPECT_THAT(ElfFile::Parse("libx.so", b),
-              StatusIs(absl::StatusCode::kDataLoss, "PT_DYNAMIC: DT_NEEDED string offset 0x100000 is outside .dynstr"));
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "PT_DYNAMIC: DT_NEEDED string offset 0x100000 is outside .dynstr"));
 }
 
 TEST(ElfReaderTest, SonameNotNulTerminated) {
@@ -196,7 +208,8 @@ TEST(SymbolTableTest, WrongSymbolEntrySize) {
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.dyn_entry["DT_SYMENT"], 16);
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, "libx.so: .dynsym: DT_SYMENT is 16, expected 24"));
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss,
+                                            "libx.so: .dynsym: DT_SYMENT is 16, expected 24"));
 }
 
 TEST(SymbolTableTest, HashChainCountPastSegment) {
@@ -205,7 +218,8 @@ TEST(SymbolTableTest, HashChainCountPastSegment) {
   Patch32(b, L.hash + 4, 0x40000000);  // nchain
   std::unique_ptr<ElfFile> keep;
   EXPECT_THAT(ReadTable(b, &keep),
-              StatusIs(absl::StatusCode::kDataLoss, "libx.so: .hash: 1 buckets and 1073741824 chain entries run past"));
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "libx.so: .hash: 1 buckets and 1073741824 chain entries run past"));
 }
 
 TEST(SymbolTableTest, HashBucketCountOf2To32) {
@@ -213,7 +227,8 @@ TEST(SymbolTableTest, HashBucketCountOf2To32) {
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch32(b, L.hash, 0xffffffffu);
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".hash: 4294967295 buckets"));
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, ".hash: 4294967295 buckets"));
 }
 
 TEST(SymbolTableTest, CyclicHashChainTerminates) {
@@ -248,8 +263,11 @@ TEST(SymbolTableTest, RelocationSymbolIndexPastTable) {
   std::unique_ptr<ElfFile> keep;
   absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
   ASSERT_TRUE(t.ok());
-  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss,
-                                        ".rela.dyn (DT_RELA) entry 0: symbol index 99 is past the end of .dynsym (4 entries)"));
+  EXPECT_THAT(
+      t->References(),
+      StatusIs(
+          absl::StatusCode::kDataLoss,
+          ".rela.dyn (DT_RELA) entry 0: symbol index 99 is past the end of .dynsym (4 entries)"));
 }
 
 TEST(SymbolTableTest, RelocationSizeNotMultipleOfEntry) {
@@ -259,7 +277,8 @@ TEST(SymbolTableTest, RelocationSizeNotMultipleOfEntry) {
   std::unique_ptr<ElfFile> keep;
   absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
   ASSERT_TRUE(t.ok());
-  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss, "size 0x19 is not a multiple of the entry size 24"));
+  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss,
+                                        "size 0x19 is not a multiple of the entry size 24"));
 }
 
 ElfBuilder Versioned() {
@@ -293,8 +312,10 @@ TEST(VersionsTest, VerdefNextPastSection) {
   std::vector<uint8_t> b = Versioned().Build(&L);
   Patch32(b, L.verdef + 16, 0x10000);
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep),
-              StatusIs(absl::StatusCode::kDataLoss, "libx.so: .gnu.version_d entry 0: vd_next 0x10000 runs past the section end"));
+  EXPECT_THAT(
+      ReadTable(b, &keep),
+      StatusIs(absl::StatusCode::kDataLoss,
+               "libx.so: .gnu.version_d entry 0: vd_next 0x10000 runs past the section end"));
 }
 
 TEST(VersionsTest, VerdefBadRevision) {
@@ -302,7 +323,8 @@ TEST(VersionsTest, VerdefBadRevision) {
   std::vector<uint8_t> b = Versioned().Build(&L);
   Patch16(b, L.verdef + 28, 7);
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_d entry 1: vd_version 7 is not 1"));
+  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss,
+                                            ".gnu.version_d entry 1: vd_version 7 is not 1"));
 }
 
 TEST(VersionsTest, VerdefZeroNextEndsChain) {
@@ -331,7 +353,8 @@ TEST(VersionsTest, VerneedFileOutsideStrings) {
   Patch32(b, L.verneed + 4, 0xfffff);
   std::unique_ptr<ElfFile> keep;
   EXPECT_THAT(ReadTable(b, &keep),
-              StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_r entry 0: name offset 0xfffff is outside .dynstr"));
+              StatusIs(absl::StatusCode::kDataLoss,
+                       ".gnu.version_r entry 0: name offset 0xfffff is outside .dynstr"));
 }
 
 TEST(VersionsTest, VerneedAuxPastSegment) {
@@ -339,7 +362,8 @@ TEST(VersionsTest, VerneedAuxPastSegment) {
   std::vector<uint8_t> b = Versioned().Build(&L);
   Patch32(b, L.verneed + 8, 0x100000);  // vn_aux
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_r entry 0 aux 0 at offset"));
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, ".gnu.version_r entry 0 aux 0 at offset"));
 }
 
 TEST(VersionsTest, VersymPastSegment) {
@@ -372,10 +396,16 @@ TEST_P(TruncationTest, AtStructureBoundary) {
   ElfBuilder b = Versioned();
   b.relocs = {1};
   std::vector<uint8_t> full = b.Build(&L);
-  const std::map<std::string, uint64_t> at = {{"ehdr", 40},          {"phdrs", L.phoff + 8}, {"dynstr", L.dynstr + 3},
-                                               {"dynsym", L.dynsym + 10}, {"hash", L.hash + 6},  {"versym", L.versym + 1},
-                                               {"verdef", L.verdef + 12}, {"verneed", L.verneed + 5}, {"rela", L.rela + 7},
-                                               {"dynamic", L.dynamic + 9}};
+  const std::map<std::string, uint64_t> at = {{"ehdr", 40},
+                                              {"phdrs", L.phoff + 8},
+                                              {"dynstr", L.dynstr + 3},
+                                              {"dynsym", L.dynsym + 10},
+                                              {"hash", L.hash + 6},
+                                              {"versym", L.versym + 1},
+                                              {"verdef", L.verdef + 12},
+                                              {"verneed", L.verneed + 5},
+                                              {"rela", L.rela + 7},
+                                              {"dynamic", L.dynamic + 9}};
   std::vector<uint8_t> cut(full.begin(), full.begin() + at.at(GetParam()));
   absl::StatusOr<ElfFile> elf = ElfFile::Parse("libcut.so", cut);
   absl::Status st = elf.status();
@@ -389,16 +419,19 @@ TEST_P(TruncationTest, AtStructureBoundary) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Boundaries, TruncationTest,
-                         ::testing::Values("ehdr", "phdrs", "dynstr", "dynsym", "hash", "versym", "verdef", "verneed",
-                                           "rela", "dynamic"),
-                         [](const ::testing::TestParamInfo<const char*>& p) { return std::string(p.param); });
+                         ::testing::Values("ehdr", "phdrs", "dynstr", "dynsym", "hash", "versym",
+                                           "verdef", "verneed", "rela", "dynamic"),
+                         [](const ::testing::TestParamInfo<const char*>& p) {
+                           return std::string(p.param);
+                         });
 
 TEST(SymbolTableTest, SymbolEntrySizeZero) {
   Layout L;
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.dyn_entry["DT_SYMENT"], 0);
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, ".dynsym: DT_SYMENT is 0, expected 24"));
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, ".dynsym: DT_SYMENT is 0, expected 24"));
 }
 
 TEST(SymbolTableTest, TwoToThe32Symbols) {
@@ -406,7 +439,8 @@ TEST(SymbolTableTest, TwoToThe32Symbols) {
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch32(b, L.hash + 4, 0xffffffffu);  // nchain
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, "4294967295 chain entries run past"));
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss, "4294967295 chain entries run past"));
 }
 
 TEST(SymbolTableTest, StringTableWithoutNul) {
@@ -416,14 +450,18 @@ TEST(SymbolTableTest, StringTableWithoutNul) {
   for (uint64_t i = L.dynstr; i < L.dynstr + 8; ++i) b[i] = 'x';
   Patch64(b, L.dyn_entry["DT_STRSZ"], 8);
   std::unique_ptr<ElfFile> keep;
-  EXPECT_THAT(ReadTable(b, &keep), StatusIs(absl::StatusCode::kDataLoss, "is outside .dynstr (0x8 bytes) or not NUL-terminated"));
+  EXPECT_THAT(ReadTable(b, &keep),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "is outside .dynstr (0x8 bytes) or not NUL-terminated"));
 }
 
 TEST(ElfReaderTest, PhnumXnumWithoutSectionHeader) {
   std::vector<uint8_t> b = Basic().Build();
   Patch16(b, 56, 0xffff);
   Patch64(b, 40, b.size() + 100);  // e_shoff past the end
-  EXPECT_THAT(ElfFile::Parse("libx.so", b), StatusIs(absl::StatusCode::kDataLoss, "e_phnum is PN_XNUM but section header 0 is unreadable"));
+  EXPECT_THAT(ElfFile::Parse("libx.so", b),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "e_phnum is PN_XNUM but section header 0 is unreadable"));
 }
 
 }  // namespace

@@ -1,20 +1,20 @@
 // Wheels, zips and directories as inputs, including hostile ones: no ELF members, sizes that lie,
 // zip bombs, "../" member names, zip64 records on a small file, too many files.
+#include "lib/inputs/inputs.h"
+
 #include <zip.h>
 
 #include <cstring>
-
 #include <filesystem>
 #include <fstream>
 
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/inputs/inputs.h"
 #include "lib/io/blob.h"
 #include "lib/io/zip_archive.h"
-#include "tests/unit/elf_builder.h"
 #include "tests/support/index_reseal.h"
+#include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
 
 namespace abicheck {
@@ -33,7 +33,8 @@ struct Member {
 };
 
 // Writes a zip with libzip.
-std::string WriteZip(const TempDir& d, const std::string& name, const std::vector<Member>& members) {
+std::string WriteZip(const TempDir& d, const std::string& name,
+                     const std::vector<Member>& members) {
   const std::string path = d.path() + "/" + name;
   int err = 0;
   zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
@@ -99,8 +100,10 @@ void LieAboutSize(std::vector<uint8_t>& zip, uint32_t size) {
 TEST(ZipInputTest, ReadsStoredAndDeflatedMembers) {
   TempDir d;
   std::vector<uint8_t> lib = Lib("libtorch.so", {"f"});
-  std::string whl = WriteZip(d, "t.whl", {{"torch/lib/libtorch.so", lib, true}, {"torch/lib/libc10.so", Lib("libc10.so", {"g"}), false},
-                                          {"torch/__init__.py", {'#', '\n'}, true}});
+  std::string whl = WriteZip(d, "t.whl",
+                             {{"torch/lib/libtorch.so", lib, true},
+                              {"torch/lib/libc10.so", Lib("libc10.so", {"g"}), false},
+                              {"torch/__init__.py", {'#', '\n'}, true}});
   absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(in->kind, "archive");
@@ -116,9 +119,12 @@ TEST(ZipInputTest, ReadsStoredAndDeflatedMembers) {
 
 TEST(ZipInputTest, WheelAgainstWheel) {
   TempDir d;
-  std::string torch = WriteZip(d, "torch.whl", {{"torch/lib/libtorch.so", Lib("libtorch.so", {"kept"})}});
-  std::string ext = WriteZip(d, "ext.whl", {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"}, {"kept", "gone", "helper"})},
-                                            {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
+  std::string torch =
+      WriteZip(d, "torch.whl", {{"torch/lib/libtorch.so", Lib("libtorch.so", {"kept"})}});
+  std::string ext =
+      WriteZip(d, "ext.whl",
+               {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"}, {"kept", "gone", "helper"})},
+                {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
   absl::StatusOr<Matrix> m = CheckMatrix({ext}, {torch}, NoHostOptions());
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->cells.size(), 1u) << "the wheel's own library is not a module";
@@ -130,15 +136,18 @@ TEST(ZipInputTest, WheelAgainstWheel) {
 
 TEST(ZipInputTest, NoElfMembers) {
   TempDir d;
-  std::string whl = WriteZip(d, "pure.whl", {{"pkg/__init__.py", {'x'}}, {"pkg/data.so.txt", {'y', 'z', 'z', 'z'}}});
+  std::string whl = WriteZip(
+      d, "pure.whl", {{"pkg/__init__.py", {'x'}}, {"pkg/data.so.txt", {'y', 'z', 'z', 'z'}}});
   absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
   ASSERT_TRUE(in.ok());
   EXPECT_TRUE(in->objects.empty());
   EXPECT_THAT(in->notes, ElementsAre("pkg/data.so.txt: not an ELF file"));
   std::string mod = d.Write("mod.so", Mod({}, {}));
   EXPECT_THAT(Check(mod, WithProviders({whl})),
-              StatusIs(absl::StatusCode::kInvalidArgument, "pure.whl: no ELF shared objects in this archive"));
-  EXPECT_THAT(CheckMatrix({whl}, {}, CheckOptions{}), StatusIs(absl::StatusCode::kInvalidArgument, "pure.whl: no module to check"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "pure.whl: no ELF shared objects in this archive"));
+  EXPECT_THAT(CheckMatrix({whl}, {}, CheckOptions{}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "pure.whl: no module to check"));
 }
 
 TEST(ZipInputTest, MemberInflatesPastItsDeclaredSize) {
@@ -148,7 +157,8 @@ TEST(ZipInputTest, MemberInflatesPastItsDeclaredSize) {
   LieAboutSize(z, 100);
   std::string lie = d.Write("lie2.whl", z);
   EXPECT_THAT(ExpandInput(lie, InputLimits{}),
-              StatusIs(absl::StatusCode::kDataLoss, "lie2.whl!torch/lib/libx.so: inflates past its declared size of 100 bytes"));
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "lie2.whl!torch/lib/libx.so: inflates past its declared size of 100 bytes"));
 }
 
 TEST(ZipInputTest, MemberShorterThanDeclared) {
@@ -165,20 +175,27 @@ TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
   TempDir d;
   // 64 MiB of zeros deflates to ~64 KiB; the cap is set below it.
   std::vector<uint8_t> big(64u << 20, 0);
-  std::memcpy(big.data(), "\x7f" "ELF", 4);
+  std::memcpy(big.data(),
+              "\x7f"
+              "ELF",
+              4);
   std::string whl = WriteZip(d, "bomb.whl", {{"lib/libbomb.so", big}});
   InputLimits limits;
   limits.max_total_inflated = 16u << 20;
-  EXPECT_THAT(ExpandInput(whl, limits),
-              StatusIs(absl::StatusCode::kResourceExhausted, "bomb.whl: its shared objects declare 67108864 bytes in all, more than the cap"));
+  EXPECT_THAT(
+      ExpandInput(whl, limits),
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               "bomb.whl: its shared objects declare 67108864 bytes in all, more than the cap"));
   limits = InputLimits{};
   limits.max_member_bytes = 1u << 20;
-  EXPECT_THAT(ExpandInput(whl, limits), StatusIs(absl::StatusCode::kResourceExhausted, "more than the cap of 1048576 per member"));
+  EXPECT_THAT(ExpandInput(whl, limits), StatusIs(absl::StatusCode::kResourceExhausted,
+                                                 "more than the cap of 1048576 per member"));
 }
 
 TEST(ZipInputTest, DotDotMemberNamesAreNeverPaths) {
   TempDir d;
-  std::string whl = WriteZip(d, "evil.whl", {{"../../escape/libevil.so", Lib("libevil.so", {"f"})}});
+  std::string whl =
+      WriteZip(d, "evil.whl", {{"../../escape/libevil.so", Lib("libevil.so", {"f"})}});
   absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   ASSERT_EQ(in->objects.size(), 1u);
@@ -200,13 +217,15 @@ TEST(ZipInputTest, Zip64RecordsOnASmallFile) {
   EXPECT_EQ(in->objects.size(), 1u);
   InputLimits few;
   few.max_members = 1000;
-  EXPECT_THAT(ExpandInput(whl, few), StatusIs(absl::StatusCode::kResourceExhausted, "70001 members, more than the cap of 1000"));
+  EXPECT_THAT(ExpandInput(whl, few), StatusIs(absl::StatusCode::kResourceExhausted,
+                                              "70001 members, more than the cap of 1000"));
 }
 
 TEST(ZipInputTest, NotAZip) {
   TempDir d;
   std::string p = d.Write("broken.whl", std::string("PK\x03\x04 this is not really a zip"));
-  EXPECT_THAT(ExpandInput(p, InputLimits{}), StatusIs(absl::StatusCode::kDataLoss, "broken.whl: not a readable zip archive"));
+  EXPECT_THAT(ExpandInput(p, InputLimits{}),
+              StatusIs(absl::StatusCode::kDataLoss, "broken.whl: not a readable zip archive"));
 }
 
 TEST(ZipInputTest, TruncatedZip) {
@@ -214,7 +233,8 @@ TEST(ZipInputTest, TruncatedZip) {
   std::string whl = WriteZip(d, "t.whl", {{"torch/lib/libx.so", Lib("libx.so", {"f"})}});
   std::vector<uint8_t> z = Read(whl);
   z.resize(z.size() / 2);
-  EXPECT_THAT(ExpandInput(d.Write("half.whl", z), InputLimits{}), StatusIs(absl::StatusCode::kDataLoss, "half.whl: not a readable zip archive"));
+  EXPECT_THAT(ExpandInput(d.Write("half.whl", z), InputLimits{}),
+              StatusIs(absl::StatusCode::kDataLoss, "half.whl: not a readable zip archive"));
 }
 
 TEST(DirectoryInputTest, ListsElfFilesOnceThroughSymlinks) {
@@ -238,7 +258,8 @@ TEST(DirectoryInputTest, ThousandsOfFilesAndTheCap) {
   EXPECT_EQ(in->objects.size(), 1u);
   InputLimits few;
   few.max_files = 100;
-  EXPECT_THAT(ExpandInput(d.path(), few), StatusIs(absl::StatusCode::kResourceExhausted, "more than 100 files"));
+  EXPECT_THAT(ExpandInput(d.path(), few),
+              StatusIs(absl::StatusCode::kResourceExhausted, "more than 100 files"));
 }
 
 TEST(SparseImageTest, RangeSetMerges) {
@@ -309,7 +330,8 @@ class IndexTest : public ::testing::Test {
     d_.Write("b1/libtorch.so", Lib("libtorch.so", {"kept", "gone"}));
     d_.Write("b2/libtorch.so", Lib("libtorch.so", {"kept"}));
     index_ = d_.path() + "/builds.abix";
-    absl::StatusOr<std::string> s = BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, index_);
+    absl::StatusOr<std::string> s =
+        BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, index_);
     ASSERT_TRUE(s.ok()) << s.status();
     module_ = d_.Write("mod.so", Mod({"libtorch.so"}, {"kept", "gone"}));
   }
@@ -334,24 +356,29 @@ TEST_F(IndexTest, SameAnswersAsTheDirectories) {
 
 TEST_F(IndexTest, SaysWhatItHolds) {
   // "kept" is exported by both builds and stored once; "gone" by the first only.
-  absl::StatusOr<std::string> s = BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, d_.path() + "/again.abix");
+  absl::StatusOr<std::string> s =
+      BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, d_.path() + "/again.abix");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_THAT(*s, ::testing::HasSubstr("again.abix: 2 builds, 2 libraries, 2 distinct names, "));
 }
 
 TEST_F(IndexTest, SeveralBuildsNeedOneNamedAsProviders) {
   EXPECT_THAT(Check(module_, WithProviders({index_})),
-              StatusIs(absl::StatusCode::kInvalidArgument, "holds several builds; name one as " + index_ + "#BUILD: one, two"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "holds several builds; name one as " + index_ + "#BUILD: one, two"));
   EXPECT_THAT(Check(module_, WithProviders({index_ + "#three"})),
-              StatusIs(absl::StatusCode::kInvalidArgument, "has no build named three; its builds: one, two"));
-  EXPECT_THAT(CheckMatrix({index_}, {}, CheckOptions{}), StatusIs(absl::StatusCode::kInvalidArgument, "not modules"));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "has no build named three; its builds: one, two"));
+  EXPECT_THAT(CheckMatrix({index_}, {}, CheckOptions{}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not modules"));
 }
 
 TEST_F(IndexTest, TruncatedIsAnError) {
   std::vector<uint8_t> b = Bytes();
   b.resize(b.size() - 10);
   std::string p = d_.Write("cut.abix", b);
-  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})), StatusIs(absl::StatusCode::kDataLoss, "cut.abix: index is"));
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+              StatusIs(absl::StatusCode::kDataLoss, "cut.abix: index is"));
 }
 
 TEST_F(IndexTest, OneFlippedByteIsAnError) {
@@ -364,7 +391,8 @@ TEST_F(IndexTest, OneFlippedByteIsAnError) {
     c[at] ^= 0x20;
     std::string p = d_.Write("flip.abix", c);
     EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
-                StatusIs(absl::StatusCode::kDataLoss, "flip.abix: index checksum mismatch: the file is corrupt"))
+                StatusIs(absl::StatusCode::kDataLoss,
+                         "flip.abix: index checksum mismatch: the file is corrupt"))
         << "byte " << at;
   }
   // ...and a block when a lookup decodes it (this index has one: "gone" and "kept").
@@ -372,7 +400,8 @@ TEST_F(IndexTest, OneFlippedByteIsAnError) {
   c[b.size() - 1] ^= 0x20;
   std::string p = d_.Write("flip.abix", c);
   EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
-              StatusIs(absl::StatusCode::kDataLoss, "flip.abix: index name block 0: checksum mismatch: the file is corrupt"));
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "flip.abix: index name block 0: checksum mismatch: the file is corrupt"));
 }
 
 // An index whose checksums were made to match (a crafted file can say anything that parses):
@@ -396,7 +425,8 @@ TEST_F(IndexTest, MalformedNameSectionWithAValidChecksum) {
     ++flips;
     if (!r.ok()) {
       EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << r.status();
-      EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("sealed.abix: index")) << r.status();
+      EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("sealed.abix: index"))
+          << r.status();
       ++failed;
     }
   };
@@ -408,10 +438,13 @@ TEST_F(IndexTest, MalformedNameSectionWithAValidChecksum) {
   c[b.size() - 1] ^= 0xff;
   testing::ResealIndex(c);
   std::string p = d_.Write("block.abix", c);
-  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+              StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
   // Every reader of an index's symbols says so, not only the check: diff, and merging.
-  EXPECT_THAT(DiffBuilds(p + "#one", p + "#two"), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
-  EXPECT_THAT(BuildIndex({p}, {}, d_.path() + "/merged.abix"), StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  EXPECT_THAT(DiffBuilds(p + "#one", p + "#two"),
+              StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  EXPECT_THAT(BuildIndex({p}, {}, d_.path() + "/merged.abix"),
+              StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
 }
 
 TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
@@ -419,7 +452,8 @@ TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
   Put32(b, 8, 1);
   std::string p = d_.Write("v1.abix", b);
   absl::StatusOr<Report> r = Check(module_, WithProviders({p + "#one"}));
-  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition, "v1.abix: index format version 1; this abicheck reads version 2"));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
+                          "v1.abix: index format version 1; this abicheck reads version 2"));
   EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
 }
 
@@ -434,11 +468,15 @@ namespace {
 TEST(SymbolListingTest, StreamsInChunksOfWholeLines) {
   ElfBuilder b;
   b.soname = "libbig.so";
-  for (int i = 0; i < 40000; ++i) b.syms.push_back({absl::StrCat("_ZN5torch8autograd9generated", i, "some_long_function_nameEv")});
+  for (int i = 0; i < 40000; ++i)
+    b.syms.push_back(
+        {absl::StrCat("_ZN5torch8autograd9generated", i, "some_long_function_nameEv")});
   TempDir d;
   const std::string lib = d.Write("libbig.so", b.Build());
   std::vector<std::string> chunks;
-  ASSERT_TRUE(ListSymbolsTo(lib, SymbolListOptions{}, [&](absl::string_view c) { chunks.emplace_back(c); }).ok());
+  ASSERT_TRUE(ListSymbolsTo(lib, SymbolListOptions{}, [&](absl::string_view c) {
+                chunks.emplace_back(c);
+              }).ok());
   absl::StatusOr<std::string> whole = ListSymbols(lib, SymbolListOptions{});
   ASSERT_TRUE(whole.ok()) << whole.status();
   EXPECT_GT(chunks.size(), 1u) << whole->size() << " bytes in one chunk";
@@ -448,7 +486,8 @@ TEST(SymbolListingTest, StreamsInChunksOfWholeLines) {
     joined += c;
   }
   EXPECT_EQ(joined, *whole);
-  EXPECT_THAT(*whole, ::testing::HasSubstr("_ZN5torch8autograd9generated39999some_long_function_nameEv\n"));
+  EXPECT_THAT(*whole,
+              ::testing::HasSubstr("_ZN5torch8autograd9generated39999some_long_function_nameEv\n"));
 }
 
 }  // namespace

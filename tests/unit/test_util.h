@@ -16,7 +16,8 @@
 namespace abicheck::testing {
 
 MATCHER_P2(StatusIs, code, substr,
-           absl::StrCat("has code ", absl::StatusCodeToString(code), " and a message containing \"", substr, "\"")) {
+           absl::StrCat("has code ", absl::StatusCodeToString(code), " and a message containing \"",
+                        substr, "\"")) {
   absl::Status s = arg.status();
   if (s.code() != code || std::string(s.message()).find(substr) == std::string::npos) {
     *result_listener << "status is " << s;
@@ -36,7 +37,8 @@ class TempDir {
   ~TempDir() { std::filesystem::remove_all(path_); }
   std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) const {
     std::string p = (path_ / name).string();
-    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     return p;
   }
   std::string Write(const std::string& name, const std::string& text) const {

@@ -12,31 +12,42 @@
 namespace abicheck::cli {
 
 int RunCheck(const std::string& prog, std::vector<std::string> args) {
-  CLI::App app{"Predicts whether dlopen(MODULE, RTLD_NOW) succeeds after the PROVIDER libraries were "
-               "loaded (as `import torch` loads torch's libraries), and explains every failure.",
-               prog + " check"};
+  CLI::App app{
+      "Predicts whether dlopen(MODULE, RTLD_NOW) succeeds after the PROVIDER libraries were "
+      "loaded (as `import torch` loads torch's libraries), and explains every failure.",
+      prog + " check"};
   std::vector<std::string> positional, against, extra_providers;
   CheckOptions options;
   OutputOptions out;
   bool no_host = false, host_only = false;
   std::vector<std::string> library_path;
-  app.add_option("MODULE PROVIDER...", positional,
-                 "the extension module (.so) to check, then the libraries already loaded when it is imported "
-                 "(files, directories such as torch/lib, or wheels); DT_NEEDED names match their DT_SONAME. "
-                 "With --against, every argument is a module input: .so files, directories or wheels")
+  app.add_option(
+         "MODULE PROVIDER...", positional,
+         "the extension module (.so) to check, then the libraries already loaded when it is "
+         "imported "
+         "(files, directories such as torch/lib, or wheels); DT_NEEDED names match their "
+         "DT_SONAME. "
+         "With --against, every argument is a module input: .so files, directories or wheels")
       ->required();
   app.add_option("--against", against,
-                 "a torch build (wheel, installed torch/lib directory, or file) to check against; repeat for a "
+                 "a torch build (wheel, installed torch/lib directory, or file) to check against; "
+                 "repeat for a "
                  "compatibility matrix, one column per build");
-  app.add_option("-p,--provider", extra_providers, "with --against: a library loaded in every column");
-  app.add_option("--preload", options.preload, "an object in the global scope (LD_PRELOAD, RTLD_GLOBAL)");
-  app.add_option("--python", options.python, "the Python interpreter (executable or libpython) that provides Py* symbols");
-  app.add_option("-L,--library-path", library_path, "a directory searched like LD_LIBRARY_PATH (':' separates several)");
-  app.add_option("--sysroot", options.sysroot, "search the host directories and ld.so.cache under this root");
+  app.add_option("-p,--provider", extra_providers,
+                 "with --against: a library loaded in every column");
+  app.add_option("--preload", options.preload,
+                 "an object in the global scope (LD_PRELOAD, RTLD_GLOBAL)");
+  app.add_option("--python", options.python,
+                 "the Python interpreter (executable or libpython) that provides Py* symbols");
+  app.add_option("-L,--library-path", library_path,
+                 "a directory searched like LD_LIBRARY_PATH (':' separates several)");
+  app.add_option("--sysroot", options.sysroot,
+                 "search the host directories and ld.so.cache under this root");
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--host-only", host_only, "check against the host's libraries alone (no PROVIDER)");
   bool no_diagnose = false;
-  app.add_flag("--no-diagnose", no_diagnose, "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
+  app.add_flag("--no-diagnose", no_diagnose,
+               "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
@@ -98,7 +109,9 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     one.cells.push_back({report->module, "given libraries", *report});
     text = RenderJunit(one);
   } else {
-    text = format == "json" ? RenderJson(*report) : format == "sarif" ? RenderSarif({*report}) : RenderText(*report, use_color);
+    text = format == "json"    ? RenderJson(*report)
+           : format == "sarif" ? RenderSarif({*report})
+                               : RenderText(*report, use_color);
   }
   if (!Emit(prog, text, out)) return kExitBadInput;
   return report->loads ? kExitLoads : kExitWillNotLoad;

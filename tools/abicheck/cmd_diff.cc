@@ -10,16 +10,19 @@
 namespace abicheck::cli {
 
 int RunDiff(const std::string& prog, std::vector<std::string> args) {
-  CLI::App app{"Lists the exported symbols removed, changed (same C++ name, another signature) and added "
-               "between two builds (wheels, directories) or two libraries, demangled, by library.",
-               prog + " diff"};
+  CLI::App app{
+      "Lists the exported symbols removed, changed (same C++ name, another signature) and added "
+      "between two builds (wheels, directories) or two libraries, demangled, by library.",
+      prog + " diff"};
   std::string old_build, new_build;
   OutputOptions out;
   app.add_option("OLD", old_build, "the old build: a wheel, a directory or a library")->required();
   app.add_option("NEW", new_build, "the new build")->required();
   out.AddTo(app, {"text", "json"});
-  app.footer("exit codes: 0 nothing removed or changed, 1 exports removed or changed (breaking), 2 usage error, "
-             "3 unreadable or invalid input");
+  app.footer(
+      "exit codes: 0 nothing removed or changed, 1 exports removed or changed (breaking), 2 usage "
+      "error, "
+      "3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -31,7 +34,9 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(d.status().message()).c_str());
     return ExitCodeForStatus(d.status());
   }
-  if (!Emit(prog, out.format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, out.color_on()), out)) return kExitBadInput;
+  if (!Emit(prog, out.format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, out.color_on()),
+            out))
+    return kExitBadInput;
   return d->breaking() ? kExitWillNotLoad : kExitLoads;
 }
 

@@ -11,10 +11,13 @@
 namespace abicheck::cli {
 
 int RunIndex(const std::string& prog, std::vector<std::string> args) {
-  CLI::App app{"Writes an index of what each BUILD (a torch wheel, an installed torch/lib directory, libraries, "
-               "or other indexes) exports — the libraries' own dynamic tables, stored once — for `check --against` "
-               "to load in milliseconds.",
-               prog + " index"};
+  CLI::App app{
+      "Writes an index of what each BUILD (a torch wheel, an installed torch/lib directory, "
+      "libraries, "
+      "or other indexes) exports — the libraries' own dynamic tables, stored once — for `check "
+      "--against` "
+      "to load in milliseconds.",
+      prog + " index"};
   std::vector<std::string> builds, names;
   std::string output;
   bool quiet = false;
@@ -22,7 +25,9 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   app.add_option("-o,--output", output, "the index file to write")->required();
   app.add_option("--name", names, "a name per BUILD (default: its file name without .whl)");
   app.add_flag("-q,--quiet", quiet, "print no summary");
-  app.footer("exit codes: 0 written, 2 usage error, 3 unreadable or invalid input (or the file cannot be written)");
+  app.footer(
+      "exit codes: 0 written, 2 usage error, 3 unreadable or invalid input (or the file cannot be "
+      "written)");
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);

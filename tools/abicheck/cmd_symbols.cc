@@ -12,9 +12,10 @@
 namespace abicheck::cli {
 
 int RunSymbols(const std::string& prog, std::vector<std::string> args) {
-  CLI::App app{"Lists the dynamic symbols of FILE as the loader reads them, with versions "
-               "(name@@V is the default definition, name@V a non-default one or a needed version).",
-               prog + " symbols"};
+  CLI::App app{
+      "Lists the dynamic symbols of FILE as the loader reads them, with versions "
+      "(name@@V is the default definition, name@V a non-default one or a needed version).",
+      prog + " symbols"};
   std::string file;
   OutputOptions out;
   SymbolListOptions options;
@@ -47,8 +48,8 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
     return ExitCodeForStatus(st);
   }
   if (!written) {
-    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(), out.output.empty() ? "stdout" : out.output.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(),
+                 out.output.empty() ? "stdout" : out.output.c_str(), std::strerror(errno));
     return kExitBadInput;
   }
   return 0;

@@ -1,13 +1,13 @@
 // abicheck: will this compiled extension module load against that build of its host library?
 // main is a table of subcommands; `abicheck MODULE PROVIDER...` is `abicheck check ...`.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "tools/abicheck/commands.h"
 
@@ -20,8 +20,10 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"check", abicheck::cli::RunCheck, "will MODULE load against PROVIDER libraries? (the default)"},
-    {"symbols", abicheck::cli::RunSymbols, "list a library's dynamic symbols with versions (like nm -D)"},
+    {"check", abicheck::cli::RunCheck,
+     "will MODULE load against PROVIDER libraries? (the default)"},
+    {"symbols", abicheck::cli::RunSymbols,
+     "list a library's dynamic symbols with versions (like nm -D)"},
     {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},
     {"index", abicheck::cli::RunIndex, "store what builds export in one file, for fast checks"},
 };
@@ -42,9 +44,10 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 }
 
 void Usage(FILE* out) {
-  std::fprintf(out,
-               "usage: abicheck MODULE PROVIDER...            same as: abicheck check MODULE PROVIDER...\n"
-               "       abicheck COMMAND [ARGS...]\n\ncommands:\n");
+  std::fprintf(
+      out,
+      "usage: abicheck MODULE PROVIDER...            same as: abicheck check MODULE PROVIDER...\n"
+      "       abicheck COMMAND [ARGS...]\n\ncommands:\n");
   for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
   std::fprintf(out,
                "\nexit codes: 0 the module loads, 1 it will not load, 2 usage error,\n"
@@ -93,8 +96,10 @@ int main(int argc, char** argv) {
   if (args[0][0] != '-' && ::access(args[0].c_str(), F_OK) != 0) {
     for (const Command& c : kCommands) {
       if (EditDistance(args[0], c.name) <= 2) {
-        std::fprintf(stderr, "abicheck: unknown command '%s'; did you mean '%s'? (`abicheck --help` lists them)\n",
-                     args[0].c_str(), c.name);
+        std::fprintf(
+            stderr,
+            "abicheck: unknown command '%s'; did you mean '%s'? (`abicheck --help` lists them)\n",
+            args[0].c_str(), c.name);
         return 2;
       }
     }

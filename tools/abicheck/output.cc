@@ -24,7 +24,8 @@ bool Emit(const std::string& prog, const std::string& text, const OutputOptions&
     return true;
   }
   FILE* f = std::fopen(out.output.c_str(), "wb");
-  if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0) {
+  if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
+      std::fclose(f) != 0) {
     std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(), out.output.c_str(), std::strerror(errno));
     return false;
   }

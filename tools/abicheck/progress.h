@@ -15,7 +15,8 @@ namespace abicheck::cli {
 
 class ProgressBar {
  public:
-  ProgressBar() : enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+  ProgressBar()
+      : enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
   ~ProgressBar() { Finish(); }
 
   std::function<void(uint64_t, uint64_t)> Callback() {
@@ -35,10 +36,13 @@ class ProgressBar {
     std::lock_guard<std::mutex> lock(mu_);
     if (now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
-    const int width = 30, filled = static_cast<int>(width * std::min<double>(1.0, double(done) / double(total)));
+    const int width = 30,
+              filled =
+                  static_cast<int>(width * std::min<double>(1.0, double(done) / double(total)));
     std::fprintf(stderr, "\r  reading archives [%.*s%*s] %5.1f%%  %llu / %llu MB", filled,
-                 "##############################", width - filled, "", 100.0 * double(done) / double(total),
-                 static_cast<unsigned long long>(done >> 20), static_cast<unsigned long long>(total >> 20));
+                 "##############################", width - filled, "",
+                 100.0 * double(done) / double(total), static_cast<unsigned long long>(done >> 20),
+                 static_cast<unsigned long long>(total >> 20));
     drawn_ = true;
   }
 
