@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches real libtorch builds and extension modules from Debian's archive (see ../shared/docs/CORPUS.md)
+# Fetches real libtorch builds and extension modules from Debian's archive (suites and packages: README, "Corpus")
 # into a folder of our own, without touching the machine's apt configuration.
 #   bench/fetch-corpus.sh [DEST]   (default: $ABICHECK_CORPUS or ./corpus)
 # Prints the destination on success; exits 2 when the archive cannot be reached.

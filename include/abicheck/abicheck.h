@@ -31,7 +31,7 @@ struct InputLimits {
 
 // What the check is run against. Providers play the libraries already loaded by the host (what
 // `import torch` loaded, RTLD_LOCAL): a DT_NEEDED name matches them by DT_SONAME, or by the
-// name they were given under, without any search (LOADER.md §C2, §E).
+// name they were given under, without any search (docs/loader-model.md §C2, §E).
 struct CheckOptions {
   std::vector<std::string> providers;
   // Objects in the global scope (LD_PRELOAD, RTLD_GLOBAL libraries), with their dependencies.
@@ -54,7 +54,7 @@ struct CheckOptions {
 };
 
 enum class ProblemKind {
-  kUndefinedSymbol,  // "undefined symbol: X" (LOADER.md §D)
+  kUndefinedSymbol,  // "undefined symbol: X" (docs/loader-model.md §D)
   kVersionNotFound,  // "version `V' not found (required by M)"
   kMissingLibrary,   // "cannot open shared object file: No such file or directory"
   kWrongElfClass,    // "wrong ELF class: ELFCLASS32"
@@ -132,7 +132,7 @@ struct Report {
 // Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded. Each
 // provider may be a file, a directory (every ELF file under it) or a wheel/zip (every ELF member,
 // read in place). A provider whose name starts with libtorch_global_deps is loaded RTLD_GLOBAL,
-// as `import torch` does (LOADER.md §E).
+// as `import torch` does (docs/loader-model.md §E).
 // Errors (unreadable or corrupt input, not an ELF file) name the file and the structure:
 // kNotFound, kPermissionDenied, kFailedPrecondition (a directory), kInvalidArgument (not ELF),
 // kDataLoss (corrupt ELF), kResourceExhausted (over a cap).

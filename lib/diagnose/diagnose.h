@@ -1,4 +1,4 @@
-// For each problem, the nearest thing that does exist and what differs (LOADER.md §E: a
+// For each problem, the nearest thing that does exist and what differs (docs/loader-model.md §E: a
 // demangled answer beats a list of mangled names).
 #ifndef ABICHECK_LIB_DIAGNOSE_DIAGNOSE_H_
 #define ABICHECK_LIB_DIAGNOSE_DIAGNOSE_H_

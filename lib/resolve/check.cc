@@ -1,6 +1,6 @@
 // Check(): the phases of dl_open_worker for one module — map the dependency closure, check the
 // versions every new object needs, relocate — collecting every failure where ld.so stops at the
-// first one, and marking that first one (LOADER.md §C1).
+// first one, and marking that first one (docs/loader-model.md §C1).
 #include <algorithm>
 #include <functional>
 #include <utility>
@@ -102,7 +102,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   report.module = module_path;
   std::vector<MapFailure> failures;
 
-  // Global scope: the interpreter and preloaded objects with their dependencies (LOADER.md §C3).
+  // Global scope: the interpreter and preloaded objects with their dependencies
+  // (docs/loader-model.md §C3).
   std::vector<const Object*> global;
   auto add_global = [&](const InputFile& in, const char* how) -> absl::Status {
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(in, how, /*preexisting=*/true));
@@ -115,9 +116,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   if (python != nullptr) ABICHECK_RETURN_IF_ERROR(add_global(*python, "interpreter"));
   for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(add_global(p, "preload"));
 
-  // Providers: loaded before, RTLD_LOCAL (LOADER.md §E) — visible only through DT_NEEDED. Those
-  // of another class or machine: named one by one, a mistake in the input; inside a directory or
-  // archive, skipped with a note.
+  // Providers: loaded before, RTLD_LOCAL (docs/loader-model.md §E) — visible only through
+  // DT_NEEDED. Those of another class or machine: named one by one, a mistake in the input; inside
+  // a directory or archive, skipped with a note.
   std::vector<Object*> provider_objects;
   for (const InputFile& p : providers) {
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
@@ -328,7 +329,7 @@ bool IsGlobalDeps(const InputFile& f) {
   return absl::StartsWith(Basename(f.path), "libtorch_global_deps.so");
 }
 
-// Expands provider inputs; libtorch_global_deps goes to the global scope (LOADER.md §E).
+// Expands provider inputs; libtorch_global_deps goes to the global scope (docs/loader-model.md §E).
 absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputLimits& limits,
                              std::vector<InputFile>* providers, std::vector<InputFile>* preload,
                              std::vector<Warning>* notes) {

@@ -1,5 +1,5 @@
 // The loader model: _dl_map_object's search order, _dl_map_object_deps' breadth-first closure,
-// and do_lookup_x/check_match's binding rules, from glibc 2.36's elf/ (LOADER.md).
+// and do_lookup_x/check_match's binding rules, from glibc 2.36's elf/ (docs/loader-model.md).
 #include "lib/resolve/loader.h"
 
 #include <unistd.h>
@@ -323,8 +323,8 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
     // ones are no definition.
     if (!IsLookupCandidate(s) || (plt_class && s.shndx == elf::SHN_UNDEF)) return false;
     if (version != nullptr) {
-      // LOADER.md B2: no .gnu.version accepts the name alone; else the version name must match,
-      // or the entry must be unversioned (its l_versions hash 0) and not hidden.
+      // docs/loader-model.md B2: no .gnu.version accepts the name alone; else the version name must
+      // match, or the entry must be unversioned (its l_versions hash 0) and not hidden.
       if (t.has_versym()) {
         const VersionSlot* slot = t.Slot(vs & 0x7fff);
         const uint32_t slot_hash = slot ? slot->hash : 0;
@@ -334,8 +334,8 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
           return false;
       }
     } else if (t.has_versym()) {
-      // LOADER.md B3: index <= 2 matches (hidden or not); otherwise remember one non-hidden
-      // versioned definition, used only if it is the only one.
+      // docs/loader-model.md B3: index <= 2 matches (hidden or not); otherwise remember one
+      // non-hidden versioned definition, used only if it is the only one.
       if ((vs & 0x7fff) >= 3) {
         if ((vs & elf::VERSYM_HIDDEN) == 0 && num_versions++ == 0) versioned_sym = s;
         return false;
@@ -346,7 +346,8 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
   });
   if (!match && num_versions == 1) match = versioned_sym;
   if (!match) return std::nullopt;
-  // LOADER.md A: hidden/internal or local — this object offers nothing; global, weak, unique bind.
+  // docs/loader-model.md A: hidden/internal or local — this object offers nothing; global, weak,
+  // unique bind.
   if (match->visibility() == elf::STV_HIDDEN || match->visibility() == elf::STV_INTERNAL)
     return std::nullopt;
   switch (match->bind()) {

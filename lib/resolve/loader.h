@@ -1,6 +1,6 @@
 // A model of glibc's ld.so for one dlopen(RTLD_NOW | RTLD_LOCAL): which objects get loaded and
 // from where (dl-load.c, dl-deps.c), the verneed check (dl-version.c) and symbol binding
-// (dl-lookup.c). Rules are quoted from ../shared/docs/LOADER.md by section.
+// (dl-lookup.c). Rules are cited by their id in docs/loader-model.md.
 #ifndef ABICHECK_LIB_RESOLVE_LOADER_H_
 #define ABICHECK_LIB_RESOLVE_LOADER_H_
 
@@ -40,7 +40,7 @@ struct Object {
   std::vector<const Object*> deps;  // resolved DT_NEEDED, nullptr where the load fails
 };
 
-// A failed DT_NEEDED load (LOADER.md §C2, §D).
+// A failed DT_NEEDED load (docs/loader-model.md §C2, §D).
 struct MapFailure {
   const Object* requester = nullptr;
   std::string name;
@@ -50,7 +50,7 @@ struct MapFailure {
   std::string skipped_file;          // kWrongMachine: the file that was found but skipped
 };
 
-// Where a reference bound (LOADER.md §A): object and symbol.
+// Where a reference bound (docs/loader-model.md §A): object and symbol.
 struct Binding {
   const Object* object = nullptr;
   Symbol symbol;

@@ -1,6 +1,6 @@
 // The dynamic symbol table of one ELF file, with its version tables, its hash tables and the
-// references its relocations make — the data ld.so consults for symbol binding (LOADER.md §A, §B).
-// Borrows from an ElfFile; names are string_views into .dynstr.
+// references its relocations make — the data ld.so consults for symbol binding
+// (docs/loader-model.md §A, §B). Borrows from an ElfFile; names are string_views into .dynstr.
 #ifndef ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
 #define ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
 
@@ -34,7 +34,8 @@ struct Symbol {
   uint8_t bind() const { return info >> 4; }
   uint8_t visibility() const { return other & 3; }
   bool defined() const { return shndx != elf::SHN_UNDEF; }
-  // A definition other objects can bind to (LOADER.md A): defined, not local, not hidden/internal.
+  // A definition other objects can bind to (docs/loader-model.md A): defined, not local, not
+  // hidden/internal.
   bool exported() const {
     return defined() && bind() != elf::STB_LOCAL && visibility() != elf::STV_HIDDEN &&
            visibility() != elf::STV_INTERNAL;
