@@ -149,11 +149,33 @@ struct MatrixCell {
   std::string build;   // as given
   Report report;
 };
+// What a module row is: the package it came with, and what that package says it needs.
+struct ModuleInfo {
+  std::string label;    // how the row is shown: its path inside the wheel or site-packages
+  std::string package;  // the distribution's name (METADATA), "" when unknown
+  std::string version;  // its version, "0.24.1" or "2.9.1+cu128"
+  // Requires-Dist entries naming torch ("torch==2.9.1"); empty: the package pins no torch.
+  std::vector<std::string> torch_requirements;
+  bool extension_module = false;  // defines PyInit_* (imported by Python); else a library
+};
+// Which build to install: with several builds, the newest that every module loads against, or
+// the one with the fewest failing modules.
+struct Recommendation {
+  std::string build;  // as in Matrix::builds
+  std::string label;  // as shown ("torch-2.10.0")
+  bool every_module_loads = false;
+  int failing_modules = 0;                 // against `build`
+  std::vector<std::string> still_failing;  // their names, as in Matrix::modules
+  std::string summary;                     // one line for a person
+};
 struct Matrix {
   std::vector<std::string> modules;
+  std::vector<ModuleInfo> module_info;  // parallel to `modules`
   std::vector<std::string> builds;
-  std::vector<MatrixCell> cells;  // modules.size() x builds.size(), module-major
-  std::vector<Warning> notes;     // what inputs held that was skipped
+  std::vector<MatrixCell> cells;    // modules.size() x builds.size(), module-major
+  std::vector<Warning> notes;       // what inputs held that was skipped
+  bool has_recommendation = false;  // set when two or more builds were checked
+  Recommendation recommendation;
 };
 ABICHECK_EXPORT absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
                                                    const std::vector<std::string>& builds,
@@ -168,6 +190,38 @@ ABICHECK_EXPORT absl::StatusOr<std::string> BuildIndex(const std::vector<std::st
                                                        const std::vector<std::string>& names,
                                                        const std::string& output,
                                                        const InputLimits& limits = {});
+
+// An installed Python environment (a virtualenv, a prefix, a site-packages directory, or a
+// Python executable in one), read from its files only — nothing is run or written. Models
+// `import torch` (libtorch_global_deps RTLD_GLOBAL, torch's libraries, the nvidia-* libraries its
+// RPATH reaches and those it preloads), then checks every shared object of every other
+// distribution (nvidia-* excepted: they are torch's own CUDA libraries) as loaded right after it,
+// attributed to its distribution through RECORD. `against` replaces the installed torch with
+// other builds (wheels, torch directories, indexes), each placed at site-packages/torch so that
+// it reaches the environment's nvidia-* libraries (docs/loader-model.md E1-E7).
+struct EnvironmentPackage {
+  std::string name, version;
+  std::vector<std::string> torch_requirements;  // Requires-Dist naming torch
+  std::vector<size_t> modules;                  // its rows in the matrix
+  std::vector<std::string> problems;            // RECORD/METADATA trouble, one line each
+};
+struct EnvironmentReport {
+  std::string environment;  // as given
+  std::string site_packages;
+  std::string python_version;  // "3.12"
+  std::string interpreter;     // the executable whose symbols Py* references bind to, or ""
+  std::string torch_version;   // of the installed torch
+  std::vector<EnvironmentPackage> packages;  // by name; unowned objects under "(no package)"
+  // `import torch` itself, per build: torch/_C against the rest of that build.
+  std::vector<Report> torch_imports;
+  Matrix matrix;  // every checked object x every build
+  ABICHECK_EXPORT bool loads() const;
+};
+ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(
+    const std::string& path, const std::vector<std::string>& against, const CheckOptions& options,
+    const InputLimits& limits = {});
+ABICHECK_EXPORT std::string RenderEnvironmentText(const EnvironmentReport& env, bool color);
+ABICHECK_EXPORT std::string RenderEnvironmentJson(const EnvironmentReport& env);
 
 // JUnit XML, one test case per module x build (GitLab, Jenkins and Buildkite show it natively).
 ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);

@@ -32,6 +32,8 @@ namespace fs = std::filesystem;
 namespace abicheck {
 namespace {
 
+constexpr uint64_t kMaxTextMember = uint64_t{16} << 20;
+
 bool HasElfMagic(absl::Span<const uint8_t> b) {
   return b.size() >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
 }
@@ -113,6 +115,14 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   std::vector<const ZipMember*> candidates;
   uint64_t declared = 0;
   for (const ZipMember& m : zip->members()) {
+    // What the wheel says it is: its METADATA (at the top level) and torch's own version files.
+    const bool metadata = absl::EndsWith(m.name, ".dist-info/METADATA") &&
+                          std::count(m.name.begin(), m.name.end(), '/') == 1;
+    if ((metadata || m.name == "torch/__init__.py" || m.name == "torch/version.py") &&
+        m.size <= kMaxTextMember) {
+      ABICHECK_ASSIGN_OR_RETURN(std::string text, zip->Head(m, m.size));
+      out->texts.emplace_back(m.name, std::move(text));
+    }
     if (Basename(m.name).find(".so") == std::string::npos || m.size < 4) continue;
     candidates.push_back(&m);
   }
@@ -266,14 +276,20 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
   return out;
 }
 
-bool IsModuleToCheck(const InputFile& f) {
-  if (!absl::StartsWith(Basename(f.path), "lib")) return true;
+bool DefinesPyInit(const InputFile& f) {
   absl::StatusOr<ParsedElf> p = ParseElf(f);
   if (!p.ok()) return false;
   bool init = false;
   p->syms->ForEachSymbol(
       [&](const Symbol& s) { init |= s.defined() && absl::StartsWith(s.name, "PyInit_"); });
   return init;
+}
+
+std::string TextMember(const ExpandedInput& in, absl::string_view suffix) {
+  for (const auto& [name, text] : in.texts) {
+    if (absl::EndsWith(name, suffix)) return text;
+  }
+  return "";
 }
 
 }  // namespace abicheck

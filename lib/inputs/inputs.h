@@ -19,7 +19,13 @@ struct ExpandedInput {
   std::vector<std::string> notes;  // what was skipped and why (for --verbose and JSON)
   uint64_t inflated_bytes = 0;     // archive members: bytes streamed through inflate
   uint64_t retained_bytes = 0;     // ... of which kept in memory
+  // Archives: small text members that say what the wheel is — "x.dist-info/METADATA",
+  // "torch/__init__.py", "torch/version.py" — by member name.
+  std::vector<std::pair<std::string, std::string>> texts;
 };
+
+// The text member of `in` whose name ends with `suffix` ("" when none).
+std::string TextMember(const ExpandedInput& in, absl::string_view suffix);
 
 // Expands `path`. A named file that is not ELF (and not a zip) is an error; inside a directory
 // or an archive, non-ELF files are skipped. Archive members are considered when their name
@@ -29,11 +35,9 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLi
 // The build names an index file holds (empty when `path` is not an index).
 absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path);
 
-// Whether an object found in a wheel or directory is a module to check rather than a library
-// its package ships: it defines PyInit_* (an extension module), or its file name does not start
-// with "lib" (torch op libraries such as torchvision/_C.so, loaded by torch.ops.load_library,
-// have no PyInit_; shipped libraries are lib*.so*).
-bool IsModuleToCheck(const InputFile& f);
+// Whether an object is a Python extension module (defines PyInit_*), rather than a library its
+// package loads. Both are checked; the report says which is which.
+bool DefinesPyInit(const InputFile& f);
 
 }  // namespace abicheck
 

@@ -8,6 +8,8 @@
 namespace abicheck {
 
 nlohmann::ordered_json ReportJson(const Report& report);
+// The matrix document (also embedded in the environment document).
+nlohmann::ordered_json MatrixJson(const Matrix& m);
 // Serialized with invalid UTF-8 (hostile symbol names) replaced, never thrown on.
 std::string DumpJson(const nlohmann::ordered_json& j);
 

@@ -28,6 +28,8 @@ std::string CellVerdict(const Report& r) {
   return absl::StrFormat("FAILS (%d)", n);
 }
 
+}  // namespace
+
 // Column labels: what tells the builds apart. Wheels by file name (without .whl); paths without
 // the leading and trailing components they all share ("sid/libtorch2.14" for
 // "sid/libtorch2.14/usr/lib/x86_64-linux-gnu" beside "trixie/libtorch2.6/usr/lib/...").
@@ -64,12 +66,19 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
   return labels;
 }
 
-}  // namespace
+std::string ModuleRowLabel(const Matrix& m, size_t i) {
+  if (i < m.module_info.size() && !m.module_info[i].label.empty()) return m.module_info[i].label;
+  return Short(m.modules[i]);
+}
+
+std::string PinText(const std::vector<std::string>& pins) {
+  return pins.empty() ? "pins no torch" : absl::StrJoin(pins, ", ");
+}
 
 std::string RenderMatrixText(const Matrix& m, bool color) {
   std::string out;
   size_t w0 = 6;
-  for (const std::string& mod : m.modules) w0 = std::max(w0, Short(mod).size());
+  for (size_t i = 0; i < m.modules.size(); ++i) w0 = std::max(w0, ModuleRowLabel(m, i).size());
   const std::vector<std::string> labels = BuildLabels(m.builds);
   std::vector<size_t> widths;
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
@@ -78,7 +87,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
     absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
   out.push_back('\n');
   for (size_t i = 0; i < m.modules.size(); ++i) {
-    absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(Short(m.modules[i]))));
+    absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(ModuleRowLabel(m, i))));
     for (size_t b = 0; b < m.builds.size(); ++b) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       std::string v = absl::StrFormat("%-*s", widths[b], CellVerdict(r));
@@ -96,6 +105,18 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   }
   absl::StrAppend(&out, "\nbuilds every module loads against: ",
                   working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
+  if (m.has_recommendation)
+    absl::StrAppend(&out, "recommendation: ", m.recommendation.summary, "\n");
+  // What each package says it was built for, once per package.
+  std::vector<std::string> seen;
+  for (const ModuleInfo& info : m.module_info) {
+    if (info.package.empty()) continue;
+    const std::string key = absl::StrCat(info.package, " ", info.version);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    absl::StrAppend(&out, "package ", Printable(key), ": ",
+                    Printable(PinText(info.torch_requirements)), "\n");
+  }
   for (const MatrixCell& c : m.cells) {
     if (c.report.loads) continue;
     absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
@@ -104,11 +125,20 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   return out;
 }
 
-std::string RenderMatrixJson(const Matrix& m) {
+nlohmann::ordered_json MatrixJson(const Matrix& m) {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
   j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
   j["modules"] = m.modules;
+  nlohmann::ordered_json info = nlohmann::ordered_json::array();
+  for (const ModuleInfo& i : m.module_info) {
+    info.push_back({{"label", i.label},
+                    {"package", i.package},
+                    {"version", i.version},
+                    {"torch_requirements", i.torch_requirements},
+                    {"extension_module", i.extension_module}});
+  }
+  j["module_info"] = std::move(info);
   j["builds"] = m.builds;
   nlohmann::ordered_json cells = nlohmann::ordered_json::array();
   for (const MatrixCell& c : m.cells) {
@@ -123,7 +153,18 @@ std::string RenderMatrixJson(const Matrix& m) {
   nlohmann::ordered_json notes = nlohmann::ordered_json::array();
   for (const Warning& w : m.notes) notes.push_back({{"input", w.object}, {"message", w.message}});
   j["notes"] = std::move(notes);
-  return DumpJson(j);
+  if (m.has_recommendation) {
+    const Recommendation& r = m.recommendation;
+    j["recommendation"] = {{"build", r.build},
+                           {"label", r.label},
+                           {"every_module_loads", r.every_module_loads},
+                           {"failing_modules", r.failing_modules},
+                           {"still_failing", r.still_failing},
+                           {"summary", r.summary}};
+  }
+  return j;
 }
+
+std::string RenderMatrixJson(const Matrix& m) { return DumpJson(MatrixJson(m)); }
 
 }  // namespace abicheck

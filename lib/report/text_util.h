@@ -4,6 +4,7 @@
 #define ABICHECK_LIB_REPORT_TEXT_UTIL_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -22,6 +23,15 @@ inline std::string Printable(absl::string_view s) {
   }
   return out;
 }
+
+// Column labels for builds: what tells them apart (wheels without .whl, paths without the
+// components they all share).
+std::vector<std::string> BuildLabels(const std::vector<std::string>& builds);
+struct Matrix;
+// A module row's label: ModuleInfo::label, else the member path or file name.
+std::string ModuleRowLabel(const Matrix& m, size_t i);
+// "torch==2.9.1" or "pins no torch".
+std::string PinText(const std::vector<std::string>& pins);
 
 }  // namespace abicheck
 

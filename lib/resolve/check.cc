@@ -8,14 +8,17 @@
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/inputs/inputs.h"
+#include "lib/inputs/python_env.h"
 #include "lib/resolve/check_internal.h"
 #include "lib/resolve/loader.h"
 #include "lib/util/paths.h"
@@ -359,6 +362,89 @@ absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) 
 
 }  // namespace
 
+// How a row of the matrix is shown: the member's path inside a wheel, the path below a
+// directory, the file name of a file.
+std::string ModuleLabel(const ExpandedInput& in, const InputFile& f) {
+  if (size_t bang = f.name.rfind('!'); bang != std::string::npos) return f.name.substr(bang + 1);
+  if (in.kind == "directory" && absl::StartsWith(f.name, in.path)) {
+    absl::string_view rest = absl::string_view(f.name).substr(in.path.size());
+    while (absl::ConsumePrefix(&rest, "/")) {
+    }
+    if (!rest.empty()) return std::string(rest);
+  }
+  return Basename(f.name);
+}
+
+namespace {
+
+// "torch-2.10.0-3-cp312-..." -> {2, 10, 0}: the first dotted number of the file name, else of
+// the whole name; empty when there is none.
+std::vector<int> BuildVersion(absl::string_view build) {
+  auto first = [](absl::string_view s) {
+    std::vector<int> v;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (!absl::ascii_isdigit(s[i]) || (i > 0 && absl::ascii_isalnum(s[i - 1]) && s[i - 1] != 'h'))
+        continue;
+      size_t j = i;
+      std::vector<int> parts;
+      while (j < s.size() && absl::ascii_isdigit(s[j])) {
+        size_t k = j;
+        int n = 0;
+        while (k < s.size() && absl::ascii_isdigit(s[k]) && n < 100000) n = n * 10 + (s[k++] - '0');
+        parts.push_back(n);
+        j = k;
+        if (j + 1 < s.size() && s[j] == '.' && absl::ascii_isdigit(s[j + 1])) {
+          ++j;
+        } else {
+          break;
+        }
+      }
+      if (parts.size() >= 2) return parts;
+      i = j;
+    }
+    return v;
+  };
+  if (size_t hash = build.rfind('#'); hash != absl::string_view::npos)
+    build.remove_prefix(hash + 1);
+  const size_t slash = build.rfind('/');
+  std::vector<int> v = first(slash == absl::string_view::npos ? build : build.substr(slash + 1));
+  return v.empty() ? first(build) : v;
+}
+
+}  // namespace
+
+void Recommend(Matrix* m) {
+  const size_t nb = m->builds.size();
+  if (nb < 2 || m->modules.empty()) return;
+  std::vector<int> failing(nb, 0);
+  for (size_t i = 0; i < m->modules.size(); ++i) {
+    for (size_t b = 0; b < nb; ++b) failing[b] += m->cells[i * nb + b].report.loads ? 0 : 1;
+  }
+  // Fewest failing modules; among equals the newest version; among those the one given last.
+  size_t best = 0;
+  for (size_t b = 1; b < nb; ++b) {
+    if (failing[b] < failing[best] || (failing[b] == failing[best] &&
+                                       BuildVersion(m->builds[b]) >= BuildVersion(m->builds[best])))
+      best = b;
+  }
+  Recommendation& r = m->recommendation;
+  m->has_recommendation = true;
+  r.build = m->builds[best];
+  r.label = Basename(r.build);
+  if (absl::EndsWith(r.label, ".whl")) r.label.resize(r.label.size() - 4);
+  r.failing_modules = failing[best];
+  r.every_module_loads = failing[best] == 0;
+  for (size_t i = 0; i < m->modules.size(); ++i) {
+    if (!m->cells[i * nb + best].report.loads) r.still_failing.push_back(m->modules[i]);
+  }
+  r.summary = r.every_module_loads
+                  ? absl::StrCat("install ", r.label, ": every module loads against it")
+                  : absl::StrFormat(
+                        "no build loads every module; %s leaves the fewest failing "
+                        "(%d of %d)",
+                        r.label, r.failing_modules, m->modules.size());
+}
+
 // For every undefined symbol of a cell: which of the builds given export that exact symbol —
 // the answer to "which torch should I install instead?" (issue: explain every failure).
 void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matrix* m) {
@@ -432,6 +518,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   struct ModuleEntry {
     InputFile module;
     std::vector<InputFile> bundled;
+    ModuleInfo info;
   };
   std::vector<ModuleEntry> modules;
   for (const std::string& in : module_inputs) {
@@ -442,17 +529,26 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     }
     ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
     for (const std::string& n : ex.notes) m.notes.push_back({in, n});
-    if (ex.kind == "file") {
-      modules.push_back({std::move(ex.objects.front()), {}});
-      continue;
+    if (ex.objects.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this ", ex.kind,
+                                                     " (it holds no ELF shared object)"));
     }
-    std::vector<InputFile> mods, libs;
-    for (InputFile& f : ex.objects) (IsModuleToCheck(f) ? mods : libs).push_back(std::move(f));
-    if (mods.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          in, ": no module to check in this (only lib*.so libraries without PyInit_*) ", ex.kind));
+    const PackageMetadata md = ParseMetadata(TextMember(ex, ".dist-info/METADATA"));
+    // docs/loader-model.md E6, E7: every shared object a package ships is loaded and checked;
+    // its siblings count as loaded for it.
+    for (size_t i = 0; i < ex.objects.size(); ++i) {
+      ModuleEntry e;
+      e.module = ex.objects[i];
+      for (size_t j = 0; j < ex.objects.size(); ++j) {
+        if (j != i) e.bundled.push_back(ex.objects[j]);
+      }
+      e.info.label = ModuleLabel(ex, e.module);
+      e.info.package = md.name;
+      e.info.version = md.version;
+      e.info.torch_requirements = md.torch_requirements;
+      e.info.extension_module = DefinesPyInit(e.module);
+      modules.push_back(std::move(e));
     }
-    for (InputFile& f : mods) modules.push_back({std::move(f), libs});
   }
   std::vector<InputFile> common, common_preload;
   ABICHECK_RETURN_IF_ERROR(
@@ -476,7 +572,10 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     build_providers.push_back(common);
     build_preload.push_back(common_preload);
   }
-  for (const ModuleEntry& e : modules) m.modules.push_back(e.module.name);
+  for (const ModuleEntry& e : modules) {
+    m.modules.push_back(e.module.name);
+    m.module_info.push_back(e.info);
+  }
   m.builds = builds;
   if (m.builds.empty()) m.builds.push_back("(given libraries)");
   for (const ModuleEntry& e : modules) {
@@ -488,7 +587,10 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
     }
   }
-  if (build_providers.size() > 1) MarkExportingBuilds(build_providers, &m);
+  if (build_providers.size() > 1) {
+    MarkExportingBuilds(build_providers, &m);
+    Recommend(&m);
+  }
   return m;
 }
 

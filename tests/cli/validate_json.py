@@ -1,5 +1,5 @@
 """Validates abicheck JSON outputs against docs/schema/*.schema.json (JSON Schema 2020-12).
-   validate_json.py SCHEMA_DIR (report|matrix|diff):FILE ...   -- exits 1 on the first invalid file."""
+   validate_json.py SCHEMA_DIR (report|matrix|diff|environment):FILE ...   -- exits 1 on the first invalid file."""
 import json
 import pathlib
 import sys
@@ -14,7 +14,12 @@ for arg in sys.argv[2:]:
     kind, path = arg.split(":", 1)
     doc = json.loads(pathlib.Path(path).read_text())
     errors = list(Draft202012Validator(schemas[kind]).iter_errors(doc))
-    if kind == "matrix" and not errors:  # each cell's report against the report schema
+    if kind == "environment" and not errors:  # the embedded matrix, and each import's report
+        for imp in doc["torch_imports"]:
+            errors += list(Draft202012Validator(schemas["report"]).iter_errors(imp["report"]))
+        errors += list(Draft202012Validator(schemas["matrix"]).iter_errors(doc["matrix"]))
+        doc = doc["matrix"]
+    if kind in ("matrix", "environment") and not errors:  # each cell's report
         for cell in doc["cells"]:
             errors += list(Draft202012Validator(schemas["report"]).iter_errors(cell["report"]))
     for e in errors[:5]:

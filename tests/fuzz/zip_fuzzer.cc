@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.threads = 1;
   absl::StatusOr<abicheck::ExpandedInput> in = abicheck::ExpandInput(path, limits);
   if (in.ok()) {
-    for (const abicheck::InputFile& o : in->objects) (void)abicheck::IsModuleToCheck(o);
+    for (const abicheck::InputFile& o : in->objects) (void)abicheck::DefinesPyInit(o);
   }
   return 0;
 }

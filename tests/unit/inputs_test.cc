@@ -127,8 +127,15 @@ TEST(ZipInputTest, WheelAgainstWheel) {
                 {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
   absl::StatusOr<Matrix> m = CheckMatrix({ext}, {torch}, NoHostOptions());
   ASSERT_TRUE(m.ok()) << m.status();
-  ASSERT_EQ(m->cells.size(), 1u) << "the wheel's own library is not a module";
-  const Report& r = m->cells[0].report;
+  // docs/loader-model.md E6: the wheel's own library is checked too (it loads: it needs nothing),
+  // and still counts as loaded for the module.
+  ASSERT_EQ(m->cells.size(), 2u);
+  EXPECT_EQ(m->modules[0], ext + "!ext.libs/libext_helper.so");
+  EXPECT_TRUE(m->cells[0].report.loads) << RenderText(m->cells[0].report, false);
+  EXPECT_FALSE(m->module_info[0].extension_module);
+  EXPECT_TRUE(m->module_info[1].extension_module);
+  EXPECT_EQ(m->module_info[1].label, "ext/_C.so");
+  const Report& r = m->cells[1].report;
   ASSERT_EQ(r.problems.size(), 1u) << RenderText(r, false);
   EXPECT_EQ(r.problems[0].symbol, "gone");
   EXPECT_EQ(r.problems[0].message, ext + "!ext/_C.so: undefined symbol: gone");

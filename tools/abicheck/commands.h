@@ -14,6 +14,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args);
 int RunSymbols(const std::string& prog, std::vector<std::string> args);
 int RunDiff(const std::string& prog, std::vector<std::string> args);
 int RunIndex(const std::string& prog, std::vector<std::string> args);
+int RunEnv(const std::string& prog, std::vector<std::string> args);
 
 // True when colour should be used on stdout: a terminal, and NO_COLOR unset.
 bool UseColor(const std::string& mode);

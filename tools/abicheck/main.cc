@@ -22,6 +22,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"check", abicheck::cli::RunCheck,
      "will MODULE load against PROVIDER libraries? (the default)"},
+    {"env", abicheck::cli::RunEnv,
+     "which packages of an installed Python environment will not load with its torch"},
     {"symbols", abicheck::cli::RunSymbols,
      "list a library's dynamic symbols with versions (like nm -D)"},
     {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},

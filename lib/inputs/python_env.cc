@@ -1,0 +1,496 @@
+// An installed Python environment, read the way pip left it: no interpreter is started and
+// nothing is written. Distributions come from *.dist-info (METADATA for the name, version and
+// torch pin; RECORD for the files), torch's CUDA preloads from its own __init__.py.
+#include "lib/inputs/python_env.h"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "lib/util/paths.h"
+
+namespace fs = std::filesystem;
+
+namespace abicheck {
+namespace {
+
+constexpr size_t kMaxTextFile = size_t{16} << 20;  // METADATA, RECORD, __init__.py
+
+bool IsDir(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+bool IsRegular(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// A small text file, read whole; nullopt when absent, unreadable or over the cap.
+std::optional<std::string> ReadText(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::optional<std::string> out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= kMaxTextFile) {
+    std::string s(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < s.size()) {
+      const ssize_t n = ::read(fd, s.data() + got, s.size() - got);
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    s.resize(got);
+    out = std::move(s);
+  }
+  ::close(fd);
+  return out;
+}
+
+bool HasElfMagicFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  unsigned char b[4] = {0, 0, 0, 0};
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::pread(fd, b, 4, 0) == 4 &&
+                  b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+  ::close(fd);
+  return ok;
+}
+
+// "x.so", "x.so.0", "x.so.0.6.0", "x.cpython-312-x86_64-linux-gnu.so": a shared object's name.
+bool LooksLikeSharedObject(absl::string_view base) {
+  const size_t so = base.rfind(".so");
+  if (so == absl::string_view::npos || so == 0) return false;
+  absl::string_view rest = base.substr(so + 3);
+  if (rest.empty()) return true;
+  // ".so.<digits>[.<digits>...]"
+  for (absl::string_view part : absl::StrSplit(rest.substr(1), '.')) {
+    if (part.empty() || !std::all_of(part.begin(), part.end(), ::isdigit)) return false;
+  }
+  return rest[0] == '.';
+}
+
+// The first field of a RECORD line (CSV, RFC 4180 quoting).
+std::string RecordPath(absl::string_view line) {
+  std::string out;
+  if (!line.empty() && line[0] == '"') {
+    for (size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          out.push_back('"');
+          ++i;
+          continue;
+        }
+        break;
+      }
+      out.push_back(line[i]);
+    }
+    return out;
+  }
+  return std::string(line.substr(0, line.find(',')));
+}
+
+// "3.12" from "python3.12".
+std::string VersionOfLibDir(absl::string_view name) {
+  return absl::ConsumePrefix(&name, "python") ? std::string(name) : "";
+}
+
+// `key = value` lines of pyvenv.cfg.
+absl::flat_hash_map<std::string, std::string> ParseCfg(absl::string_view text) {
+  absl::flat_hash_map<std::string, std::string> kv;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    const size_t eq = line.find('=');
+    if (eq == absl::string_view::npos) continue;
+    kv[std::string(absl::StripAsciiWhitespace(line.substr(0, eq)))] =
+        std::string(absl::StripAsciiWhitespace(line.substr(eq + 1)));
+  }
+  return kv;
+}
+
+// "3.12.1" -> "3.12".
+std::string MajorMinor(absl::string_view v) {
+  std::vector<absl::string_view> parts = absl::StrSplit(v, '.');
+  return parts.size() >= 2 ? absl::StrCat(parts[0], ".", parts[1]) : std::string(v);
+}
+
+// Where the environment's site-packages are, and its prefix when it has one.
+struct Layout {
+  std::string prefix;  // "" when given a site-packages directly
+  std::string site_packages;
+  std::string python_version;
+  std::string interpreter;
+};
+
+absl::StatusOr<Layout> FindLayout(const std::string& given) {
+  Layout l;
+  std::string path = given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (IsRegular(path)) {
+    // A Python executable: its prefix is the directory above bin/.
+    l.interpreter = path;
+    path = fs::path(path).parent_path().parent_path().string();
+    if (path.empty()) path = ".";
+  }
+  if (!IsDir(path)) {
+    return absl::NotFoundError(absl::StrCat(given, ": No such file or directory"));
+  }
+  // A site-packages directory itself: it holds *.dist-info (or is named so).
+  const std::string base = Basename(path);
+  bool has_dist_info = false;
+  std::error_code ec;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (absl::EndsWith(it->path().filename().string(), ".dist-info")) {
+      has_dist_info = true;
+      break;
+    }
+  }
+  if (base == "site-packages" || base == "dist-packages" || has_dist_info) {
+    l.site_packages = path;
+    const fs::path parent = fs::path(path).parent_path();  // lib/python3.12
+    l.python_version = VersionOfLibDir(parent.filename().string());
+    const std::string prefix = parent.parent_path().parent_path().string();
+    if (IsRegular(prefix + "/pyvenv.cfg") || IsDir(prefix + "/bin")) l.prefix = prefix;
+  } else {
+    l.prefix = path;
+  }
+  absl::flat_hash_map<std::string, std::string> cfg;
+  if (!l.prefix.empty()) {
+    if (std::optional<std::string> text = ReadText(l.prefix + "/pyvenv.cfg")) cfg = ParseCfg(*text);
+  }
+  std::string cfg_version;
+  if (auto it = cfg.find("version_info"); it != cfg.end()) cfg_version = MajorMinor(it->second);
+  if (auto it = cfg.find("version"); cfg_version.empty() && it != cfg.end())
+    cfg_version = MajorMinor(it->second);
+  if (l.site_packages.empty()) {
+    // lib/pythonX.Y/site-packages under the prefix: the one pyvenv.cfg names, or the only one.
+    std::vector<std::string> found;
+    for (const char* lib : {"lib", "lib64"}) {
+      const std::string dir = absl::StrCat(l.prefix, "/", lib);
+      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string v = VersionOfLibDir(it->path().filename().string());
+        const std::string sp = it->path().string() + "/site-packages";
+        if (!v.empty() && IsDir(sp) &&
+            std::find_if(found.begin(), found.end(), [&](const std::string& f) {
+              return fs::equivalent(f, sp, ec);
+            }) == found.end()) {
+          found.push_back(sp);
+        }
+      }
+    }
+    std::sort(found.begin(), found.end());
+    if (found.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat(given, ": no lib/pythonX.Y/site-packages here (not a Python environment)"));
+    }
+    std::vector<std::string> chosen;
+    for (const std::string& sp : found) {
+      const std::string v = VersionOfLibDir(fs::path(sp).parent_path().filename().string());
+      if (cfg_version.empty() || v == cfg_version) chosen.push_back(sp);
+    }
+    if (chosen.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          given, ": pyvenv.cfg names Python ", cfg_version, ", but its site-packages are for ",
+          absl::StrJoin(found, ", ")));
+    }
+    if (chosen.size() > 1) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(given, ": site-packages for several Python versions (",
+                       absl::StrJoin(chosen, ", "), "); name one of them"));
+    }
+    l.site_packages = chosen.front();
+    l.python_version = VersionOfLibDir(fs::path(l.site_packages).parent_path().filename().string());
+  } else if (!cfg_version.empty() && !l.python_version.empty() && cfg_version != l.python_version) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(given, ": a site-packages of Python ", l.python_version,
+                     ", but the environment's pyvenv.cfg names Python ", cfg_version));
+  }
+  if (l.interpreter.empty()) {
+    // The interpreter: pyvenv.cfg's home, else the prefix's bin/. Symlinks are followed by
+    // opening, never by running anything.
+    std::vector<std::string> dirs;
+    if (auto it = cfg.find("home"); it != cfg.end()) dirs.push_back(it->second);
+    if (!l.prefix.empty()) dirs.push_back(l.prefix + "/bin");
+    for (const std::string& d : dirs) {
+      for (const std::string& n :
+           {absl::StrCat("python", l.python_version), std::string("python3"), std::string("python")}) {
+        const std::string p = absl::StrCat(d, "/", n);
+        if (l.interpreter.empty() && HasElfMagicFile(p)) l.interpreter = p;
+      }
+    }
+  }
+  return l;
+}
+
+}  // namespace
+
+std::string NormalizeDistName(absl::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && !out.empty()) out.push_back('-');
+    sep = false;
+    out.push_back(absl::ascii_tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+PackageMetadata ParseMetadata(absl::string_view text) {
+  PackageMetadata md;
+  // Headers end at the first empty line; the description follows.
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    absl::ConsumeSuffix(&line, "\r");
+    if (line.empty()) break;
+    if (line[0] == ' ' || line[0] == '\t') continue;  // a continuation
+    const size_t colon = line.find(':');
+    if (colon == absl::string_view::npos) continue;
+    const absl::string_view key = line.substr(0, colon);
+    const absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
+    if (absl::EqualsIgnoreCase(key, "Name") && md.name.empty()) {
+      md.name = std::string(value);
+    } else if (absl::EqualsIgnoreCase(key, "Version") && md.version.empty()) {
+      md.version = std::string(value);
+    } else if (absl::EqualsIgnoreCase(key, "Requires-Dist")) {
+      size_t end = 0;
+      while (end < value.size() && (absl::ascii_isalnum(value[end]) || value[end] == '-' ||
+                                    value[end] == '_' || value[end] == '.')) {
+        ++end;
+      }
+      if (NormalizeDistName(value.substr(0, end)) != "torch") continue;
+      const size_t semi = value.find(';');
+      if (semi != absl::string_view::npos) {
+        std::string marker(value.substr(semi + 1));
+        marker.erase(std::remove(marker.begin(), marker.end(), ' '), marker.end());
+        if (absl::StrContains(marker, "extra==")) continue;  // only with an extra
+      }
+      md.torch_requirements.emplace_back(absl::StripAsciiWhitespace(value.substr(0, semi)));
+    }
+  }
+  return md;
+}
+
+std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_view init_py) {
+  // The success path of _load_global_deps: from the RTLD_GLOBAL load of libtorch_global_deps to
+  // its `except OSError`. It names each library, or calls _preload_cuda_deps() for its list.
+  std::vector<std::pair<std::string, std::string>> out;
+  const size_t def = init_py.find("def _load_global_deps");
+  if (def == absl::string_view::npos) return out;
+  const size_t load = init_py.find("mode=ctypes.RTLD_GLOBAL)", def);
+  if (load == absl::string_view::npos) return out;
+  const size_t except = init_py.find("except OSError", load);
+  absl::string_view block = init_py.substr(load, except == absl::string_view::npos
+                                                     ? absl::string_view::npos
+                                                     : except - load);
+  // Quoted pairs ("folder", "glob") — a call's arguments or a list's tuples.
+  auto pairs = [](absl::string_view s, std::vector<std::pair<std::string, std::string>>* to) {
+    auto quoted = [&](size_t* i, std::string* v) {
+      while (*i < s.size() && s[*i] == ' ') ++*i;
+      if (*i >= s.size() || s[*i] != '"') return false;
+      const size_t close = s.find('"', *i + 1);
+      if (close == absl::string_view::npos) return false;
+      *v = std::string(s.substr(*i + 1, close - *i - 1));
+      *i = close + 1;
+      return true;
+    };
+    for (size_t open = s.find('('); open != absl::string_view::npos; open = s.find('(', open + 1)) {
+      size_t i = open + 1;
+      std::string a, b;
+      if (!quoted(&i, &a)) continue;
+      while (i < s.size() && s[i] == ' ') ++i;
+      if (i >= s.size() || s[i] != ',') continue;
+      ++i;
+      if (!quoted(&i, &b)) continue;
+      if (absl::StrContains(b, ".so")) to->emplace_back(a, b);
+    }
+  };
+  if (absl::StrContains(block, "_preload_cuda_deps()")) {
+    const size_t body = init_py.find("def _preload_cuda_deps(");
+    if (body != absl::string_view::npos) {
+      const size_t next = init_py.find("\ndef ", body + 1);
+      pairs(init_py.substr(body, next == absl::string_view::npos ? absl::string_view::npos
+                                                                  : next - body),
+            &out);
+    }
+  } else {
+    pairs(block, &out);
+  }
+  return out;
+}
+
+std::vector<std::string> ResolveCudaPreloads(
+    const std::string& site_packages, const std::string& cuda_major,
+    const std::vector<std::pair<std::string, std::string>>& preloads) {
+  std::vector<std::string> out;
+  for (const auto& [folder, pattern] : preloads) {
+    std::vector<std::string> dirs = {absl::StrCat(site_packages, "/nvidia/", folder, "/lib")};
+    if (!cuda_major.empty())
+      dirs.push_back(absl::StrCat(site_packages, "/nvidia/cu", cuda_major, "/lib"));
+    dirs.push_back(absl::StrCat(site_packages, "/", folder, "/lib"));
+    for (const std::string& d : dirs) {
+      std::vector<std::string> matches;
+      std::error_code ec;
+      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string n = it->path().filename().string();
+        if (::fnmatch(pattern.c_str(), n.c_str(), FNM_PERIOD) == 0) matches.push_back(it->path());
+      }
+      if (matches.empty()) continue;
+      // glob.glob's order is the directory's; any match is the same library (a symlink chain).
+      std::sort(matches.begin(), matches.end());
+      if (std::find(out.begin(), out.end(), matches.front()) == out.end())
+        out.push_back(matches.front());
+      break;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
+                                                        const InputLimits& limits) {
+  absl::StatusOr<Layout> layout = FindLayout(path);
+  if (!layout.ok()) return layout.status();
+  PythonEnvironment env;
+  env.path = path;
+  env.site_packages = layout->site_packages;
+  env.python_version = layout->python_version;
+  env.interpreter = layout->interpreter;
+  const std::string& site = env.site_packages;
+
+  // Every shared object under site-packages, once (symlinked copies by their own names).
+  std::vector<std::string> all;
+  std::error_code ec;
+  uint64_t count = 0;
+  fs::recursive_directory_iterator it(site, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (it.depth() > limits.max_depth) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("%s: nested deeper than %d directories", site, limits.max_depth));
+    }
+    if (++count > limits.max_files) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("%s: more than %d files", site, limits.max_files));
+    }
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (name == "__pycache__" || name == "include") it.disable_recursion_pending();
+      continue;
+    }
+    if (LooksLikeSharedObject(name) && HasElfMagicFile(it->path())) all.push_back(it->path());
+  }
+  if (ec) return absl::UnavailableError(absl::StrCat(site, ": ", ec.message()));
+  std::sort(all.begin(), all.end());
+  absl::flat_hash_set<std::string> owned;
+
+  std::vector<std::string> dist_infos;
+  for (fs::directory_iterator d(site, ec), e; !ec && d != e; d.increment(ec)) {
+    const std::string n = d->path().filename().string();
+    if (absl::EndsWith(n, ".dist-info") && IsDir(d->path())) dist_infos.push_back(d->path());
+    if (absl::EndsWith(n, ".egg-info"))
+      env.notes.push_back(absl::StrCat(d->path().string(),
+                                       ": an egg-info install (no RECORD): its files count as "
+                                       "belonging to no distribution"));
+  }
+  std::sort(dist_infos.begin(), dist_infos.end());
+  for (const std::string& di : dist_infos) {
+    InstalledDistribution dist;
+    dist.dist_info = di;
+    if (std::optional<std::string> md = ReadText(di + "/METADATA")) {
+      dist.metadata = ParseMetadata(*md);
+    } else {
+      dist.problems.push_back(
+          absl::StrCat(di, "/METADATA: missing or unreadable; named from its directory"));
+    }
+    if (dist.metadata.name.empty() || dist.metadata.version.empty()) {
+      // "name-version.dist-info"
+      std::string stem = Basename(di);
+      stem.resize(stem.size() - std::string(".dist-info").size());
+      const size_t dash = stem.find('-');
+      if (dist.metadata.name.empty()) dist.metadata.name = stem.substr(0, dash);
+      if (dist.metadata.version.empty() && dash != std::string::npos)
+        dist.metadata.version = stem.substr(dash + 1);
+    }
+    std::optional<std::string> record = ReadText(di + "/RECORD");
+    if (!record) {
+      dist.problems.push_back(absl::StrCat(
+          di, "/RECORD: missing or unreadable; its shared objects count as belonging to no "
+              "distribution"));
+    } else {
+      for (absl::string_view line : absl::StrSplit(*record, '\n')) {
+        absl::ConsumeSuffix(&line, "\r");
+        if (line.empty()) continue;
+        const std::string rel = RecordPath(line);
+        if (rel.empty() || !LooksLikeSharedObject(Basename(rel))) continue;
+        const std::string file =
+            (rel[0] == '/' ? fs::path(rel) : fs::path(site) / rel).lexically_normal().string();
+        if (!IsRegular(file)) {
+          dist.problems.push_back(absl::StrCat(di, "/RECORD lists ", rel, ", which is not there"));
+          continue;
+        }
+        if (!HasElfMagicFile(file) || !owned.insert(file).second) continue;
+        dist.shared_objects.push_back(file);
+      }
+      std::sort(dist.shared_objects.begin(), dist.shared_objects.end());
+    }
+    env.distributions.push_back(std::move(dist));
+  }
+  std::sort(env.distributions.begin(), env.distributions.end(),
+            [](const InstalledDistribution& a, const InstalledDistribution& b) {
+              return NormalizeDistName(a.metadata.name) < NormalizeDistName(b.metadata.name);
+            });
+  for (const std::string& f : all) {
+    if (!owned.contains(f)) env.unowned.push_back(f);
+  }
+
+  std::vector<std::string> torches;
+  for (size_t i = 0; i < env.distributions.size(); ++i) {
+    if (NormalizeDistName(env.distributions[i].metadata.name) == "torch") {
+      env.torch = static_cast<int>(i);
+      torches.push_back(env.distributions[i].dist_info);
+    }
+  }
+  if (torches.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(site, ": no torch installed here (no torch-*.dist-info)"));
+  }
+  if (torches.size() > 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        site, ": several torch installs, pip would not leave: ", absl::StrJoin(torches, ", ")));
+  }
+  env.torch_dir = site + "/torch";
+  if (!IsDir(env.torch_dir + "/lib")) {
+    return absl::NotFoundError(absl::StrCat(env.torch_dir, "/lib: No such directory (",
+                                            torches.front(), " is installed, its files are not)"));
+  }
+  std::string cuda_major;
+  if (std::optional<std::string> v = ReadText(env.torch_dir + "/version.py")) {
+    // cuda: Optional[str] = '12.8'
+    const size_t at = v->find("\ncuda");
+    const size_t q = at == std::string::npos ? std::string::npos : v->find('\'', at);
+    if (q != std::string::npos && q + 1 < v->size() && std::isdigit(static_cast<unsigned char>((*v)[q + 1]))) {
+      cuda_major = v->substr(q + 1, v->find('.', q) - q - 1);
+    }
+  }
+  if (std::optional<std::string> init = ReadText(env.torch_dir + "/__init__.py")) {
+    env.cuda_preloads = ResolveCudaPreloads(site, cuda_major, TorchCudaPreloads(*init));
+  }
+  return env;
+}
+
+}  // namespace abicheck

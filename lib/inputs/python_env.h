@@ -1,0 +1,72 @@
+// Installed Python environments and wheel metadata, read from files only — never by running
+// Python: pyvenv.cfg, lib/pythonX.Y/site-packages, *.dist-info/{METADATA,RECORD}, and torch's
+// own __init__.py for the CUDA libraries it preloads (docs/loader-model.md E3, E4).
+#ifndef ABICHECK_LIB_INPUTS_PYTHON_ENV_H_
+#define ABICHECK_LIB_INPUTS_PYTHON_ENV_H_
+
+#include <string>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace abicheck {
+
+// What a METADATA file (PEP 566 core metadata, RFC 822 headers) says about a distribution.
+struct PackageMetadata {
+  std::string name;
+  std::string version;
+  // Requires-Dist entries naming torch, unconditional or under an environment marker but not
+  // under an extra ("torch==2.9.1", "torch (==2.9.1)", "torch>=2.10").
+  std::vector<std::string> torch_requirements;
+};
+PackageMetadata ParseMetadata(absl::string_view text);
+
+// PEP 503 normalisation: lower case, runs of -_. become one '-'.
+std::string NormalizeDistName(absl::string_view name);
+
+struct InstalledDistribution {
+  PackageMetadata metadata;
+  std::string dist_info;                    // the *.dist-info directory
+  std::vector<std::string> shared_objects;  // absolute paths of its ELF .so files, sorted
+  std::vector<std::string> problems;        // RECORD/METADATA trouble, one line each
+};
+
+struct PythonEnvironment {
+  std::string path;           // as given
+  std::string site_packages;  // the directory everything else is relative to
+  std::string python_version;  // "3.12", from pyvenv.cfg or the lib/pythonX.Y directory
+  // The interpreter's executable, found from pyvenv.cfg's `home` or bin/python3 (a symlink is
+  // read, never run); "" when not found.
+  std::string interpreter;
+  std::vector<InstalledDistribution> distributions;  // by normalized name; torch among them
+  std::vector<std::string> unowned;  // ELF .so files under site-packages that no RECORD lists
+  std::vector<std::string> notes;    // what was skipped or could not be read, one line each
+  int torch = -1;                    // index of the torch distribution
+  std::string torch_dir;             // site_packages/torch
+  // docs/loader-model.md E4: what torch's __init__.py preloads after libtorch_global_deps, as
+  // files of this environment, in its order.
+  std::vector<std::string> cuda_preloads;
+};
+
+// Reads the environment at `path`: a virtualenv (pyvenv.cfg), a prefix with
+// lib/pythonX.Y/site-packages, a site-packages directory, or a Python executable inside one of
+// those. kNotFound when it holds no site-packages or no torch; kFailedPrecondition for two torch
+// installs or several Python versions with nothing to choose between them.
+absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
+                                                        const InputLimits& limits);
+
+// The libraries torch/__init__.py preloads after libtorch_global_deps (E4), as (folder, glob)
+// pairs read from its text; empty when it preloads none or the file is absent.
+std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_view init_py);
+
+// Resolves `preloads` the way torch's _get_cuda_dep_paths does in `site_packages`: the first
+// match of nvidia/<folder>/lib/<glob>, nvidia/cu<major>/lib/<glob>, <folder>/lib/<glob>.
+std::vector<std::string> ResolveCudaPreloads(
+    const std::string& site_packages, const std::string& cuda_major,
+    const std::vector<std::pair<std::string, std::string>>& preloads);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_INPUTS_PYTHON_ENV_H_

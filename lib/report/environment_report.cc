@@ -1,0 +1,141 @@
+// `abicheck env`: one line per package and build on top (the answer to "which of my packages
+// break with this torch?"), import torch itself, the recommendation, then each failing shared
+// object's report. JSON embeds the matrix document.
+#include <algorithm>
+
+#include "abicheck/abicheck.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "lib/report/json_report.h"
+#include "lib/report/text_util.h"
+
+namespace abicheck {
+namespace {
+
+// "loads", or "FAILS (2 of 7)": how many of the package's shared objects fail against build b.
+std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackage& p, size_t b,
+                           bool* loads) {
+  const size_t nb = env.matrix.builds.size();
+  size_t failing = 0;
+  for (size_t row : p.modules) failing += env.matrix.cells[row * nb + b].report.loads ? 0 : 1;
+  *loads = failing == 0;
+  if (p.modules.empty()) return "-";
+  if (failing == 0) return "loads";
+  return absl::StrFormat("FAILS (%d of %d)", failing, p.modules.size());
+}
+
+}  // namespace
+
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
+  std::string out;
+  auto paint = [&](bool ok, const std::string& s) {
+    return color ? absl::StrCat(ok ? "\x1b[32m" : "\x1b[31m", s, "\x1b[0m") : s;
+  };
+  absl::StrAppend(&out, "environment: ", Printable(env.site_packages), "\n");
+  absl::StrAppend(&out, "  Python ", env.python_version.empty() ? "?" : env.python_version, ", ",
+                  env.interpreter.empty()
+                      ? "interpreter not found (Py* references are not checked)"
+                      : absl::StrCat("interpreter ", Printable(env.interpreter)),
+                  "\n  torch ", Printable(env.torch_version), " installed\n");
+  const std::vector<std::string> labels = BuildLabels(env.matrix.builds);
+  const size_t nb = env.matrix.builds.size();
+  for (size_t b = 0; b < nb; ++b) {
+    const Report& r = env.torch_imports[b];
+    std::string line = r.loads ? "loads" : "FAILS";
+    if (!r.loads) {
+      for (const Problem& p : r.problems) {
+        if (p.first) line = absl::StrCat("FAILS: ", Printable(p.message));
+      }
+    }
+    absl::StrAppend(&out, "import torch with ", Printable(labels[b]), ": ", paint(r.loads, line),
+                    "\n");
+    for (const Warning& w : r.warnings) absl::StrAppend(&out, "  warning: ", Printable(w.message), "\n");
+  }
+  out.push_back('\n');
+  size_t w_name = 7, w_ver = 7, w_pin = 9;
+  for (const EnvironmentPackage& p : env.packages) {
+    w_name = std::max(w_name, p.name.size());
+    w_ver = std::max(w_ver, p.version.size());
+    w_pin = std::max(w_pin, PinText(p.torch_requirements).size());
+  }
+  std::vector<size_t> widths;
+  for (const std::string& l : labels) widths.push_back(std::max<size_t>(16, l.size()));
+  absl::StrAppend(&out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, "package", w_ver, "version",
+                                        w_pin, "torch pin"));
+  for (size_t b = 0; b < nb; ++b)
+    absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
+  out.push_back('\n');
+  for (const EnvironmentPackage& p : env.packages) {
+    absl::StrAppend(&out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, Printable(p.name), w_ver,
+                                          Printable(p.version), w_pin,
+                                          Printable(PinText(p.torch_requirements))));
+    for (size_t b = 0; b < nb; ++b) {
+      bool ok = true;
+      const std::string v = PackageVerdict(env, p, b, &ok);
+      absl::StrAppend(&out, "  ", paint(ok, absl::StrFormat("%-*s", widths[b], v)));
+    }
+    out.push_back('\n');
+    for (const std::string& problem : p.problems)
+      absl::StrAppend(&out, "  warning: ", Printable(problem), "\n");
+  }
+  if (env.matrix.has_recommendation)
+    absl::StrAppend(&out, "\nrecommendation: ", Printable(env.matrix.recommendation.summary), "\n");
+  for (const Warning& n : env.matrix.notes) absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+  for (size_t b = 0; b < nb; ++b) {
+    if (!env.torch_imports[b].loads) {
+      absl::StrAppend(&out, "\n== import torch with ", Printable(labels[b]), "\n",
+                      RenderText(env.torch_imports[b], color));
+    }
+  }
+  for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
+    for (size_t b = 0; b < nb; ++b) {
+      const MatrixCell& c = env.matrix.cells[i * nb + b];
+      if (c.report.loads) continue;
+      absl::StrAppend(&out, "\n== ", Printable(ModuleRowLabel(env.matrix, i)), " (",
+                      Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
+                      "\n", RenderText(c.report, color));
+    }
+  }
+  return out;
+}
+
+std::string RenderEnvironmentJson(const EnvironmentReport& env) {
+  nlohmann::ordered_json j;
+  j["schema_version"] = 1;
+  j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
+  j["environment"] = {{"path", env.environment},
+                      {"site_packages", env.site_packages},
+                      {"python_version", env.python_version},
+                      {"interpreter", env.interpreter},
+                      {"torch_version", env.torch_version}};
+  j["loads"] = env.loads();
+  nlohmann::ordered_json imports = nlohmann::ordered_json::array();
+  for (size_t b = 0; b < env.torch_imports.size(); ++b) {
+    imports.push_back({{"build", env.matrix.builds[b]},
+                       {"loads", env.torch_imports[b].loads},
+                       {"report", ReportJson(env.torch_imports[b])}});
+  }
+  j["torch_imports"] = std::move(imports);
+  nlohmann::ordered_json packages = nlohmann::ordered_json::array();
+  const size_t nb = env.matrix.builds.size();
+  for (const EnvironmentPackage& p : env.packages) {
+    nlohmann::ordered_json verdicts = nlohmann::ordered_json::array();
+    for (size_t b = 0; b < nb; ++b) {
+      bool ok = true;
+      PackageVerdict(env, p, b, &ok);
+      verdicts.push_back({{"build", env.matrix.builds[b]}, {"loads", ok}});
+    }
+    packages.push_back({{"name", p.name},
+                        {"version", p.version},
+                        {"torch_requirements", p.torch_requirements},
+                        {"modules", p.modules},
+                        {"problems", p.problems},
+                        {"verdicts", std::move(verdicts)}});
+  }
+  j["packages"] = std::move(packages);
+  j["matrix"] = MatrixJson(env.matrix);
+  return DumpJson(j);
+}
+
+}  // namespace abicheck

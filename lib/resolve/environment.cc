@@ -1,0 +1,262 @@
+// CheckEnvironment(): an installed Python environment, as `import torch` and then each
+// package's own loads would meet it (docs/loader-model.md E1-E7). Builds are placed at the
+// environment's site-packages/torch so that their RPATH reaches its nvidia-* libraries.
+#include <algorithm>
+#include <optional>
+
+#include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "lib/inputs/inputs.h"
+#include "lib/inputs/python_env.h"
+#include "lib/resolve/check_internal.h"
+#include "lib/util/paths.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+// One column: a torch build as `import torch` would have loaded it in this environment.
+struct TorchBuild {
+  std::string name;  // the column's name
+  std::string version;
+  std::vector<InputFile> providers;  // its libraries and modules, and the CUDA preloads (E4)
+  std::vector<InputFile> preload;    // libtorch_global_deps (E1)
+  std::optional<InputFile> torch_c;  // torch/_C*.so, checked as `import torch` itself
+};
+
+// "x.whl!torch/lib/libc10.so" -> "torch/lib/libc10.so": the path from the last "torch/"
+// component; "" when there is none.
+std::string TorchRelative(absl::string_view name) {
+  for (size_t at = name.rfind("torch/"); at != absl::string_view::npos;
+       at = at == 0 ? absl::string_view::npos : name.rfind("torch/", at - 1)) {
+    if (at == 0 || name[at - 1] == '/' || name[at - 1] == '!') return std::string(name.substr(at));
+  }
+  return "";
+}
+
+// "__version__ = '2.9.1+cu128'" and "cuda: Optional[str] = '12.8'" of torch/version.py.
+std::string PyStringAssignment(absl::string_view text, absl::string_view key) {
+  for (size_t at = text.find(key); at != absl::string_view::npos; at = text.find(key, at + 1)) {
+    if (at != 0 && text[at - 1] != '\n') continue;
+    const size_t eol = text.find('\n', at);
+    absl::string_view line = text.substr(at, eol == absl::string_view::npos ? eol : eol - at);
+    const size_t q1 = line.find_first_of("'\"");
+    if (q1 == absl::string_view::npos) return "";
+    const size_t q2 = line.find(line[q1], q1 + 1);
+    if (q2 == absl::string_view::npos) return "";
+    return std::string(line.substr(q1 + 1, q2 - q1 - 1));
+  }
+  return "";
+}
+
+absl::StatusOr<InputFile> OneFile(const std::string& path) {
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
+  if (in.objects.size() != 1) return absl::InvalidArgumentError(absl::StrCat(path, ": not a file"));
+  return std::move(in.objects.front());
+}
+
+// Splits a build's objects into the roles import torch gives them, placing each at
+// site/<its torch-relative path>.
+absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> objects,
+                           absl::string_view init_py, absl::string_view version_py,
+                           TorchBuild* b) {
+  for (InputFile& f : objects) {
+    std::string rel = TorchRelative(f.name);
+    if (rel.empty()) rel = absl::StrCat("torch/lib/", Basename(f.name));
+    f.path = absl::StrCat(env.site_packages, "/", rel);
+    const std::string base = Basename(rel);
+    if (absl::StartsWith(base, "libtorch_global_deps.so")) {
+      b->preload.push_back(std::move(f));
+      continue;
+    }
+    if (rel.find('/', 6) == std::string::npos && absl::StartsWith(base, "_C.") && !b->torch_c) {
+      b->torch_c = f;  // torch/_C.cpython-312-x86_64-linux-gnu.so
+    }
+    b->providers.push_back(std::move(f));
+  }
+  b->version = PyStringAssignment(version_py, "__version__");
+  const std::string cuda = PyStringAssignment(version_py, "cuda");
+  const std::string cuda_major = cuda.substr(0, cuda.find('.'));
+  // E4: the CUDA libraries torch preloads once libtorch_global_deps (and so libcudart) loaded.
+  const bool has_cudart = !b->preload.empty();  // a CUDA build's global deps need libcudart
+  if (has_cudart && !cuda.empty()) {
+    for (const std::string& p :
+         ResolveCudaPreloads(env.site_packages, cuda_major, TorchCudaPreloads(init_py))) {
+      ABICHECK_ASSIGN_OR_RETURN(InputFile f, OneFile(p));
+      b->providers.push_back(std::move(f));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
+  ABICHECK_ASSIGN_OR_RETURN(MappedFile f, MappedFile::Open(path));
+  return std::string(reinterpret_cast<const char*>(f.bytes().data()), f.bytes().size());
+}
+
+absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const InputLimits& limits) {
+  TorchBuild b;
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(env.torch_dir, limits));
+  std::string init = ReadSmallFile(env.torch_dir + "/__init__.py").value_or("");
+  std::string version = ReadSmallFile(env.torch_dir + "/version.py").value_or("");
+  ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
+  if (b.version.empty()) b.version = env.distributions[env.torch].metadata.version;
+  b.name = absl::StrCat("torch ", b.version, " (installed)");
+  return b;
+}
+
+absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const std::string& arg,
+                                      const InputLimits& limits) {
+  TorchBuild b;
+  b.name = arg;
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(arg, limits));
+  if (in.objects.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
+  }
+  std::string init = TextMember(in, "torch/__init__.py");
+  std::string version = TextMember(in, "torch/version.py");
+  if (in.kind == "directory") {
+    // A torch directory (site-packages/torch, or torch/lib): its text files beside the libraries.
+    const std::string rel = TorchRelative(in.objects.front().name);
+    const std::string& name = in.objects.front().name;
+    if (!rel.empty()) {
+      const std::string root = name.substr(0, name.size() - rel.size()) + "torch";
+      init = ReadSmallFile(root + "/__init__.py").value_or("");
+      version = ReadSmallFile(root + "/version.py").value_or("");
+    }
+  }
+  ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
+  return b;
+}
+
+}  // namespace
+
+bool EnvironmentReport::loads() const {
+  for (const Report& r : torch_imports) {
+    if (!r.loads) return false;
+  }
+  for (const MatrixCell& c : matrix.cells) {
+    if (!c.report.loads) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
+                                                   const std::vector<std::string>& against,
+                                                   const CheckOptions& options,
+                                                   const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env, ReadPythonEnvironment(path, limits));
+  EnvironmentReport out;
+  out.environment = path;
+  out.site_packages = env.site_packages;
+  out.python_version = env.python_version;
+  out.interpreter = env.interpreter;
+  out.torch_version = env.distributions[env.torch].metadata.version;
+  for (const std::string& n : env.notes) out.matrix.notes.push_back({path, n});
+
+  std::vector<TorchBuild> builds;
+  if (against.empty()) {
+    ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env, limits));
+    builds.push_back(std::move(b));
+  }
+  for (const std::string& a : against) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> names, IndexBuilds(a));
+    std::vector<std::string> columns;
+    if (names.size() > 1) {
+      for (const std::string& n : names) columns.push_back(absl::StrCat(a, "#", n));
+    } else {
+      columns.push_back(a);
+    }
+    for (const std::string& c : columns) {
+      ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env, c, limits));
+      builds.push_back(std::move(b));
+    }
+  }
+  std::optional<InputFile> python;
+  if (!env.interpreter.empty()) {
+    absl::StatusOr<InputFile> f = OneFile(env.interpreter);
+    if (f.ok()) {
+      python = *std::move(f);
+    } else {
+      out.matrix.notes.push_back({path, std::string(f.status().message())});
+    }
+  }
+  CheckOptions opts = options;
+  if (python) opts.python = python->name;  // Py* references are then real references (E5)
+
+  // import torch itself, per build: torch/_C against the rest of the build.
+  for (const TorchBuild& b : builds) {
+    out.matrix.builds.push_back(b.name);
+    if (!b.torch_c) {
+      Report r;
+      r.module = b.name;
+      r.warnings.push_back({b.name, "no torch/_C*.so in this build: import torch not checked"});
+      r.loads = true;
+      out.torch_imports.push_back(std::move(r));
+      continue;
+    }
+    std::vector<InputFile> rest;
+    for (const InputFile& f : b.providers) {
+      if (f.blob != b.torch_c->blob) rest.push_back(f);
+    }
+    ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(*b.torch_c, rest, b.preload,
+                                                     python ? &*python : nullptr, opts));
+    const std::string tag = absl::StrCat("cpython-", absl::StrReplaceAll(env.python_version, {{".", ""}}), "-");
+    if (!env.python_version.empty() && absl::StrContains(Basename(b.torch_c->name), "cpython-") &&
+        !absl::StrContains(Basename(b.torch_c->name), tag)) {
+      r.warnings.push_back({b.torch_c->name,
+                            absl::StrCat("built for another Python than this environment's ",
+                                         env.python_version, ": import torch fails to find torch._C")});
+    }
+    out.torch_imports.push_back(std::move(r));
+  }
+
+  // Every shared object of every other distribution, and those no distribution owns (E6, E7).
+  auto add_package = [&](const std::string& name, const std::string& version,
+                         const std::vector<std::string>& pins,
+                         const std::vector<std::string>& files,
+                         const std::vector<std::string>& problems) -> absl::Status {
+    EnvironmentPackage pkg{name, version, pins, {}, problems};
+    for (const std::string& f : files) {
+      if (absl::StartsWith(f, env.torch_dir + "/")) continue;  // part of the build
+      ABICHECK_ASSIGN_OR_RETURN(InputFile in, OneFile(f));
+      ModuleInfo info;
+      info.label = f.substr(env.site_packages.size() + 1);
+      info.package = name;
+      info.version = version;
+      info.torch_requirements = pins;
+      info.extension_module = DefinesPyInit(in);
+      pkg.modules.push_back(out.matrix.modules.size());
+      out.matrix.modules.push_back(f);
+      out.matrix.module_info.push_back(info);
+      for (const TorchBuild& b : builds) {
+        ABICHECK_ASSIGN_OR_RETURN(
+            Report r, CheckObjects(in, b.providers, b.preload, python ? &*python : nullptr, opts));
+        out.matrix.cells.push_back({f, b.name, std::move(r)});
+      }
+    }
+    if (!pkg.modules.empty() || !pkg.problems.empty()) out.packages.push_back(std::move(pkg));
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < env.distributions.size(); ++i) {
+    const InstalledDistribution& d = env.distributions[i];
+    // torch is the build; nvidia-* are its CUDA libraries, checked where import torch loads them.
+    if (static_cast<int>(i) == env.torch || absl::StartsWith(NormalizeDistName(d.metadata.name), "nvidia-"))
+      continue;
+    ABICHECK_RETURN_IF_ERROR(add_package(d.metadata.name, d.metadata.version,
+                                         d.metadata.torch_requirements, d.shared_objects,
+                                         d.problems));
+  }
+  std::vector<std::string> unowned;
+  for (const std::string& f : env.unowned) {
+    if (!absl::StartsWith(f, env.site_packages + "/nvidia/")) unowned.push_back(f);
+  }
+  ABICHECK_RETURN_IF_ERROR(add_package("(no package)", "", {}, unowned, {}));
+  if (builds.size() > 1) Recommend(&out.matrix);
+  return out;
+}
+
+}  // namespace abicheck

@@ -1,0 +1,291 @@
+// Installed environments read from their files (docs/loader-model.md E1-E7): distributions from
+// RECORD and METADATA, torch's CUDA preloads from its __init__.py, builds swapped in with
+// --against, and the bad input a real site-packages can hold.
+#include "lib/inputs/python_env.h"
+
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+namespace fs = std::filesystem;
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::StatusIs;
+using ::abicheck::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<uint8_t> Lib(const std::string& soname, std::vector<std::string> syms,
+                         std::vector<std::string> needed = {}) {
+  ElfBuilder b;
+  b.soname = soname;
+  b.needed = std::move(needed);
+  for (const std::string& s : syms) b.syms.push_back({s});
+  return b.Build();
+}
+
+std::vector<uint8_t> Mod(std::vector<std::string> needed, std::vector<std::string> refs,
+                         bool extension = true) {
+  ElfBuilder b;
+  b.needed = std::move(needed);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    b.syms.push_back({refs[i], false});
+    b.relocs.push_back(static_cast<uint32_t>(i + 1));
+  }
+  if (extension) b.syms.push_back({"PyInit_mod"});
+  return b.Build();
+}
+
+CheckOptions NoHost() {
+  CheckOptions o;
+  o.use_host = false;
+  return o;
+}
+
+// A virtualenv with torch 2.9.1 (libc10 exports c10_kept) and two packages built against torch.
+struct Venv {
+  TempDir d;
+  std::string root, site;
+  Venv() {
+    root = d.path() + "/venv";
+    site = root + "/lib/python3.12/site-packages";
+    fs::create_directories(site);
+    Put("../../../pyvenv.cfg", "home = /nonexistent/bin\nversion_info = 3.12.1\n");
+    AddTorch("2.9.1", {"c10_kept"});
+    Dist("good", "1.0", "Requires-Dist: torch==2.9.1\n", {{"good/_ext.so", Mod({"libc10.so"}, {"c10_kept"})}});
+    Dist("bad", "2.0", "Requires-Dist: numpy\nRequires-Dist: torch>=2.0; extra == \"gpu\"\n",
+         {{"bad/_ext.so", Mod({"libc10.so"}, {"c10_gone"})},
+          {"bad/lib/libbadhelper.so", Lib("libbadhelper.so", {"h"}, {"libc10.so"})}},
+         {"bad/missing.so"});
+  }
+  void Put(const std::string& rel, const std::vector<uint8_t>& bytes) {
+    fs::create_directories(fs::path(site + "/" + rel).parent_path());
+    d.Write(fs::path(site + "/" + rel).lexically_normal().string().substr(d.path().size() + 1), bytes);
+  }
+  void Put(const std::string& rel, const std::string& text) {
+    Put(rel, std::vector<uint8_t>(text.begin(), text.end()));
+  }
+  void AddTorch(const std::string& version, std::vector<std::string> c10) {
+    Put("torch/lib/libc10.so", Lib("libc10.so", c10));
+    Put("torch/lib/libtorch_global_deps.so", Lib("libtorch_global_deps.so", {}));
+    Put("torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {c10.front()}));
+    Put("torch/version.py", "__version__ = '" + version + "+cpu'\ncuda: Optional[str] = None\n");
+    Put("torch-" + version + ".dist-info/METADATA", "Name: torch\nVersion: " + version + "\n");
+    Put("torch-" + version + ".dist-info/RECORD",
+        "torch/lib/libc10.so,sha256=x,1\ntorch/_C.cpython-312-x86_64-linux-gnu.so,,\n");
+  }
+  void Dist(const std::string& name, const std::string& version, const std::string& requires_dist,
+            std::vector<std::pair<std::string, std::vector<uint8_t>>> files,
+            std::vector<std::string> absent = {}) {
+    std::string record;
+    for (const auto& [rel, bytes] : files) {
+      Put(rel, bytes);
+      record += rel + ",sha256=abc,10\n";
+    }
+    for (const std::string& a : absent) record += a + ",,\n";
+    const std::string di = name + "-" + version + ".dist-info/";
+    Put(di + "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n" +
+                             requires_dist + "\nRequires-Dist: torch==9 (in the description)\n");
+    Put(di + "RECORD", record);
+  }
+};
+
+const EnvironmentPackage* Package(const EnvironmentReport& r, const std::string& name) {
+  for (const EnvironmentPackage& p : r.packages) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+TEST(EnvTest, ReadsDistributionsFromRecordAndMetadata) {
+  Venv v;
+  absl::StatusOr<PythonEnvironment> env = ReadPythonEnvironment(v.root, InputLimits{});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_EQ(env->site_packages, v.site);
+  EXPECT_EQ(env->python_version, "3.12");
+  EXPECT_EQ(env->interpreter, "") << "home does not exist and the venv has no bin/";
+  ASSERT_EQ(env->distributions.size(), 3u);
+  EXPECT_EQ(env->distributions[0].metadata.name, "bad");
+  EXPECT_THAT(env->distributions[0].metadata.torch_requirements, ::testing::IsEmpty())
+      << "a requirement under an extra, and text after the headers, are not pins";
+  EXPECT_THAT(env->distributions[0].shared_objects,
+              ElementsAre(v.site + "/bad/_ext.so", v.site + "/bad/lib/libbadhelper.so"));
+  EXPECT_THAT(env->distributions[0].problems,
+              ElementsAre(HasSubstr("RECORD lists bad/missing.so, which is not there")));
+  EXPECT_THAT(env->distributions[1].metadata.torch_requirements, ElementsAre("torch==2.9.1"));
+  EXPECT_EQ(env->distributions[env->torch].metadata.version, "2.9.1");
+  // A site-packages or a python executable inside the venv name the same environment.
+  absl::StatusOr<PythonEnvironment> by_site = ReadPythonEnvironment(v.site, InputLimits{});
+  ASSERT_TRUE(by_site.ok()) << by_site.status();
+  EXPECT_EQ(by_site->site_packages, v.site);
+}
+
+TEST(EnvTest, EverySharedObjectOfEveryPackageGetsAVerdict) {
+  Venv v;
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads());
+  ASSERT_EQ(r->torch_imports.size(), 1u);
+  EXPECT_TRUE(r->torch_imports[0].loads) << RenderText(r->torch_imports[0], false);
+  EXPECT_THAT(r->matrix.builds, ElementsAre("torch 2.9.1+cpu (installed)"));
+  const EnvironmentPackage* bad = Package(*r, "bad");
+  const EnvironmentPackage* good = Package(*r, "good");
+  ASSERT_NE(bad, nullptr);
+  ASSERT_NE(good, nullptr);
+  ASSERT_EQ(bad->modules.size(), 2u);
+  const Report& ext = r->matrix.cells[bad->modules[0]].report;
+  ASSERT_FALSE(ext.loads);
+  ASSERT_EQ(ext.problems.size(), 1u);
+  EXPECT_EQ(ext.problems[0].message, v.site + "/bad/_ext.so: undefined symbol: c10_gone");
+  // The package's own library needs only libc10, loaded by import torch: it loads.
+  EXPECT_TRUE(r->matrix.cells[bad->modules[1]].report.loads);
+  EXPECT_FALSE(r->matrix.module_info[bad->modules[1]].extension_module);
+  EXPECT_EQ(r->matrix.module_info[bad->modules[0]].label, "bad/_ext.so");
+  ASSERT_EQ(good->modules.size(), 1u);
+  EXPECT_TRUE(r->matrix.cells[good->modules[0]].report.loads);
+  const std::string text = RenderEnvironmentText(*r, false);
+  EXPECT_THAT(text, HasSubstr("bad      2.0      pins no torch"));
+  EXPECT_THAT(text, HasSubstr("FAILS (1 of 2)"));
+  EXPECT_THAT(RenderEnvironmentJson(*r), HasSubstr("\"torch==2.9.1\""));
+}
+
+TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
+  Venv v;
+  TempDir other;
+  // Two torch directories laid out like site-packages; the newer one kept c10_gone.
+  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"2.10.0", {"c10_kept", "c10_gone"}}, {"2.9.0", {"c10_kept"}}}) {
+    const std::string t = "torch-" + ver + "/torch/";
+    fs::create_directories(other.path() + "/" + t + "lib");
+    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
+    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
+  }
+  absl::StatusOr<EnvironmentReport> r =
+      CheckEnvironment(v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
+                       NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->matrix.builds.size(), 2u);
+  ASSERT_TRUE(r->matrix.has_recommendation);
+  EXPECT_TRUE(r->matrix.recommendation.every_module_loads);
+  EXPECT_EQ(r->matrix.recommendation.build, other.path() + "/torch-2.10.0/torch");
+  const EnvironmentPackage* bad = Package(*r, "bad");
+  ASSERT_NE(bad, nullptr);
+  EXPECT_TRUE(r->matrix.cells[bad->modules[0] * 2].report.loads);
+  EXPECT_FALSE(r->matrix.cells[bad->modules[0] * 2 + 1].report.loads);
+  // The build was placed at the environment's torch: its objects' $ORIGIN is there.
+  bool placed = false;
+  for (const LoadedLibrary& l : r->matrix.cells[bad->modules[0] * 2].report.libraries)
+    placed |= l.name == v.site + "/torch/lib/libc10.so" &&
+              l.path == other.path() + "/torch-2.10.0/torch/lib/libc10.so";
+  EXPECT_TRUE(placed);
+}
+
+TEST(EnvTest, BadEnvironments) {
+  TempDir d;
+  EXPECT_THAT(CheckEnvironment(d.path() + "/nothing", {}, NoHost()),
+              StatusIs(absl::StatusCode::kNotFound, "nothing: No such file or directory"));
+  fs::create_directories(d.path() + "/empty");
+  EXPECT_THAT(CheckEnvironment(d.path() + "/empty", {}, NoHost()),
+              StatusIs(absl::StatusCode::kNotFound, "no lib/pythonX.Y/site-packages here"));
+  {
+    Venv v;
+    fs::remove_all(v.site + "/torch-2.9.1.dist-info");
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kNotFound, "no torch installed here"));
+    EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+  }
+  {
+    Venv v;
+    v.Put("torch-2.10.0.dist-info/METADATA", "Name: torch\nVersion: 2.10.0\n");
+    EXPECT_THAT(CheckEnvironment(v.root, {}, NoHost()),
+                StatusIs(absl::StatusCode::kFailedPrecondition, "several torch installs"));
+  }
+  {
+    Venv v;
+    v.Put("../../../pyvenv.cfg", "version_info = 3.11.4\n");
+    EXPECT_THAT(CheckEnvironment(v.root, {}, NoHost()),
+                StatusIs(absl::StatusCode::kFailedPrecondition, "pyvenv.cfg names Python 3.11"));
+  }
+  {
+    Venv v;
+    fs::remove(v.site + "/good-1.0.dist-info/RECORD");
+    fs::remove(v.site + "/bad-2.0.dist-info/METADATA");
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+    ASSERT_TRUE(r.ok()) << r.status();
+    const EnvironmentPackage* good = Package(*r, "good");
+    ASSERT_NE(good, nullptr);
+    EXPECT_THAT(good->problems, ElementsAre(HasSubstr("RECORD: missing or unreadable")));
+    const EnvironmentPackage* unowned = Package(*r, "(no package)");
+    ASSERT_NE(unowned, nullptr) << "good/_ext.so is still checked, as no package's";
+    ASSERT_EQ(unowned->modules.size(), 1u);
+    EXPECT_EQ(r->matrix.modules[unowned->modules[0]], v.site + "/good/_ext.so");
+    const EnvironmentPackage* bad = Package(*r, "bad");
+    ASSERT_NE(bad, nullptr) << "named from its directory";
+    EXPECT_EQ(bad->version, "2.0");
+    EXPECT_THAT(bad->problems, ::testing::Contains(HasSubstr("METADATA: missing or unreadable")));
+  }
+  {
+    Venv v;
+    v.Put("torch/lib/libc10.so", std::string("not an ELF file, and named .so"));
+    // torch's library is now unreadable as ELF: a directory skips it, so _C misses libc10.so.
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->torch_imports[0].loads);
+  }
+}
+
+TEST(EnvTest, MetadataAndPreloadsAreReadNotRun) {
+  PackageMetadata md = ParseMetadata(
+      "Metadata-Version: 2.1\r\nName: torchvision\r\nVersion: 0.24.1\r\n"
+      "Requires-Dist: torch (==2.9.1)\r\nRequires-Dist: torchx; extra == 'x'\r\n"
+      "Requires-Dist: Torch>=2.10 ; python_version >= \"3.12\"\r\n\r\nRequires-Dist: torch==1\r\n");
+  EXPECT_EQ(md.name, "torchvision");
+  EXPECT_EQ(md.version, "0.24.1");
+  EXPECT_THAT(md.torch_requirements, ElementsAre("torch (==2.9.1)", "Torch>=2.10"));
+  EXPECT_EQ(NormalizeDistName("Sgl_Kernel.x"), "sgl-kernel-x");
+  // torch 2.9's success path names its preloads; 2.12's calls _preload_cuda_deps() for a list.
+  EXPECT_THAT(TorchCudaPreloads(R"(
+def _load_global_deps() -> None:
+    try:
+        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
+        try:
+            _preload_cuda_deps("cuda_nvrtc", "libnvrtc.so.*[0-9]")
+            _preload_cuda_deps("nvjitlink", "libnvJitLink.so.*[0-9]")
+        except Exception:
+            pass
+    except OSError as err:
+        cuda_libs = {"cublas": "libcublas.so.*[0-9]"}
+)"),
+              ElementsAre(std::pair<std::string, std::string>{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
+                          std::pair<std::string, std::string>{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
+  EXPECT_THAT(TorchCudaPreloads(R"(
+def _preload_cuda_deps(err: OSError | None = None) -> None:
+    cuda_libs: list[tuple[str, str]] = [
+        ("cublas", "libcublasLt.so.*[0-9]"),
+        ("cudnn", "libcudnn.so.*[0-9]"),
+    ]
+def _load_global_deps() -> None:
+    try:
+        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
+        _preload_cuda_deps()
+    except OSError as err:
+        pass
+)"),
+              ElementsAre(std::pair<std::string, std::string>{"cublas", "libcublasLt.so.*[0-9]"},
+                          std::pair<std::string, std::string>{"cudnn", "libcudnn.so.*[0-9]"}));
+  TempDir d;
+  fs::create_directories(d.path() + "/nvidia/cu13/lib");
+  d.Write("nvidia/cu13/lib/libcublasLt.so.13", std::string("x"));
+  EXPECT_THAT(ResolveCudaPreloads(d.path(), "13", {{"cublas", "libcublasLt.so.*[0-9]"}, {"cudnn", "libcudnn.so.*[0-9]"}}),
+              ElementsAre(d.path() + "/nvidia/cu13/lib/libcublasLt.so.13"));
+}
+
+}  // namespace
+}  // namespace abicheck

@@ -1,0 +1,84 @@
+// `abicheck env [PATH]`: which packages of an installed Python environment will not load with its
+// torch (or with another build, --against), why, and which build to install instead.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "abicheck/abicheck.h"
+#include "absl/strings/str_split.h"
+#include "tools/abicheck/commands.h"
+#include "tools/abicheck/progress.h"
+
+namespace abicheck::cli {
+
+int RunEnv(const std::string& prog, std::vector<std::string> args) {
+  CLI::App app{
+      "Checks an installed Python environment without running it: models `import torch` from its "
+      "files, then every shared object of every other package, and says which packages will not "
+      "load and why.",
+      prog + " env"};
+  std::string path;
+  std::vector<std::string> against, library_path;
+  CheckOptions options;
+  OutputOptions out;
+  bool no_host = false, no_diagnose = false;
+  app.add_option("PATH", path,
+                 "a virtualenv, a prefix with lib/pythonX.Y/site-packages, a site-packages "
+                 "directory, or a Python executable in one (default: $VIRTUAL_ENV)");
+  app.add_option("--against", against,
+                 "check with this torch build instead of the installed one (a torch wheel, a "
+                 "torch directory or an index); repeat to compare builds and get a "
+                 "recommendation");
+  app.add_option("-L,--library-path", library_path,
+                 "a directory searched like LD_LIBRARY_PATH (':' separates several), e.g. one "
+                 "holding the driver's libcuda.so.1");
+  app.add_option("--sysroot", options.sysroot,
+                 "search the host directories and ld.so.cache under this root");
+  app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
+  app.add_flag("--no-diagnose", no_diagnose,
+               "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
+  out.AddTo(app, {"text", "json", "sarif", "junit"});
+  app.footer("exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
+             "or invalid input (no torch installed, ...)");
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (path.empty()) {
+    const char* venv = std::getenv("VIRTUAL_ENV");
+    if (venv == nullptr || *venv == '\0') {
+      std::fprintf(stderr, "%s: env: name an environment (no PATH given and VIRTUAL_ENV is unset)\n",
+                   prog.c_str());
+      return kExitUsage;
+    }
+    path = venv;
+  }
+  for (const std::string& d : library_path) {
+    for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
+  }
+  options.use_host = !no_host;
+  options.diagnose = !no_diagnose;
+  ProgressBar bar;
+  InputLimits limits;
+  limits.progress = bar.Callback();
+  absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
+  bar.Finish();
+  if (!env.ok()) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(env.status().message()).c_str());
+    return ExitCodeForStatus(env.status());
+  }
+  std::vector<Report> reports = env->torch_imports;
+  for (const MatrixCell& c : env->matrix.cells) reports.push_back(c.report);
+  const std::string text = out.format == "json"    ? RenderEnvironmentJson(*env)
+                           : out.format == "sarif" ? RenderSarif(reports)
+                           : out.format == "junit" ? RenderJunit(env->matrix)
+                                                   : RenderEnvironmentText(*env, out.color_on());
+  if (!Emit(prog, text, out)) return kExitBadInput;
+  return env->loads() ? kExitLoads : kExitWillNotLoad;
+}
+
+}  // namespace abicheck::cli
