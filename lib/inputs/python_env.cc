@@ -46,7 +46,8 @@ std::optional<std::string> ReadText(const std::string& path) {
   if (fd < 0) return std::nullopt;
   struct stat st;
   std::optional<std::string> out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= kMaxTextFile) {
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<size_t>(st.st_size) <= kMaxTextFile) {
     std::string s(static_cast<size_t>(st.st_size), '\0');
     size_t got = 0;
     while (got < s.size()) {
@@ -203,9 +204,9 @@ absl::StatusOr<Layout> FindLayout(const std::string& given) {
       if (cfg_version.empty() || v == cfg_version) chosen.push_back(sp);
     }
     if (chosen.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          given, ": pyvenv.cfg names Python ", cfg_version, ", but its site-packages are for ",
-          absl::StrJoin(found, ", ")));
+      return absl::FailedPreconditionError(
+          absl::StrCat(given, ": pyvenv.cfg names Python ", cfg_version,
+                       ", but its site-packages are for ", absl::StrJoin(found, ", ")));
     }
     if (chosen.size() > 1) {
       return absl::FailedPreconditionError(
@@ -226,8 +227,8 @@ absl::StatusOr<Layout> FindLayout(const std::string& given) {
     if (auto it = cfg.find("home"); it != cfg.end()) dirs.push_back(it->second);
     if (!l.prefix.empty()) dirs.push_back(l.prefix + "/bin");
     for (const std::string& d : dirs) {
-      for (const std::string& n :
-           {absl::StrCat("python", l.python_version), std::string("python3"), std::string("python")}) {
+      for (const std::string& n : {absl::StrCat("python", l.python_version), std::string("python3"),
+                                   std::string("python")}) {
         const std::string p = absl::StrCat(d, "/", n);
         if (l.interpreter.empty() && HasElfMagicFile(p)) l.interpreter = p;
       }
@@ -296,9 +297,8 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
   const size_t load = init_py.find("mode=ctypes.RTLD_GLOBAL)", def);
   if (load == absl::string_view::npos) return out;
   const size_t except = init_py.find("except OSError", load);
-  absl::string_view block = init_py.substr(load, except == absl::string_view::npos
-                                                     ? absl::string_view::npos
-                                                     : except - load);
+  absl::string_view block = init_py.substr(
+      load, except == absl::string_view::npos ? absl::string_view::npos : except - load);
   // Quoted pairs ("folder", "glob") — a call's arguments or a list's tuples.
   auto pairs = [](absl::string_view s, std::vector<std::pair<std::string, std::string>>* to) {
     auto quoted = [&](size_t* i, std::string* v) {
@@ -325,8 +325,8 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
     const size_t body = init_py.find("def _preload_cuda_deps(");
     if (body != absl::string_view::npos) {
       const size_t next = init_py.find("\ndef ", body + 1);
-      pairs(init_py.substr(body, next == absl::string_view::npos ? absl::string_view::npos
-                                                                  : next - body),
+      pairs(init_py.substr(body,
+                           next == absl::string_view::npos ? absl::string_view::npos : next - body),
             &out);
     }
   } else {
@@ -429,8 +429,9 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
     std::optional<std::string> record = ReadText(di + "/RECORD");
     if (!record) {
       dist.problems.push_back(absl::StrCat(
-          di, "/RECORD: missing or unreadable; its shared objects count as belonging to no "
-              "distribution"));
+          di,
+          "/RECORD: missing or unreadable; its shared objects count as belonging to no "
+          "distribution"));
     } else {
       for (absl::string_view line : absl::StrSplit(*record, '\n')) {
         absl::ConsumeSuffix(&line, "\r");
@@ -483,7 +484,8 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
     // cuda: Optional[str] = '12.8'
     const size_t at = v->find("\ncuda");
     const size_t q = at == std::string::npos ? std::string::npos : v->find('\'', at);
-    if (q != std::string::npos && q + 1 < v->size() && std::isdigit(static_cast<unsigned char>((*v)[q + 1]))) {
+    if (q != std::string::npos && q + 1 < v->size() &&
+        std::isdigit(static_cast<unsigned char>((*v)[q + 1]))) {
       cuda_major = v->substr(q + 1, v->find('.', q) - q - 1);
     }
   }

@@ -34,8 +34,8 @@ struct InstalledDistribution {
 };
 
 struct PythonEnvironment {
-  std::string path;           // as given
-  std::string site_packages;  // the directory everything else is relative to
+  std::string path;            // as given
+  std::string site_packages;   // the directory everything else is relative to
   std::string python_version;  // "3.12", from pyvenv.cfg or the lib/pythonX.Y directory
   // The interpreter's executable, found from pyvenv.cfg's `home` or bin/python3 (a symlink is
   // read, never run); "" when not found.

@@ -50,7 +50,8 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
     }
     absl::StrAppend(&out, "import torch with ", Printable(labels[b]), ": ", paint(r.loads, line),
                     "\n");
-    for (const Warning& w : r.warnings) absl::StrAppend(&out, "  warning: ", Printable(w.message), "\n");
+    for (const Warning& w : r.warnings)
+      absl::StrAppend(&out, "  warning: ", Printable(w.message), "\n");
   }
   out.push_back('\n');
   size_t w_name = 7, w_ver = 7, w_pin = 9;
@@ -81,7 +82,8 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
   }
   if (env.matrix.has_recommendation)
     absl::StrAppend(&out, "\nrecommendation: ", Printable(env.matrix.recommendation.summary), "\n");
-  for (const Warning& n : env.matrix.notes) absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+  for (const Warning& n : env.matrix.notes)
+    absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
   for (size_t b = 0; b < nb; ++b) {
     if (!env.torch_imports[b].loads) {
       absl::StrAppend(&out, "\n== import torch with ", Printable(labels[b]), "\n",

@@ -89,7 +89,7 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
 absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                                     const std::vector<InputFile>& providers,
                                     const std::vector<InputFile>& preload, const InputFile* python,
-                                    const CheckOptions& options) {
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded) {
   const std::string& module_path = module_input.name;
   // The module decides which loader runs: its machine and class.
   ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf,
@@ -141,7 +141,19 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
 
   ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_input, "module", false));
   if (module->preexisting) {
-    return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));
+    if (if_loaded == ModuleAlreadyLoaded::kIsAnError) {
+      return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));
+    }
+    // dlopen of an object already loaded (as a dependency of what was loaded before) returns it:
+    // _dl_map_object finds it by file identity (docs/loader-model.md C2).
+    Report report;
+    report.module = module_path;
+    report.loads = true;
+    report.libraries.push_back({module->names.front(), module->path, module->found_by, false});
+    report.warnings.push_back(
+        {module_path,
+         "already loaded (a dependency of what was loaded before it): nothing to check"});
+    return report;
   }
   if (module->elf->type() != elf::ET_DYN || !module->elf->has_dynamic()) {
     Problem p;
@@ -413,12 +425,15 @@ std::vector<int> BuildVersion(absl::string_view build) {
 
 }  // namespace
 
-void Recommend(Matrix* m) {
+void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   const size_t nb = m->builds.size();
   if (nb < 2 || m->modules.empty()) return;
   std::vector<int> failing(nb, 0);
   for (size_t i = 0; i < m->modules.size(); ++i) {
-    for (size_t b = 0; b < nb; ++b) failing[b] += m->cells[i * nb + b].report.loads ? 0 : 1;
+    for (size_t b = 0; b < nb; ++b) {
+      const bool dead = b < unusable.size() && unusable[b];
+      failing[b] += (dead || !m->cells[i * nb + b].report.loads) ? 1 : 0;
+    }
   }
   // Fewest failing modules; among equals the newest version; among those the one given last.
   size_t best = 0;
@@ -435,7 +450,8 @@ void Recommend(Matrix* m) {
   r.failing_modules = failing[best];
   r.every_module_loads = failing[best] == 0;
   for (size_t i = 0; i < m->modules.size(); ++i) {
-    if (!m->cells[i * nb + best].report.loads) r.still_failing.push_back(m->modules[i]);
+    if (!m->cells[i * nb + best].report.loads || (best < unusable.size() && unusable[best]))
+      r.still_failing.push_back(m->modules[i]);
   }
   r.summary = r.every_module_loads
                   ? absl::StrCat("install ", r.label, ": every module loads against it")

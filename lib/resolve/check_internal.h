@@ -11,14 +11,19 @@
 
 namespace abicheck {
 
-absl::StatusOr<Report> CheckObjects(const InputFile& module,
-                                    const std::vector<InputFile>& providers,
-                                    const std::vector<InputFile>& preload, const InputFile* python,
-                                    const CheckOptions& options);
+// What a module that is already among the loaded objects means: a mistake in the input (the
+// user named it as a provider too), or, as dlopen sees it, an object that loads at once.
+enum class ModuleAlreadyLoaded { kIsAnError, kLoads };
+
+absl::StatusOr<Report> CheckObjects(
+    const InputFile& module, const std::vector<InputFile>& providers,
+    const std::vector<InputFile>& preload, const InputFile* python, const CheckOptions& options,
+    ModuleAlreadyLoaded if_loaded = ModuleAlreadyLoaded::kIsAnError);
 
 // Fills m->recommendation from the cells (two or more builds): the build with the fewest failing
-// modules, the newest among equals (docs/loader-model.md is silent: this is ours).
-void Recommend(Matrix* m);
+// modules, the newest among equals. A build marked in `unusable` (import torch itself fails with
+// it) fails every module.
+void Recommend(Matrix* m, const std::vector<bool>& unusable = {});
 
 // How a module row is shown (ModuleInfo::label).
 struct ExpandedInput;

@@ -61,8 +61,7 @@ absl::StatusOr<InputFile> OneFile(const std::string& path) {
 // Splits a build's objects into the roles import torch gives them, placing each at
 // site/<its torch-relative path>.
 absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> objects,
-                           absl::string_view init_py, absl::string_view version_py,
-                           TorchBuild* b) {
+                           absl::string_view init_py, absl::string_view version_py, TorchBuild* b) {
   for (InputFile& f : objects) {
     std::string rel = TorchRelative(f.name);
     if (rel.empty()) rel = absl::StrCat("torch/lib/", Basename(f.name));
@@ -114,7 +113,8 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const std::s
   b.name = arg;
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(arg, limits));
   if (in.objects.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
+    return absl::InvalidArgumentError(
+        absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
   }
   std::string init = TextMember(in, "torch/__init__.py");
   std::string version = TextMember(in, "torch/version.py");
@@ -202,14 +202,16 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
     for (const InputFile& f : b.providers) {
       if (f.blob != b.torch_c->blob) rest.push_back(f);
     }
-    ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(*b.torch_c, rest, b.preload,
-                                                     python ? &*python : nullptr, opts));
-    const std::string tag = absl::StrCat("cpython-", absl::StrReplaceAll(env.python_version, {{".", ""}}), "-");
+    ABICHECK_ASSIGN_OR_RETURN(
+        Report r, CheckObjects(*b.torch_c, rest, b.preload, python ? &*python : nullptr, opts));
+    const std::string tag =
+        absl::StrCat("cpython-", absl::StrReplaceAll(env.python_version, {{".", ""}}), "-");
     if (!env.python_version.empty() && absl::StrContains(Basename(b.torch_c->name), "cpython-") &&
         !absl::StrContains(Basename(b.torch_c->name), tag)) {
-      r.warnings.push_back({b.torch_c->name,
-                            absl::StrCat("built for another Python than this environment's ",
-                                         env.python_version, ": import torch fails to find torch._C")});
+      r.warnings.push_back(
+          {b.torch_c->name,
+           absl::StrCat("built for another Python than this environment's ", env.python_version,
+                        ": import torch fails to find torch._C")});
     }
     out.torch_imports.push_back(std::move(r));
   }
@@ -220,6 +222,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
                          const std::vector<std::string>& files,
                          const std::vector<std::string>& problems) -> absl::Status {
     EnvironmentPackage pkg{name, version, pins, {}, problems};
+    std::vector<InputFile> objects;
     for (const std::string& f : files) {
       if (absl::StartsWith(f, env.torch_dir + "/")) continue;  // part of the build
       ABICHECK_ASSIGN_OR_RETURN(InputFile in, OneFile(f));
@@ -232,10 +235,45 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
       pkg.modules.push_back(out.matrix.modules.size());
       out.matrix.modules.push_back(f);
       out.matrix.module_info.push_back(info);
-      for (const TorchBuild& b : builds) {
+      objects.push_back(std::move(in));
+    }
+    // E7: a package loads its own libraries before its modules need them. Its objects are
+    // loaded after import torch in name order, pass after pass, until a pass loads no more;
+    // each keeps the report of its last attempt, against torch and the ones loaded before it.
+    // The passes decide the verdicts; the diagnosis is made once, for the last attempt.
+    std::vector<std::vector<Report>> reports(objects.size(), std::vector<Report>(builds.size()));
+    CheckOptions verdict_only = opts;
+    verdict_only.diagnose = false;
+    for (size_t b = 0; b < builds.size(); ++b) {
+      std::vector<bool> loaded(objects.size(), false);
+      std::vector<InputFile> providers = builds[b].providers;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < objects.size(); ++i) {
+          if (loaded[i]) continue;
+          ABICHECK_ASSIGN_OR_RETURN(
+              Report r,
+              CheckObjects(objects[i], providers, builds[b].preload, python ? &*python : nullptr,
+                           verdict_only, ModuleAlreadyLoaded::kLoads));
+          if (r.loads) {
+            loaded[i] = true;
+            changed = true;
+            providers.push_back(objects[i]);
+          }
+          reports[i][b] = std::move(r);
+        }
+      }
+      for (size_t i = 0; i < objects.size() && opts.diagnose; ++i) {
+        if (loaded[i]) continue;
         ABICHECK_ASSIGN_OR_RETURN(
-            Report r, CheckObjects(in, b.providers, b.preload, python ? &*python : nullptr, opts));
-        out.matrix.cells.push_back({f, b.name, std::move(r)});
+            reports[i][b],
+            CheckObjects(objects[i], providers, builds[b].preload, python ? &*python : nullptr,
+                         opts, ModuleAlreadyLoaded::kLoads));
+      }
+    }
+    for (size_t i = 0; i < objects.size(); ++i) {
+      for (size_t b = 0; b < builds.size(); ++b) {
+        out.matrix.cells.push_back({objects[i].name, builds[b].name, std::move(reports[i][b])});
       }
     }
     if (!pkg.modules.empty() || !pkg.problems.empty()) out.packages.push_back(std::move(pkg));
@@ -244,7 +282,8 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
   for (size_t i = 0; i < env.distributions.size(); ++i) {
     const InstalledDistribution& d = env.distributions[i];
     // torch is the build; nvidia-* are its CUDA libraries, checked where import torch loads them.
-    if (static_cast<int>(i) == env.torch || absl::StartsWith(NormalizeDistName(d.metadata.name), "nvidia-"))
+    if (static_cast<int>(i) == env.torch ||
+        absl::StartsWith(NormalizeDistName(d.metadata.name), "nvidia-"))
       continue;
     ABICHECK_RETURN_IF_ERROR(add_package(d.metadata.name, d.metadata.version,
                                          d.metadata.torch_requirements, d.shared_objects,
@@ -255,7 +294,11 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
     if (!absl::StartsWith(f, env.site_packages + "/nvidia/")) unowned.push_back(f);
   }
   ABICHECK_RETURN_IF_ERROR(add_package("(no package)", "", {}, unowned, {}));
-  if (builds.size() > 1) Recommend(&out.matrix);
+  if (builds.size() > 1) {
+    std::vector<bool> unusable;
+    for (const Report& r : out.torch_imports) unusable.push_back(!r.loads);
+    Recommend(&out.matrix, unusable);
+  }
   return out;
 }
 

@@ -1,13 +1,12 @@
 // Installed environments read from their files (docs/loader-model.md E1-E7): distributions from
 // RECORD and METADATA, torch's CUDA preloads from its __init__.py, builds swapped in with
 // --against, and the bad input a real site-packages can hold.
-#include "lib/inputs/python_env.h"
-
 #include <filesystem>
 
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/inputs/python_env.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
 
@@ -58,7 +57,8 @@ struct Venv {
     fs::create_directories(site);
     Put("../../../pyvenv.cfg", "home = /nonexistent/bin\nversion_info = 3.12.1\n");
     AddTorch("2.9.1", {"c10_kept"});
-    Dist("good", "1.0", "Requires-Dist: torch==2.9.1\n", {{"good/_ext.so", Mod({"libc10.so"}, {"c10_kept"})}});
+    Dist("good", "1.0", "Requires-Dist: torch==2.9.1\n",
+         {{"good/_ext.so", Mod({"libc10.so"}, {"c10_kept"})}});
     Dist("bad", "2.0", "Requires-Dist: numpy\nRequires-Dist: torch>=2.0; extra == \"gpu\"\n",
          {{"bad/_ext.so", Mod({"libc10.so"}, {"c10_gone"})},
           {"bad/lib/libbadhelper.so", Lib("libbadhelper.so", {"h"}, {"libc10.so"})}},
@@ -66,7 +66,8 @@ struct Venv {
   }
   void Put(const std::string& rel, const std::vector<uint8_t>& bytes) {
     fs::create_directories(fs::path(site + "/" + rel).parent_path());
-    d.Write(fs::path(site + "/" + rel).lexically_normal().string().substr(d.path().size() + 1), bytes);
+    d.Write(fs::path(site + "/" + rel).lexically_normal().string().substr(d.path().size() + 1),
+            bytes);
   }
   void Put(const std::string& rel, const std::string& text) {
     Put(rel, std::vector<uint8_t>(text.begin(), text.end()));
@@ -167,9 +168,9 @@ TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
     other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
     other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
   }
-  absl::StatusOr<EnvironmentReport> r =
-      CheckEnvironment(v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
-                       NoHost());
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(
+      v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
+      NoHost());
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->matrix.builds.size(), 2u);
   ASSERT_TRUE(r->matrix.has_recommendation);
@@ -251,7 +252,8 @@ TEST(EnvTest, MetadataAndPreloadsAreReadNotRun) {
   EXPECT_THAT(md.torch_requirements, ElementsAre("torch (==2.9.1)", "Torch>=2.10"));
   EXPECT_EQ(NormalizeDistName("Sgl_Kernel.x"), "sgl-kernel-x");
   // torch 2.9's success path names its preloads; 2.12's calls _preload_cuda_deps() for a list.
-  EXPECT_THAT(TorchCudaPreloads(R"(
+  EXPECT_THAT(
+      TorchCudaPreloads(R"(
 def _load_global_deps() -> None:
     try:
         ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
@@ -263,8 +265,8 @@ def _load_global_deps() -> None:
     except OSError as err:
         cuda_libs = {"cublas": "libcublas.so.*[0-9]"}
 )"),
-              ElementsAre(std::pair<std::string, std::string>{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
-                          std::pair<std::string, std::string>{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
+      ElementsAre(std::pair<std::string, std::string>{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
+                  std::pair<std::string, std::string>{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
   EXPECT_THAT(TorchCudaPreloads(R"(
 def _preload_cuda_deps(err: OSError | None = None) -> None:
     cuda_libs: list[tuple[str, str]] = [
@@ -283,8 +285,10 @@ def _load_global_deps() -> None:
   TempDir d;
   fs::create_directories(d.path() + "/nvidia/cu13/lib");
   d.Write("nvidia/cu13/lib/libcublasLt.so.13", std::string("x"));
-  EXPECT_THAT(ResolveCudaPreloads(d.path(), "13", {{"cublas", "libcublasLt.so.*[0-9]"}, {"cudnn", "libcudnn.so.*[0-9]"}}),
-              ElementsAre(d.path() + "/nvidia/cu13/lib/libcublasLt.so.13"));
+  EXPECT_THAT(
+      ResolveCudaPreloads(d.path(), "13",
+                          {{"cublas", "libcublasLt.so.*[0-9]"}, {"cudnn", "libcudnn.so.*[0-9]"}}),
+      ElementsAre(d.path() + "/nvidia/cu13/lib/libcublasLt.so.13"));
 }
 
 }  // namespace

@@ -40,8 +40,9 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
-  app.footer("exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
-             "or invalid input (no torch installed, ...)");
+  app.footer(
+      "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
+      "or invalid input (no torch installed, ...)");
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -51,7 +52,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   if (path.empty()) {
     const char* venv = std::getenv("VIRTUAL_ENV");
     if (venv == nullptr || *venv == '\0') {
-      std::fprintf(stderr, "%s: env: name an environment (no PATH given and VIRTUAL_ENV is unset)\n",
+      std::fprintf(stderr,
+                   "%s: env: name an environment (no PATH given and VIRTUAL_ENV is unset)\n",
                    prog.c_str());
       return kExitUsage;
     }

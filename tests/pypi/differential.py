@@ -1,0 +1,142 @@
+"""The real loader as the judge, on real PyPI environments (docs/loader-model.md E1-E7).
+
+differential.py ABICHECK CACHE
+
+For every virtualenv under CACHE/venvs (tests/pypi/make-venvs.sh), abicheck's `env` report is
+compared with what really happens in that environment's own Python:
+  * `import torch` — loads or not, and the exception text;
+  * every shared object of every other package, loaded with ctypes.CDLL (RTLD_NOW | RTLD_LOCAL)
+    in a process forked right after `import torch`, the package's objects in name order, pass
+    after pass until a pass loads no more (E7) — each object's verdict, and for a failure the
+    exact dlerror() text against abicheck's marked first error;
+  * which package owns each shared object (importlib.metadata, from RECORD).
+The driver's libcuda.so.1 is the CUDA toolkit's stub, on LD_LIBRARY_PATH for Python and -L for
+abicheck. Not covered: what a package's Python code loads conditionally (torch.ops.load_library
+on a path it computes), or anything that needs a GPU to run.
+Prints one line per mismatch and ends with "N passed, M failed"; exit 1 on any mismatch.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+CHILD = r'''
+import ctypes, json, os, sys
+req = json.load(sys.stdin)
+out = {"torch": None, "packages": {}, "owners": {}}
+try:
+    import torch  # noqa: F401
+    out["torch"] = "ok"
+except BaseException as e:  # the import's own error is the verdict
+    out["torch"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+    sys.exit(0)
+import importlib.metadata as md
+site = req["site"]
+for d in md.distributions():
+    for f in d.files or []:
+        p = os.path.normpath(os.path.join(site, str(f)))
+        if p in req["all_objects"]:
+            out["owners"][p] = d.metadata["Name"]
+for name, objects in req["packages"].items():
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        loaded, errors, changed = [], {}, True
+        while changed:
+            changed = False
+            for p in objects:
+                if p in loaded:
+                    continue
+                try:
+                    ctypes.CDLL(p, mode=os.RTLD_LOCAL)
+                    loaded.append(p)
+                    errors.pop(p, None)
+                    changed = True
+                except OSError as e:
+                    errors[p] = str(e)
+        os.write(w, json.dumps({"loaded": loaded, "errors": errors}).encode())
+        os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := os.read(r, 1 << 16):
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    out["packages"][name] = json.loads(data) if data else {"crashed": status}
+print(json.dumps(out))
+'''
+
+
+def main():
+    abicheck, cache = sys.argv[1], pathlib.Path(sys.argv[2])
+    stub = cache / "driver-stub"
+    venvs = sorted(p for p in (cache / "venvs").glob("torch-*") if list(p.glob(".complete-*")))
+    if not venvs:
+        print("no virtualenvs built under", cache / "venvs")
+        return 1
+    passed = failed = 0
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("MISMATCH", what)
+
+    for v in venvs:
+        rep = subprocess.run([abicheck, "env", str(v), "-L", str(stub), "--format", "json"],
+                             capture_output=True, text=True)
+        if rep.returncode not in (0, 1):
+            check(False, f"{v.name}: abicheck env exited {rep.returncode}: {rep.stderr.strip()}")
+            continue
+        doc = json.loads(rep.stdout)
+        m = doc["matrix"]
+        packages = {p["name"]: [m["modules"][i] for i in p["modules"]] for p in doc["packages"]}
+        cells = {c["module"]: c for c in m["cells"]}
+        req = {"site": doc["environment"]["site_packages"], "packages": packages,
+               "all_objects": m["modules"]}
+        env = dict(os.environ, LD_LIBRARY_PATH=str(stub))
+        real = subprocess.run([str(v / "bin" / "python"), "-c", CHILD], input=json.dumps(req),
+                              capture_output=True, text=True, env=env)
+        if real.returncode != 0:
+            check(False, f"{v.name}: the real import crashed: {real.stderr[-2000:]}")
+            continue
+        got = json.loads(real.stdout.strip().splitlines()[-1])
+        imp = doc["torch_imports"][0]
+        check(imp["loads"] == (got["torch"] == "ok"),
+              f"{v.name}: import torch: abicheck says loads={imp['loads']}, Python: {got['torch']}")
+        if got["torch"] != "ok":
+            continue
+        n_objects = n_fail = 0
+        for name, objects in packages.items():
+            res = got["packages"].get(name, {})
+            if "crashed" in res:
+                check(False, f"{v.name}: {name}: the loading process died ({res['crashed']})")
+                continue
+            for p in objects:
+                n_objects += 1
+                cell = cells[p]
+                real_loads = p in res["loaded"]
+                n_fail += not real_loads
+                first = cell["report"]["first_error"]
+                check(cell["loads"] == real_loads,
+                      f"{v.name}: {p}: abicheck loads={cell['loads']} ({first}), "
+                      f"real loads={real_loads} ({res['errors'].get(p)})")
+                if not real_loads and not cell["loads"]:
+                    check(first == res["errors"][p],
+                          f"{v.name}: {p}: first error differs:\n  abicheck: {first}\n  ld.so:    "
+                          f"{res['errors'][p]}")
+                owner = got["owners"].get(p, "(no package)")
+                check(owner == name, f"{v.name}: {p}: abicheck says package {name}, RECORD says {owner}")
+        print(f"{v.name}: import torch {'loads' if imp['loads'] else 'fails'}; {n_objects} shared objects "
+              f"of {len(packages)} packages, {n_fail} fail to load; checked against the real loader")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

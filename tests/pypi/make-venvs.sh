@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# ctest fixture: fetches the PyPI corpus and builds one virtualenv per torch release of
+# bench/pypi-corpus.txt under CACHE/venvs (pip install --no-index from the cached wheels, so
+# nothing else is fetched): torch, its CUDA libraries, every extension distribution. Reused while
+# the manifest is unchanged. When the index or a Python 3.12 cannot be had, writes
+# CACHE/UNAVAILABLE with the reason and exits 0 (the tests then skip, saying why).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${1:-${ABICHECK_PYPI_CACHE:-$HOME/.cache/abicheck-corpus/pypi}}
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9  # both builds' ctest runs may prepare at once
+rm -f "$cache/UNAVAILABLE"
+unavailable() { echo "$*" > "$cache/UNAVAILABLE"; cat "$cache/UNAVAILABLE"; exit 0; }
+out=$("$root/bench/fetch-pypi-corpus.sh" "$cache" 2>&1)
+rc=$?
+echo "$out" | tail -1
+[ $rc -eq 2 ] && unavailable "$(echo "$out" | tail -1)"
+[ $rc -eq 0 ] || { echo "$out"; exit 1; }
+py=${ABICHECK_PYTHON312:-$(command -v python3.12 || true)}
+[ -n "$py" ] && "$py" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null ||
+  unavailable "no Python 3.12 on this machine (the corpus wheels are cp312): set ABICHECK_PYTHON312"
+manifest=$root/bench/pypi-corpus.txt
+key=$(cat "$manifest" "$0" | sha256sum | cut -c1-16)
+mapfile -t exts < <(awk '$1 == "ext" {print $2}' "$manifest")
+pipi=(pip install --no-index --find-links "$cache/wheels" --no-compile -q --disable-pip-version-check)
+while read -r kind req cuda_req; do
+  [ "$kind" = torch ] || continue
+  v=$cache/venvs/${req/==/-}
+  [ -f "$v/.complete-$key" ] && continue
+  start=$(date +%s)
+  rm -rf "$v"
+  "$py" -m venv --without-pip "$v" || exit 1
+  # The CUDA libraries (and pure-Python dependencies) of the release named for them, then this
+  # torch itself in place of that one, then every extension without dependencies.
+  "${pipi[@]}" --python "$v/bin/python" "$cuda_req" || exit 1
+  if [ "$cuda_req" != "$req" ]; then "${pipi[@]}" --python "$v/bin/python" --no-deps "$req" || exit 1; fi
+  "${pipi[@]}" --python "$v/bin/python" --no-deps "${exts[@]}" || exit 1
+  touch "$v/.complete-$key"
+  echo "venv $v: $(du -sh "$v" | cut -f1), built in $(( $(date +%s) - start )) s"
+done < "$manifest"
+# The driver's libcuda.so.1 is not on this machine: the toolkit's stub plays it (it exports the
+# driver API; nothing is run).
+stub=$(ls /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda*/targets/*/lib/stubs/libcuda.so 2>/dev/null | head -1)
+mkdir -p "$cache/driver-stub"
+[ -n "$stub" ] && ln -sf "$stub" "$cache/driver-stub/libcuda.so.1"
+exit 0
