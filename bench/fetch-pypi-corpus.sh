@@ -11,7 +11,12 @@ wheels=$cache/wheels
 mkdir -p "$wheels"
 manifest=$root/bench/pypi-corpus.txt
 stamp=$cache/fetched.$(sha256sum "$manifest" | cut -c1-16)
-if [ -f "$stamp" ] && (cd "$wheels" && sha256sum --quiet -c ../SHA256SUMS); then
+# Reuse: the files hashed after the last fetch, unchanged since (name, size, mtime); a changed one
+# is hashed again against SHA256SUMS.
+listing() { (cd "$wheels" && stat -c '%n %s %Y' -- *.whl); }
+if [ -f "$stamp" ] && { [ "$(listing)" = "$(cat "$stamp")" ] ||
+                        (cd "$wheels" && sha256sum --quiet -c ../SHA256SUMS); }; then
+  listing > "$stamp"
   echo "pypi corpus: cached in $wheels ($(du -sh "$wheels" | cut -f1))"
   exit 0
 fi
@@ -41,5 +46,5 @@ while read -r kind req _; do
 done < "$manifest"
 (cd "$wheels" && sha256sum -- *.whl > ../SHA256SUMS)
 rm -f "$cache"/fetched.*
-touch "$stamp"
+listing > "$stamp"
 echo "pypi corpus: $(ls "$wheels" | wc -l) wheels, $(du -sh "$wheels" | cut -f1), fetched in $(( $(date +%s) - start )) s"

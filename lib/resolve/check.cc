@@ -387,10 +387,6 @@ std::string ModuleLabel(const ExpandedInput& in, const InputFile& f) {
   return Basename(f.name);
 }
 
-namespace {
-
-// "torch-2.10.0-3-cp312-..." -> {2, 10, 0}: the first dotted number of the file name, else of
-// the whole name; empty when there is none.
 std::vector<int> BuildVersion(absl::string_view build) {
   auto first = [](absl::string_view s) {
     std::vector<int> v;
@@ -422,8 +418,6 @@ std::vector<int> BuildVersion(absl::string_view build) {
   std::vector<int> v = first(slash == absl::string_view::npos ? build : build.substr(slash + 1));
   return v.empty() ? first(build) : v;
 }
-
-}  // namespace
 
 void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   const size_t nb = m->builds.size();

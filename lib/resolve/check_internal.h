@@ -25,6 +25,10 @@ absl::StatusOr<Report> CheckObjects(
 // it) fails every module.
 void Recommend(Matrix* m, const std::vector<bool>& unusable = {});
 
+// "torch-2.10.0-3-cp312-..." -> {2, 10, 0}: the first dotted number of a build's file name (else
+// of its whole name); empty when there is none. Newer compares greater.
+std::vector<int> BuildVersion(absl::string_view build);
+
 // How a module row is shown (ModuleInfo::label).
 struct ExpandedInput;
 std::string ModuleLabel(const ExpandedInput& in, const InputFile& f);

@@ -8,7 +8,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "lib/elf/elf_file.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/check_internal.h"
@@ -132,6 +134,47 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const std::s
   return b;
 }
 
+// In an environment the answer is about packages: the build with the fewest packages that will
+// not load (every package, when import torch itself fails), the newest among equals.
+void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusable) {
+  const size_t nb = env.matrix.builds.size();
+  std::vector<std::vector<std::string>> failing(nb);
+  for (size_t b = 0; b < nb; ++b) {
+    for (const EnvironmentPackage& p : env.packages) {
+      bool ok = !unusable[b];
+      for (size_t row : p.modules) ok = ok && env.matrix.cells[row * nb + b].report.loads;
+      if (!ok) failing[b].push_back(p.name);
+    }
+  }
+  size_t best = 0;
+  for (size_t b = 1; b < nb; ++b) {
+    if (failing[b].size() < failing[best].size() ||
+        (failing[b].size() == failing[best].size() &&
+         BuildVersion(env.matrix.builds[b]) >= BuildVersion(env.matrix.builds[best])))
+      best = b;
+  }
+  env.matrix.has_recommendation = true;
+  Recommendation& r = env.matrix.recommendation;
+  r.build = env.matrix.builds[best];
+  r.label = Basename(r.build);
+  if (absl::EndsWith(r.label, ".whl")) r.label.resize(r.label.size() - 4);
+  r.every_module_loads = failing[best].empty();
+  r.still_failing.clear();
+  r.failing_modules = 0;
+  for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
+    if (unusable[best] || !env.matrix.cells[i * nb + best].report.loads) {
+      r.still_failing.push_back(env.matrix.modules[i]);
+      ++r.failing_modules;
+    }
+  }
+  r.summary =
+      r.every_module_loads
+          ? absl::StrCat("install ", r.label, ": every package loads with it")
+          : absl::StrFormat(
+                "no build loads every package; %s leaves the fewest failing, %d of %d: %s", r.label,
+                failing[best].size(), env.packages.size(), absl::StrJoin(failing[best], ", "));
+}
+
 }  // namespace
 
 bool EnvironmentReport::loads() const {
@@ -187,6 +230,20 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
   CheckOptions opts = options;
   if (python) opts.python = python->name;  // Py* references are then real references (E5)
 
+  // A site-packages of another architecture than its interpreter: nothing in it can load.
+  if (python) {
+    ABICHECK_ASSIGN_OR_RETURN(ElfFile interp, ElfFile::Parse(python->name, python->blob->bytes()));
+    for (const TorchBuild& b : builds) {
+      if (!b.torch_c) continue;
+      ABICHECK_ASSIGN_OR_RETURN(ElfFile c,
+                                ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
+      if (c.machine() != interp.machine() || c.is_64() != interp.is_64()) {
+        return absl::FailedPreconditionError(
+            absl::StrFormat("%s: built for %s, but the environment's interpreter %s is for %s",
+                            b.torch_c->name, c.MachineName(), python->name, interp.MachineName()));
+      }
+    }
+  }
   // import torch itself, per build: torch/_C against the rest of the build.
   for (const TorchBuild& b : builds) {
     out.matrix.builds.push_back(b.name);
@@ -297,7 +354,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
   if (builds.size() > 1) {
     std::vector<bool> unusable;
     for (const Report& r : out.torch_imports) unusable.push_back(!r.loads);
-    Recommend(&out.matrix, unusable);
+    RecommendByPackage(out, unusable);
   }
   return out;
 }

@@ -17,13 +17,21 @@ rc=$?
 echo "$out" | tail -1
 [ $rc -eq 2 ] && unavailable "$(echo "$out" | tail -1)"
 [ $rc -eq 0 ] || { echo "$out"; exit 1; }
-py=${ABICHECK_PYTHON312:-$(command -v python3.12 || true)}
-[ -n "$py" ] && "$py" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null ||
+# A CPython 3.12: $ABICHECK_PYTHON312, python3.12 on PATH, or one pyenv installed.
+py=
+for c in ${ABICHECK_PYTHON312:-} python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12; do
+  if "$c" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then py=$c; break; fi
+done
+[ -n "$py" ] ||
   unavailable "no Python 3.12 on this machine (the corpus wheels are cp312): set ABICHECK_PYTHON312"
 manifest=$root/bench/pypi-corpus.txt
 key=$(cat "$manifest" "$0" | sha256sum | cut -c1-16)
 mapfile -t exts < <(awk '$1 == "ext" {print $2}' "$manifest")
-pipi=(pip install --no-index --find-links "$cache/wheels" --no-compile -q --disable-pip-version-check)
+pipi() {  # venv, pip install arguments...: from the cached wheels only
+  local venv=$1; shift
+  pip --python "$venv/bin/python" --disable-pip-version-check install --no-index \
+    --find-links "$cache/wheels" --no-compile -q "$@"
+}
 while read -r kind req cuda_req; do
   [ "$kind" = torch ] || continue
   v=$cache/venvs/${req/==/-}
@@ -33,9 +41,9 @@ while read -r kind req cuda_req; do
   "$py" -m venv --without-pip "$v" || exit 1
   # The CUDA libraries (and pure-Python dependencies) of the release named for them, then this
   # torch itself in place of that one, then every extension without dependencies.
-  "${pipi[@]}" --python "$v/bin/python" "$cuda_req" || exit 1
-  if [ "$cuda_req" != "$req" ]; then "${pipi[@]}" --python "$v/bin/python" --no-deps "$req" || exit 1; fi
-  "${pipi[@]}" --python "$v/bin/python" --no-deps "${exts[@]}" || exit 1
+  pipi "$v" "$cuda_req" || exit 1
+  if [ "$cuda_req" != "$req" ]; then pipi "$v" --no-deps "$req" || exit 1; fi
+  pipi "$v" --no-deps "${exts[@]}" || exit 1
   touch "$v/.complete-$key"
   echo "venv $v: $(du -sh "$v" | cut -f1), built in $(( $(date +%s) - start )) s"
 done < "$manifest"

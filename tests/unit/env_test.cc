@@ -233,6 +233,19 @@ TEST(EnvTest, BadEnvironments) {
     EXPECT_THAT(bad->problems, ::testing::Contains(HasSubstr("METADATA: missing or unreadable")));
   }
   {
+    // The venv's interpreter is for another machine than its torch: nothing can load.
+    Venv v;
+    ElfBuilder py;
+    py.machine = 183;  // EM_AARCH64
+    py.type = 2;       // ET_EXEC
+    py.syms.push_back({"Py_Initialize"});
+    v.Put("../../../bin/python3.12", py.Build());
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+    EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
+                            "_C.cpython-312-x86_64-linux-gnu.so: built for x86-64, but the "
+                            "environment's interpreter"));
+  }
+  {
     Venv v;
     v.Put("torch/lib/libc10.so", std::string("not an ELF file, and named .so"));
     // torch's library is now unreadable as ELF: a directory skips it, so _C misses libc10.so.
