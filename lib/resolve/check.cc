@@ -89,7 +89,8 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
 absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                                     const std::vector<InputFile>& providers,
                                     const std::vector<InputFile>& preload, const InputFile* python,
-                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded) {
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                    ParseCache* parses) {
   const std::string& module_path = module_input.name;
   // The module decides which loader runs: its machine and class.
   ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf,
@@ -99,7 +100,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
     ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(sysroot, "/etc/ld.so.cache")));
   }
-  Loader loader(options, probe_elf.machine(), probe_elf.is_64(), std::move(cache));
+  Loader loader(options, probe_elf.machine(), probe_elf.is_64(), std::move(cache), parses);
 
   Report report;
   report.module = module_path;
@@ -588,12 +589,14 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   }
   m.builds = builds;
   if (m.builds.empty()) m.builds.push_back("(given libraries)");
+  ParseCache parses;  // each build's libraries are parsed once for all the modules
   for (const ModuleEntry& e : modules) {
     for (size_t b = 0; b < build_providers.size(); ++b) {
       std::vector<InputFile> providers = e.bundled;
       providers.insert(providers.end(), build_providers[b].begin(), build_providers[b].end());
-      ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(e.module, providers, build_preload[b],
-                                                       python ? &*python : nullptr, options));
+      ABICHECK_ASSIGN_OR_RETURN(
+          Report r, CheckObjects(e.module, providers, build_preload[b], python ? &*python : nullptr,
+                                 options, ModuleAlreadyLoaded::kIsAnError, &parses));
       m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
     }
   }

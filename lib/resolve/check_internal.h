@@ -8,6 +8,7 @@
 
 #include "abicheck/abicheck.h"
 #include "lib/io/blob.h"
+#include "lib/resolve/parse_cache.h"
 
 namespace abicheck {
 
@@ -15,10 +16,12 @@ namespace abicheck {
 // user named it as a provider too), or, as dlopen sees it, an object that loads at once.
 enum class ModuleAlreadyLoaded { kIsAnError, kLoads };
 
-absl::StatusOr<Report> CheckObjects(
-    const InputFile& module, const std::vector<InputFile>& providers,
-    const std::vector<InputFile>& preload, const InputFile* python, const CheckOptions& options,
-    ModuleAlreadyLoaded if_loaded = ModuleAlreadyLoaded::kIsAnError);
+absl::StatusOr<Report> CheckObjects(const InputFile& module,
+                                    const std::vector<InputFile>& providers,
+                                    const std::vector<InputFile>& preload, const InputFile* python,
+                                    const CheckOptions& options,
+                                    ModuleAlreadyLoaded if_loaded = ModuleAlreadyLoaded::kIsAnError,
+                                    ParseCache* parses = nullptr);
 
 // Fills m->recommendation from the cells (two or more builds): the build with the fewest failing
 // modules, the newest among equals. A build marked in `unusable` (import torch itself fails with

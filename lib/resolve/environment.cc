@@ -229,6 +229,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
   }
   CheckOptions opts = options;
   if (python) opts.python = python->name;  // Py* references are then real references (E5)
+  ParseCache parses;  // torch's and the CUDA libraries are parsed once for every check
 
   // A site-packages of another architecture than its interpreter: nothing in it can load.
   if (python) {
@@ -260,7 +261,8 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
       if (f.blob != b.torch_c->blob) rest.push_back(f);
     }
     ABICHECK_ASSIGN_OR_RETURN(
-        Report r, CheckObjects(*b.torch_c, rest, b.preload, python ? &*python : nullptr, opts));
+        Report r, CheckObjects(*b.torch_c, rest, b.preload, python ? &*python : nullptr, opts,
+                               ModuleAlreadyLoaded::kIsAnError, &parses));
     const std::string tag =
         absl::StrCat("cpython-", absl::StrReplaceAll(env.python_version, {{".", ""}}), "-");
     if (!env.python_version.empty() && absl::StrContains(Basename(b.torch_c->name), "cpython-") &&
@@ -311,7 +313,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
           ABICHECK_ASSIGN_OR_RETURN(
               Report r,
               CheckObjects(objects[i], providers, builds[b].preload, python ? &*python : nullptr,
-                           verdict_only, ModuleAlreadyLoaded::kLoads));
+                           verdict_only, ModuleAlreadyLoaded::kLoads, &parses));
           if (r.loads) {
             loaded[i] = true;
             changed = true;
@@ -325,7 +327,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
         ABICHECK_ASSIGN_OR_RETURN(
             reports[i][b],
             CheckObjects(objects[i], providers, builds[b].preload, python ? &*python : nullptr,
-                         opts, ModuleAlreadyLoaded::kLoads));
+                         opts, ModuleAlreadyLoaded::kLoads, &parses));
       }
     }
     for (size_t i = 0; i < objects.size(); ++i) {

@@ -67,8 +67,14 @@ std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32
   return WantedVersion{slot->name, slot->hash, slot->hidden, slot->file};
 }
 
-Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache)
-    : options_(options), machine_(machine), is_64_(is_64), cache_(std::move(cache)) {
+Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache,
+               ParseCache* parses)
+    : options_(options),
+      own_parses_(parses == nullptr ? std::make_unique<ParseCache>() : nullptr),
+      parses_(parses == nullptr ? own_parses_.get() : parses),
+      machine_(machine),
+      is_64_(is_64),
+      cache_(std::move(cache)) {
   if (options_.sysroot == "/") options_.sysroot.clear();
   // Debian's system search path (`ld.so --help`): the multiarch directories, then /lib, /usr/lib.
   const std::string ma = Multiarch(machine);
@@ -89,23 +95,21 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
   for (const auto& o : objects_) {
     if (o->blob == obj->blob || (obj->file_id && o->file_id == obj->file_id)) return o.get();
   }
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(input.name, obj->blob->bytes()));
+  const ParsedObject& parsed = parses_->Given(input);
+  if (!parsed.elf_status.ok()) return parsed.elf_status;
   std::vector<std::string> names{input.path};
   if (input.name != input.path) names.push_back(input.name);
-  return AddObject(std::move(obj), std::move(elf), input.name, input.path, std::move(names),
-                   std::move(found_by), nullptr, preexisting, input.external.get());
+  return AddObject(std::move(obj), parsed, input.name, input.path, std::move(names),
+                   std::move(found_by), nullptr, preexisting);
 }
 
-absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, ElfFile elf,
+absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                           const std::string& path, const std::string& opened_as,
                                           std::vector<std::string> names, std::string found_by,
-                                          const Object* loader, bool preexisting,
-                                          const ExternalLibrary* external) {
-  obj->elf = std::make_unique<ElfFile>(std::move(elf));
-  ABICHECK_ASSIGN_OR_RETURN(SymbolTable syms, external
-                                                  ? SymbolTable::ReadExternal(*obj->elf, *external)
-                                                  : SymbolTable::Read(*obj->elf));
-  obj->syms = std::make_unique<SymbolTable>(std::move(syms));
+                                          const Object* loader, bool preexisting) {
+  if (!parsed.syms_status.ok()) return parsed.syms_status;
+  obj->elf = parsed.elf;
+  obj->syms = parsed.syms;
   obj->path = path;
   obj->names = std::move(names);
   obj->origin = OriginOf(opened_as);
@@ -150,42 +154,41 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   // open_path: not there, try the next directory. The answer cannot change during one check, and
   // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...).
   if (absent_.contains(path)) return nullptr;
-  absl::StatusOr<MappedFile> file = MappedFile::Open(path);
-  if (!file.ok()) {
+  const ParsedObject* parsed = parses_->Found(path);
+  if (parsed == nullptr) {
     absent_.insert(path);
     return nullptr;
   }
   for (const auto& o : objects_) {
-    if (o->file_id == file->id()) {  // _dl_file_id_match_p: already loaded under another name
+    if (o->file_id == parsed->file_id) {  // _dl_file_id_match_p: already loaded under another name
       o->names.emplace_back(name);
       by_name_[o->names.back()].push_back(o.get());
       return o.get();
     }
   }
-  auto blob = std::make_shared<MappedBlob>(*std::move(file));
-  absl::StatusOr<ElfFile> elf = ElfFile::Parse(path, blob->bytes());
-  if (!elf.ok()) {
-    if (IsNotElf(elf.status())) {
+  if (!parsed->elf_status.ok()) {
+    if (IsNotElf(parsed->elf_status)) {
       return absl::FailedPreconditionError(absl::StrCat(path, ": invalid ELF header"));
     }
-    return elf.status();
+    return parsed->elf_status;
   }
+  const ElfFile& elf = *parsed->elf;
   // open_verify: another class is remembered (a later "wrong ELF class" error), another machine
   // is skipped silently.
-  if (elf->is_64() != is_64_) {
+  if (elf.is_64() != is_64_) {
     skipped->other_class = true;
     return nullptr;
   }
-  if (elf->machine() != machine_) {
+  if (elf.machine() != machine_) {
     if (skipped->other_machine.empty())
-      skipped->other_machine = absl::StrCat(path, " (", elf->MachineName(), ")");
+      skipped->other_machine = absl::StrCat(path, " (", elf.MachineName(), ")");
     return nullptr;
   }
   auto obj = std::make_unique<Object>();
-  obj->file_id = blob->file_id();
-  obj->blob = std::move(blob);
-  return AddObject(std::move(obj), *std::move(elf), path, path, {std::string(name)},
-                   std::move(found_by), requester, preexisting);
+  obj->file_id = parsed->file_id;
+  obj->blob = parsed->blob;
+  return AddObject(std::move(obj), *parsed, path, path, {std::string(name)}, std::move(found_by),
+                   requester, preexisting);
 }
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,

@@ -19,6 +19,7 @@
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
 #include "lib/resolve/ld_cache.h"
+#include "lib/resolve/parse_cache.h"
 #include "lib/symbols/symbol_table.h"
 
 namespace abicheck {
@@ -31,8 +32,8 @@ struct Object {
   std::string found_by;
   std::shared_ptr<const Blob> blob;
   std::optional<FileId> file_id;
-  std::unique_ptr<ElfFile> elf;
-  std::unique_ptr<SymbolTable> syms;
+  std::shared_ptr<const ElfFile> elf;  // shared through the ParseCache
+  std::shared_ptr<const SymbolTable> syms;
   const Object* loader = nullptr;   // l_loader: whose DT_NEEDED brought it in (RPATH chain)
   size_t load_index = 0;            // its place in the load order
   bool preexisting = false;         // loaded before the dlopen: not version-checked or relocated
@@ -67,7 +68,9 @@ struct WantedVersion {
 class Loader {
  public:
   // `machine`/`is_64` are those of the module: the loader that would run it.
-  Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache);
+  // `parses` is shared by the checks of one call (nullptr: this loader's own).
+  Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache,
+         ParseCache* parses = nullptr);
 
   // Adds an object named by the user (a file, or a member of a directory or archive); errors
   // name it. `preexisting` objects play libraries loaded before the dlopen being predicted.
@@ -92,12 +95,11 @@ class Loader {
   // _dl_map_object: an already-loaded match, or a search; nullptr with `failure` filled.
   absl::StatusOr<Object*> MapObject(absl::string_view name, Object* requester, bool preexisting,
                                     MapFailure* failure);
-  // Reads the symbol table of `elf` and appends the object to the load order.
-  absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, ElfFile elf,
+  // Appends the parsed object to the load order (its symbol table's error, if any, is returned).
+  absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                     const std::string& path, const std::string& opened_as,
                                     std::vector<std::string> names, std::string found_by,
-                                    const Object* loader, bool preexisting,
-                                    const ExternalLibrary* external = nullptr);
+                                    const Object* loader, bool preexisting);
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
   // Tries `dir/name`; returns the object, nullptr when absent or skipped.
@@ -115,6 +117,8 @@ class Loader {
   std::vector<std::string> ExpandPath(absl::string_view list, const Object& owner) const;
 
   CheckOptions options_;
+  std::unique_ptr<ParseCache> own_parses_;
+  ParseCache* parses_;
   uint16_t machine_;
   bool is_64_;
   LdCache cache_;

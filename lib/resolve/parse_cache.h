@@ -1,0 +1,47 @@
+// Parse once: the ELF headers and symbol table of every object one call loads (a matrix, an
+// environment) are read once, however many of its checks load that object. A check's Loader
+// borrows the parses; nothing in them changes during a call.
+#ifndef ABICHECK_LIB_RESOLVE_PARSE_CACHE_H_
+#define ABICHECK_LIB_RESOLVE_PARSE_CACHE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "lib/elf/elf_file.h"
+#include "lib/io/blob.h"
+#include "lib/symbols/symbol_table.h"
+
+namespace abicheck {
+
+struct ParsedObject {
+  std::shared_ptr<const Blob> blob;
+  std::optional<FileId> file_id;
+  // The headers, or why they could not be read (elf is null then).
+  absl::Status elf_status;
+  std::shared_ptr<const ElfFile> elf;
+  // The symbol table, or why it could not be read (syms is null then).
+  absl::Status syms_status;
+  std::shared_ptr<const SymbolTable> syms;
+};
+
+class ParseCache {
+ public:
+  // An object given as input, by its bytes' identity.
+  const ParsedObject& Given(const InputFile& input);
+  // The file at `path`, opened and parsed on first use; nullptr when it cannot be opened (the
+  // loader then tries its next directory).
+  const ParsedObject* Found(const std::string& path);
+
+ private:
+  static void Parse(const std::string& name, const ExternalLibrary* external, ParsedObject* p);
+
+  absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
+  absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
+};
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_RESOLVE_PARSE_CACHE_H_
