@@ -183,7 +183,7 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   for (const auto& run : runs) {
     const HashedName h(items_[run.first].name);
     for (int i = 0; i < kBloomProbes; ++i) {
-      const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv} * i) % (words * 64);
+      const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv()} * i) % (words * 64);
       bloom[bit / 64] |= uint64_t{1} << (bit % 64);
     }
   }
@@ -432,7 +432,7 @@ ExternalSymbols::Entry NameBlocks::MakeEntry(uint32_t handle, uint32_t attr) con
 
 bool NameBlocks::MayHold(const HashedName& h) const {
   for (int i = 0; i < kBloomProbes; ++i) {
-    const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv} * i) % bloom_bits_;
+    const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv()} * i) % bloom_bits_;
     if (((*bloom_.ReadAt<uint64_t>(bit / 64 * 8) >> (bit % 64)) & 1) == 0) return false;
   }
   return true;

@@ -389,7 +389,11 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
     }
     const std::string name = it->path().filename().string();
     if (it->is_directory(ec)) {
-      if (name == "__pycache__" || name == "include") it.disable_recursion_pending();
+      // torch is the build and nvidia/ its CUDA libraries: none of their objects is checked as a
+      // package's, so their thousands of files are not walked.
+      if (name == "__pycache__" || name == "include" ||
+          (it.depth() == 0 && (name == "torch" || name == "nvidia")))
+        it.disable_recursion_pending();
       continue;
     }
     if (LooksLikeSharedObject(name) && HasElfMagicFile(it->path())) all.push_back(it->path());

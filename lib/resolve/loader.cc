@@ -136,6 +136,18 @@ const Object* Loader::FindLoaded(absl::string_view name) const {
   return first;
 }
 
+const std::vector<std::string>& Loader::RpathDirs(const Object& o) const {
+  Object& m = const_cast<Object&>(o);  // a memo on the loader's own object
+  if (!m.rpath_dirs) m.rpath_dirs = ExpandPath(o.elf->rpath(), o);
+  return *m.rpath_dirs;
+}
+
+const std::vector<std::string>& Loader::RunpathDirs(const Object& o) const {
+  Object& m = const_cast<Object&>(o);
+  if (!m.runpath_dirs) m.runpath_dirs = ExpandPath(o.elf->runpath(), o);
+  return *m.runpath_dirs;
+}
+
 std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
   std::vector<std::string> dirs;
   const std::string lib =
@@ -236,7 +248,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     if (!requester->elf->has_runpath()) {
       for (const Object* l = requester; l != nullptr && found == nullptr; l = l->loader) {
         if (l->elf->rpath().empty() || l->elf->has_runpath()) continue;
-        for (const std::string& d : ExpandPath(l->elf->rpath(), *l)) {
+        for (const std::string& d : RpathDirs(*l)) {
           ABICHECK_RETURN_IF_ERROR(attempt(d, "rpath"));
         }
       }
@@ -244,7 +256,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     for (const std::string& d : options_.library_path)
       ABICHECK_RETURN_IF_ERROR(attempt(d, "library_path"));
     if (requester->elf->has_runpath()) {
-      for (const std::string& d : ExpandPath(requester->elf->runpath(), *requester)) {
+      for (const std::string& d : RunpathDirs(*requester)) {
         ABICHECK_RETURN_IF_ERROR(attempt(d, "runpath"));
       }
     }

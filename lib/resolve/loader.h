@@ -39,6 +39,8 @@ struct Object {
   bool preexisting = false;         // loaded before the dlopen: not version-checked or relocated
   bool host = false;                // from ld.so.cache or a system directory
   std::vector<const Object*> deps;  // resolved DT_NEEDED, nullptr where the load fails
+  // DT_RPATH / DT_RUNPATH with $ORIGIN and $LIB substituted, made on first use.
+  std::optional<std::vector<std::string>> rpath_dirs, runpath_dirs;
 };
 
 // A failed DT_NEEDED load (docs/loader-model.md §C2, §D).
@@ -115,6 +117,9 @@ class Loader {
                                   std::string found_by, Object* requester, bool preexisting,
                                   Skipped* skipped);
   std::vector<std::string> ExpandPath(absl::string_view list, const Object& owner) const;
+  // The object's RPATH / RUNPATH directories, expanded once per object.
+  const std::vector<std::string>& RpathDirs(const Object& o) const;
+  const std::vector<std::string>& RunpathDirs(const Object& o) const;
 
   CheckOptions options_;
   std::unique_ptr<ParseCache> own_parses_;

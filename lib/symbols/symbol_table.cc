@@ -41,7 +41,12 @@ uint32_t SysvHash(absl::string_view name) {
   return h;
 }
 
-HashedName::HashedName(absl::string_view n) : name(n), gnu(GnuHash(n)), sysv(SysvHash(n)) {}
+HashedName::HashedName(absl::string_view n) : name(n), gnu(GnuHash(n)) {}
+
+uint32_t HashedName::sysv() const {
+  if (!sysv_) sysv_ = SysvHash(name);
+  return *sysv_;
+}
 
 absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   SymbolTable t;

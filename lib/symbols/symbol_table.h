@@ -86,11 +86,16 @@ struct Reference {
   bool plt_class = false;  // ELF_RTYPE_CLASS_PLT: such lookups also reject SHN_UNDEF definitions
 };
 
+// A name with its GNU hash, and its SysV hash made when first asked for (most libraries have
+// only .gnu.hash).
 struct HashedName {
   absl::string_view name;
   uint32_t gnu = 0;
-  uint32_t sysv = 0;
   explicit HashedName(absl::string_view n);
+  uint32_t sysv() const;
+
+ private:
+  mutable std::optional<uint32_t> sysv_;
 };
 
 uint32_t GnuHash(absl::string_view name);
@@ -267,7 +272,7 @@ void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
     return;
   }
   if (sysv_nbucket_ > 0) {
-    std::optional<uint32_t> idx = sysv_buckets_.ReadAt<uint32_t>((h.sysv % sysv_nbucket_) * 4ull);
+    std::optional<uint32_t> idx = sysv_buckets_.ReadAt<uint32_t>((h.sysv() % sysv_nbucket_) * 4ull);
     // A chain can be made cyclic by a hostile file: never take more steps than there are entries.
     for (uint32_t steps = 0; idx && *idx != 0 && *idx < count_ && steps <= sysv_nchain_; ++steps) {
       if (NameIs(*idx, h.name) && f(*idx)) return;
