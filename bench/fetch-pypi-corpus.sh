@@ -40,7 +40,7 @@ fetch() {  # pip download args...; a failure to reach the index is exit 2
 while read -r kind req _; do
   case "$kind" in
     deps) fetch "$req" ;;
-    torch|ext) fetch --no-deps "$req" ;;
+    torch|ext|tool) fetch --no-deps "$req" ;;
     ''|'#'*) ;;
   esac
 done < "$manifest"

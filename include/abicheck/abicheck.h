@@ -25,6 +25,9 @@ struct InputLimits {
   uint64_t max_files = 1u << 20;                     // files under one directory
   int max_depth = 64;                                // directory nesting
   int threads = 0;                                   // archive members in parallel; 0 = all cores
+  // Keep archive members whole instead of their loader tables only (device code lies in the
+  // middle of a library: `abicheck gpu` reads it).
+  bool whole_members = false;
   // Called from worker threads as archive members inflate: bytes done and bytes to do in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };

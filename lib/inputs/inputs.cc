@@ -85,10 +85,12 @@ bool ParseIsExact(const std::string& name, const SparseImage& img,
   return false;  // even the headers were not retained (or the member is corrupt): retain all
 }
 
-absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, uint64_t* inflated,
-                                     uint64_t* retained, std::function<void(uint64_t)> on_bytes) {
+absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, bool whole,
+                                     uint64_t* inflated, uint64_t* retained,
+                                     std::function<void(uint64_t)> on_bytes) {
   const std::string name = absl::StrCat(zip.path(), "!", m.name);
   RetainPlan plan;
+  plan.everything = whole;
   plan.on_bytes = std::move(on_bytes);
   for (int pass = 0; pass < 3; ++pass) {
     ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
@@ -153,7 +155,7 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
         continue;
       }
       uint64_t inf = 0, ret = 0;
-      results[i] = LoadMember(*zip, m, &inf, &ret, [&](uint64_t n) {
+      results[i] = LoadMember(*zip, m, limits.whole_members, &inf, &ret, [&](uint64_t n) {
         const uint64_t d = done.fetch_add(n) + n;
         if (limits.progress) limits.progress(d, declared);
       });

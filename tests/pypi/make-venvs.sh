@@ -25,7 +25,8 @@ done
 [ -n "$py" ] ||
   unavailable "no Python 3.12 on this machine (the corpus wheels are cp312): set ABICHECK_PYTHON312"
 manifest=$root/bench/pypi-corpus.txt
-key=$(cat "$manifest" "$0" | sha256sum | cut -c1-16)
+# What a virtualenv is made of: the torch, deps and ext lines (and this layout's version).
+key=$( (echo layout-1; grep -E '^(torch|deps|ext) ' "$manifest") | sha256sum | cut -c1-16)
 mapfile -t exts < <(awk '$1 == "ext" {print $2}' "$manifest")
 pipi() {  # venv, pip install arguments...: from the cached wheels only
   local venv=$1; shift

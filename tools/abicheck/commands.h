@@ -15,6 +15,7 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args);
 int RunDiff(const std::string& prog, std::vector<std::string> args);
 int RunIndex(const std::string& prog, std::vector<std::string> args);
 int RunEnv(const std::string& prog, std::vector<std::string> args);
+int RunGpu(const std::string& prog, std::vector<std::string> args);
 
 // True when colour should be used on stdout: a terminal, and NO_COLOR unset.
 bool UseColor(const std::string& mode);

@@ -24,6 +24,8 @@ constexpr Command kCommands[] = {
      "will MODULE load against PROVIDER libraries? (the default)"},
     {"env", abicheck::cli::RunEnv,
      "which packages of an installed Python environment will not load with its torch"},
+    {"gpu", abicheck::cli::RunGpu,
+     "the CUDA device code of shared objects, and whether a GPU can run it"},
     {"symbols", abicheck::cli::RunSymbols,
      "list a library's dynamic symbols with versions (like nm -D)"},
     {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},

@@ -1,0 +1,251 @@
+// Fat binary reading (docs/gpu-model.md "The fat binary"): section headers -> .nv_fatbin ->
+// containers (magic 0xBA55ED50, a 16-byte header with its own size and the size of what follows)
+// -> entries (a header of at least 64 bytes: kind, header size, payload size, code version,
+// architecture, flags), each followed by its payload.
+#include "lib/elf/fatbin.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+
+namespace abicheck {
+namespace {
+
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
+constexpr uint32_t kShtNobits = 8;
+constexpr uint64_t kMaxSections = 1u << 20;
+constexpr size_t kMaxImages = 1u << 20;
+// Entry flags, as nvcc 12-13 set them (docs/gpu-model.md).
+constexpr uint64_t kFlagLz4 = 0x2000;
+constexpr uint64_t kFlagZstd = 0x8000;
+constexpr uint64_t kFlagArchSpecific = 0x100000;
+constexpr uint64_t kFlagFamily = 0x200000;
+
+struct Section {
+  uint32_t name = 0, type = 0;
+  uint64_t offset = 0, size = 0;
+};
+
+// The section headers, or why they cannot be read ("" and nullopt when there are none).
+std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string* problem) {
+  const ByteReader& r = elf.reader();
+  const bool w64 = elf.is_64();
+  const std::optional<uint64_t> shoff = r.ReadWord(w64 ? 0x28 : 0x20, w64 ? 8 : 4);
+  const std::optional<uint16_t> shentsize = r.ReadAt<uint16_t>(w64 ? 0x3a : 0x2e);
+  const std::optional<uint16_t> shnum16 = r.ReadAt<uint16_t>(w64 ? 0x3c : 0x30);
+  const std::optional<uint16_t> shstrndx16 = r.ReadAt<uint16_t>(w64 ? 0x3e : 0x32);
+  if (!shoff || !shentsize || !shnum16 || !shstrndx16 || *shoff == 0) return std::nullopt;
+  const uint64_t ent = w64 ? 64 : 40;
+  if (*shentsize != ent) {
+    *problem = absl::StrFormat("section headers: e_shentsize is %u, expected %u", *shentsize, ent);
+    return std::nullopt;
+  }
+  auto read = [&](uint64_t i) -> std::optional<Section> {
+    if (i > UINT64_MAX / ent || *shoff > UINT64_MAX - i * ent) return std::nullopt;
+    const uint64_t at = *shoff + i * ent;
+    if (!r.Contains(at, ent)) return std::nullopt;
+    Section s;
+    s.name = *r.ReadAt<uint32_t>(at);
+    s.type = *r.ReadAt<uint32_t>(at + 4);
+    s.offset = *r.ReadWord(at + (w64 ? 24 : 16), w64 ? 8 : 4);
+    s.size = *r.ReadWord(at + (w64 ? 32 : 20), w64 ? 8 : 4);
+    return s;
+  };
+  uint64_t count = *shnum16;
+  if (count == 0) {  // PN_XNUM-style extended numbering: the count is section 0's sh_size
+    std::optional<Section> s0 = read(0);
+    if (!s0) {
+      *problem = absl::StrFormat("section headers at 0x%x: section 0 lies outside the file", *shoff);
+      return std::nullopt;
+    }
+    count = s0->size;
+  }
+  if (count > kMaxSections) {
+    *problem = absl::StrFormat("section headers: %u sections, more than the cap of %u", count,
+                               kMaxSections);
+    return std::nullopt;
+  }
+  std::vector<Section> out;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::optional<Section> s = read(i);
+    if (!s) {
+      *problem = absl::StrFormat("section header %u lies outside the file", i);
+      return std::nullopt;
+    }
+    out.push_back(*s);
+  }
+  return out;
+}
+
+// Walks the containers of one .nv_fatbin section.
+void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off, DeviceCode* out) {
+  auto problem = [&](uint64_t at, const std::string& what) {
+    out->problems.push_back(
+        absl::StrFormat("%s: .nv_fatbin at 0x%x: %s", elf.name(), sec_off + at, what));
+  };
+  uint64_t off = 0;
+  while (sec.Contains(off, 16)) {
+    if (*sec.ReadAt<uint32_t>(off) != kFatbinMagic) {
+      off += 8;  // containers are 8-aligned; what lies between them is padding
+      continue;
+    }
+    const uint16_t version = *sec.ReadAt<uint16_t>(off + 4);
+    const uint16_t hsize = *sec.ReadAt<uint16_t>(off + 6);
+    const uint64_t fatsize = *sec.ReadAt<uint64_t>(off + 8);
+    if (version != 1 || hsize < 16) {
+      problem(off, absl::StrFormat("fat binary header version %u, header size %u (expected 1, "
+                                   ">= 16)",
+                                   version, hsize));
+      return;
+    }
+    if (!sec.Contains(off + hsize, fatsize)) {
+      problem(off, absl::StrFormat("fat binary of %u bytes runs past the section end (0x%x)",
+                                   fatsize, sec.size()));
+      return;
+    }
+    const uint64_t end = off + hsize + fatsize;
+    for (uint64_t e = off + hsize; e < end;) {
+      if (end - e < 64) {
+        problem(e, absl::StrFormat("entry header truncated (%u bytes left)", end - e));
+        return;
+      }
+      const uint16_t kind = *sec.ReadAt<uint16_t>(e);
+      const uint32_t ehs = *sec.ReadAt<uint32_t>(e + 4);
+      const uint64_t size = *sec.ReadAt<uint64_t>(e + 8);
+      if (ehs < 64 || ehs > end - e) {
+        problem(e, absl::StrFormat("entry header size %u is not within 64..%u", ehs, end - e));
+        return;
+      }
+      if (size > end - e - ehs) {
+        problem(e, absl::StrFormat("entry payload of %u bytes runs past its fat binary (%u left)",
+                                   size, end - e - ehs));
+        return;
+      }
+      if (kind == 1 || kind == 2 || kind == 0x10) {
+        if (out->images.size() >= kMaxImages) {
+          problem(e, absl::StrFormat("more than %u device code entries", kMaxImages));
+          return;
+        }
+        const uint64_t flags = *sec.ReadAt<uint64_t>(e + 40);
+        DeviceImage img;
+        img.kind = kind == 1 ? DeviceCodeKind::kPtx : DeviceCodeKind::kSass;
+        img.version_minor = *sec.ReadAt<uint16_t>(e + 24);
+        img.version_major = *sec.ReadAt<uint16_t>(e + 26);
+        img.arch = static_cast<int>(std::min<uint32_t>(*sec.ReadAt<uint32_t>(e + 28), 100000));
+        img.variant = (flags & kFlagArchSpecific) ? ArchVariant::kArchSpecific
+                      : (flags & kFlagFamily)     ? ArchVariant::kFamily
+                                                  : ArchVariant::kNone;
+        img.compression = (flags & kFlagZstd)  ? DeviceCompression::kZstd
+                          : (flags & kFlagLz4) ? DeviceCompression::kLz4
+                                               : DeviceCompression::kNone;
+        img.offset = sec_off + e;
+        img.size = size;
+        out->images.push_back(img);
+      } else {
+        problem(e, absl::StrFormat("entry of unknown kind 0x%x skipped", kind));
+      }
+      e += ehs + size;
+    }
+    off = end;
+  }
+}
+
+}  // namespace
+
+DeviceCode ReadDeviceCode(const ElfFile& elf) {
+  DeviceCode out;
+  std::string problem;
+  std::optional<std::vector<Section>> sections = ReadSections(elf, &problem);
+  if (!problem.empty()) out.problems.push_back(absl::StrCat(elf.name(), ": ", problem));
+  if (!sections || sections->empty()) return out;
+  out.has_section_headers = true;
+  const ByteReader& r = elf.reader();
+  const uint16_t strndx16 = *r.ReadAt<uint16_t>(elf.is_64() ? 0x3e : 0x32);
+  if (strndx16 >= sections->size()) {
+    out.problems.push_back(absl::StrFormat(
+        "%s: e_shstrndx %u names no section (%u sections)", elf.name(), strndx16, sections->size()));
+    return out;
+  }
+  const Section& strs = (*sections)[strndx16];
+  std::optional<ByteReader> names = r.Slice(strs.offset, strs.size);
+  if (!names) {
+    out.problems.push_back(absl::StrFormat(
+        "%s: section name table at 0x%x (%u bytes) lies outside the file", elf.name(),
+        strs.offset, strs.size));
+    return out;
+  }
+  for (const Section& s : *sections) {
+    std::optional<absl::string_view> name = names->CString(s.name);
+    if (!name || *name != ".nv_fatbin" || s.type == kShtNobits) continue;
+    std::optional<ByteReader> bytes = r.Slice(s.offset, s.size);
+    if (!bytes) {
+      out.problems.push_back(absl::StrFormat(
+          "%s: .nv_fatbin at 0x%x (%u bytes) lies outside the file", elf.name(), s.offset, s.size));
+      continue;
+    }
+    WalkFatbin(elf, *bytes, s.offset, &out);
+  }
+  return out;
+}
+
+std::string ArchName(int arch, ArchVariant variant) {
+  return absl::StrCat("sm_", arch,
+                      variant == ArchVariant::kArchSpecific ? "a"
+                      : variant == ArchVariant::kFamily     ? "f"
+                                                            : "");
+}
+
+std::string CuobjdumpArchName(const DeviceImage& image) {
+  // cuobjdump 13 names a family cubin without its "f" (a family PTX keeps it).
+  if (image.kind == DeviceCodeKind::kSass && image.variant == ArchVariant::kFamily)
+    return ArchName(image.arch, ArchVariant::kNone);
+  return ArchName(image.arch, image.variant);
+}
+
+bool RunsOn(const DeviceImage& image, int target) {
+  const int major = image.arch / 10, minor = image.arch % 10;
+  const int tmajor = target / 10, tminor = target % 10;
+  const bool same_family = tmajor == major && tminor >= minor;
+  if (image.variant == ArchVariant::kArchSpecific) return target == image.arch;
+  if (image.kind == DeviceCodeKind::kSass) return same_family;         // G1, G3
+  if (image.variant == ArchVariant::kFamily) return same_family;       // G4
+  return target >= image.arch;                                         // G2
+}
+
+std::optional<int> ParseGpu(absl::string_view text) {
+  // docs/gpu-model.md "GPU names": compute capabilities from NVIDIA's CUDA GPU list.
+  static constexpr std::pair<const char*, int> kProducts[] = {
+      {"v100", 70},        {"t4", 75},         {"rtx 2080", 75},   {"a100", 80},
+      {"a30", 80},         {"a10", 86},        {"a40", 86},        {"rtx 3090", 86},
+      {"rtx a6000", 86},   {"jetson orin", 87}, {"l4", 89},        {"l40", 89},
+      {"l40s", 89},        {"rtx 4090", 89},   {"rtx 6000 ada", 89}, {"h100", 90},
+      {"h200", 90},        {"gh200", 90},      {"b200", 100},      {"gb200", 100},
+      {"b300", 103},       {"gb300", 103},     {"rtx 5090", 120},  {"rtx 5080", 120},
+      {"rtx pro 6000 blackwell", 120}, {"rtx pro 6000", 120}, {"dgx spark", 121},
+      {"gb10", 121}};
+  std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
+  for (const auto& [name, cc] : kProducts) {
+    if (t == name || t == absl::StrCat("nvidia ", name)) return cc;
+  }
+  absl::string_view v = t;
+  if (!absl::ConsumePrefix(&v, "sm_")) absl::ConsumePrefix(&v, "compute_");
+  if (!v.empty() && (v.back() == 'a' || v.back() == 'f')) v.remove_suffix(1);
+  int cc = 0;
+  if (size_t dot = v.find('.'); dot != absl::string_view::npos) {
+    int major = 0, minor = 0;
+    if (!absl::SimpleAtoi(v.substr(0, dot), &major) || !absl::SimpleAtoi(v.substr(dot + 1), &minor) ||
+        minor < 0 || minor > 9 || major < 1 || major > 99)
+      return std::nullopt;
+    return major * 10 + minor;
+  }
+  if (!absl::SimpleAtoi(v, &cc) || cc < 10 || cc > 999) return std::nullopt;
+  return cc;
+}
+
+}  // namespace abicheck

@@ -1,0 +1,63 @@
+// CUDA device code inside a shared object: the fat binaries of its .nv_fatbin section — each
+// entry a SASS cubin or PTX for one architecture — and whether a GPU can run any of them
+// (docs/gpu-model.md). Read from the section headers, the one place nvcc records them; every
+// offset and size is bounds-checked, and a bad entry ends the walk with a problem line while the
+// entries before it are kept. Payloads are never decompressed: the entry headers say all we need.
+#ifndef ABICHECK_LIB_ELF_FATBIN_H_
+#define ABICHECK_LIB_ELF_FATBIN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lib/elf/elf_file.h"
+
+namespace abicheck {
+
+enum class DeviceCodeKind { kSass, kPtx };
+// sm_90 / sm_90a (architecture-specific: that GPU only) / sm_100f (family: that major version).
+enum class ArchVariant { kNone, kArchSpecific, kFamily };
+enum class DeviceCompression { kNone, kLz4, kZstd };
+
+struct DeviceImage {
+  DeviceCodeKind kind = DeviceCodeKind::kSass;
+  int arch = 0;  // compute capability x 10: 90 for sm_90, 120 for sm_120
+  ArchVariant variant = ArchVariant::kNone;
+  // PTX: the PTX ISA version (9.0 from CUDA 13.0); SASS: the cubin's code version ([1,8]).
+  int version_major = 0, version_minor = 0;
+  DeviceCompression compression = DeviceCompression::kNone;
+  uint64_t offset = 0;  // of the entry header, in the file
+  uint64_t size = 0;    // of the payload as stored
+};
+
+struct DeviceCode {
+  bool has_section_headers = false;
+  std::vector<DeviceImage> images;    // in the order of the file, as cuobjdump lists them
+  std::vector<std::string> problems;  // "FILE: .nv_fatbin at 0x..: entry 3 ...", one line each
+};
+
+// Reads the device code of `elf`. Not an error: no section headers (then `has_section_headers` is
+// false: the device code cannot be found), no .nv_fatbin (no device code). Malformed fat binaries
+// are problems of the result, never a failed call.
+DeviceCode ReadDeviceCode(const ElfFile& elf);
+
+// "sm_90", "sm_90a", "sm_100f" — and as cuobjdump names the entry ("sm_100" for a family cubin).
+std::string ArchName(int arch, ArchVariant variant);
+std::string CuobjdumpArchName(const DeviceImage& image);
+
+// docs/gpu-model.md G1-G4: can a GPU of compute capability `target` (x 10) run this image? SASS
+// on the same major version at an equal or higher minor ('a': that architecture only; 'f': its
+// family, the same major version); PTX JIT-compiled on any later GPU ('a': that architecture
+// only, 'f': its family).
+bool RunsOn(const DeviceImage& image, int target);
+
+// "sm_120", "12.0", "120", or a product name of the documented table ("H100", "RTX PRO 6000
+// Blackwell", ...) -> compute capability x 10; nullopt when unknown.
+std::optional<int> ParseGpu(absl::string_view text);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_ELF_FATBIN_H_

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `abicheck gpu` against the oracle, cuobjdump --list-elf --list-ptx (PyPI's nvidia-cuda-cuobjdump,
+# from the PyPI corpus cache), on fixtures compiled here with nvcc for every GPU rule, on the CUDA
+# toolkit's own libraries and on real extension modules of the PyPI corpus; then each rule's
+# verdict both ways, and hostile edits of a real fat binary. Skips (77), saying why, only when
+# nvcc or the oracle cannot be had.
+#   tests/gpu/run.sh ABICHECK CACHE WORKDIR
+set -uo pipefail
+A=$1 cache=$2 work=$3
+root=$(cd "$(dirname "$0")/../.." && pwd)
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+[ -n "$nvcc" ] || { echo "skipped: no nvcc on this machine"; exit 77; }
+whl=$(ls "$cache"/wheels/nvidia_cuda_cuobjdump-*.whl 2>/dev/null | head -1)
+[ -n "$whl" ] || { echo "skipped: the oracle (nvidia-cuda-cuobjdump) is not in $cache/wheels"; exit 77; }
+mkdir -p "$work/oracle" "$work/so"
+[ -x "$work/oracle/nvidia/cu13/bin/cuobjdump" ] || (cd "$work/oracle" && python3 -m zipfile -e "$whl" . && chmod +x nvidia/cu13/bin/cuobjdump)
+CO=$(ls "$work"/oracle/nvidia/*/bin/cuobjdump | head -1)
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# name: nvcc -gencode arguments
+declare -A variants=(
+  [sass_sm90]="-gencode arch=compute_90,code=sm_90"
+  [ptx_only_120]="-gencode arch=compute_120,code=compute_120"
+  [arch_specific_120a]="-gencode arch=compute_120a,code=[sm_120a,compute_120a]"
+  [arch_specific_90a]="-gencode arch=compute_90a,code=sm_90a"
+  [family_100f]="-gencode arch=compute_100f,code=sm_100f"
+  [family_120f]="-gencode arch=compute_120f,code=[sm_120f,compute_120f]"
+  [several_80_90]="-gencode arch=compute_80,code=[sm_80,compute_80] -gencode arch=compute_90,code=sm_90"
+  [uncompressed_ptx_75]="-gencode arch=compute_75,code=compute_75 --compress-mode=none"
+  [compressed_sass_89]="-gencode arch=compute_89,code=sm_89 --compress-mode=size"
+)
+for name in "${!variants[@]}"; do
+  out=$work/so/$name.so
+  [ -f "$out" ] || "$nvcc" -shared -Xcompiler -fPIC ${variants[$name]} "$root/fixtures/gpu/kernel.cu" -o "$out" ||
+    { bad "nvcc $name"; continue; }
+done
+cc -shared -fPIC -x c - -o "$work/so/no_device_code.so" <<< 'int f(void) { return 1; }'
+# 1. The listing equals cuobjdump's, line for line.
+same() {
+  local f=$1 a b
+  a=$("$A" gpu "$f" 2>/dev/null); b=$("$CO" --list-elf --list-ptx "$f" 2>/dev/null)
+  if [ "$a" = "$b" ]; then ok; else bad "listing of $f differs from cuobjdump's:"; diff <(echo "$b") <(echo "$a") | head -5; fi
+}
+for f in "$work"/so/*.so; do same "$f"; done
+cuda=$(dirname "$(readlink -f "$nvcc")")/../lib64
+real=0
+for l in libcublasLt.so.13 libcusparse.so.12 libcurand.so.10 libnccl.so.2 libcufft.so.12 libcudnn_engines_precompiled.so.9; do
+  [ -f "$cuda/$l" ] && { same "$cuda/$l"; real=$((real + 1)); }
+done
+site=$cache/venvs/torch-2.10.0/lib/python3.12/site-packages
+for m in sgl_kernel/sm90/common_ops.abi3.so sgl_kernel/sm100/common_ops.abi3.so xformers/_C.so torchvision/_C.so torch/lib/libtorch_cuda.so; do
+  [ -f "$site/$m" ] && { same "$site/$m"; real=$((real + 1)); }
+done
+# 2. Each rule both ways: exit 0 runs, 1 no kernel image.
+verdict() {  # fixture gpu expected-exit
+  "$A" gpu "$work/so/$1.so" --gpu "$2" > "$work/v.txt" 2>&1
+  local rc=$?
+  if [ "$rc" = "$3" ]; then ok; else bad "$1 on $2: exit $rc, expected $3: $(cat "$work/v.txt")"; fi
+}
+verdict sass_sm90 sm_90 0;            verdict sass_sm90 sm_120 1;        verdict sass_sm90 8.9 1
+verdict ptx_only_120 sm_121 0;        verdict ptx_only_120 sm_100 1
+verdict arch_specific_120a sm_120 0;  verdict arch_specific_120a sm_121 1
+verdict arch_specific_90a H100 0;     verdict arch_specific_90a sm_100 1
+verdict family_100f sm_103 0;         verdict family_100f sm_120 1
+verdict family_120f "DGX Spark" 0;    verdict family_120f sm_100 1
+verdict several_80_90 sm_86 0;        verdict several_80_90 "RTX PRO 6000 Blackwell" 0
+verdict uncompressed_ptx_75 A100 0;   verdict compressed_sass_89 sm_90 1
+verdict no_device_code sm_120 0
+grep -q "NO kernel image for sm_100: it carries sm_90a; rebuild with TORCH_CUDA_ARCH_LIST=\"10.0\"" <("$A" gpu "$work/so/arch_specific_90a.so" --gpu sm_100) && ok || bad "the no-kernel-image line"
+# 3. Hostile edits of a real fat binary: one warning line, the rest of the report, never a crash.
+python3 - "$work/so/several_80_90.so" "$work" <<'PY'
+import struct, subprocess, sys
+src, work = sys.argv[1], sys.argv[2]
+b = bytearray(open(src, "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+shnum, shstrndx = struct.unpack_from("<HH", b, 0x3c)
+def sec(i): return struct.unpack_from("<IIQQQQ", b, shoff + i * 64)
+names = sec(shstrndx)[4]
+fat = next(sec(i)[4] for i in range(shnum) if b[names + sec(i)[0]:].startswith(b".nv_fatbin\0"))
+cases = {"no_sections": [(0x28, "<Q", 0)], "payload_past_end": [(fat + 16 + 8, "<Q", 1 << 50)],
+         "fatsize_past_section": [(fat + 8, "<Q", 1 << 40)], "entry_kind_unknown": [(fat + 16, "<H", 0x77)]}
+for name, edits in cases.items():
+    c = bytearray(b)
+    for at, fmt, v in edits: struct.pack_into(fmt, c, at, v)
+    open(f"{work}/so/hostile_{name}.bin", "wb").write(c)
+PY
+for h in no_sections payload_past_end fatsize_past_section entry_kind_unknown; do
+  "$A" gpu "$work/so/hostile_$h.bin" > "$work/h.txt" 2>&1
+  rc=$?
+  if [ $rc -le 1 ] && grep -q '^warning: .*hostile_'"$h"'.bin' "$work/h.txt"; then ok; else bad "hostile $h: exit $rc: $(head -3 "$work/h.txt")"; fi
+done
+echo "gpu: ${#variants[@]} fixtures, $real real libraries and modules compared with $("$CO" --version | tail -1)"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,202 @@
+// The fat binary reader and the GPU rules (docs/gpu-model.md G1-G5), on hand-made containers:
+// every entry field it reads, every rule both ways, and hostile headers that must end the walk
+// with one line naming the file and the structure — never a crash or a read past the section.
+#include "lib/elf/fatbin.h"
+
+#include <cstring>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/fatbin_elf.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::FatbinElf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct EntrySpec {
+  uint16_t kind = 2;  // 1 PTX, 2 ELF
+  uint32_t arch = 90;
+  uint64_t flags = 0x11;
+  uint16_t major = 1, minor = 8;
+  uint64_t payload = 24;
+  uint32_t header = 64;
+};
+
+void Put(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) { std::memcpy(&b[at], &v, n); }
+
+std::vector<uint8_t> Container(const std::vector<EntrySpec>& entries) {
+  std::vector<uint8_t> body;
+  for (const EntrySpec& e : entries) {
+    std::vector<uint8_t> h(e.header + e.payload, 0);
+    Put(h, 0, e.kind, 2);
+    Put(h, 2, 0x0101, 2);
+    Put(h, 4, e.header, 4);
+    Put(h, 8, e.payload, 8);
+    Put(h, 24, e.minor, 2);
+    Put(h, 26, e.major, 2);
+    Put(h, 28, e.arch, 4);
+    Put(h, 40, e.flags, 8);
+    body.insert(body.end(), h.begin(), h.end());
+  }
+  std::vector<uint8_t> c(16, 0);
+  Put(c, 0, 0xBA55ED50, 4);
+  Put(c, 4, 1, 2);
+  Put(c, 6, 16, 2);
+  Put(c, 8, body.size(), 8);
+  c.insert(c.end(), body.begin(), body.end());
+  return c;
+}
+
+DeviceCode Read(const std::vector<uint8_t>& section, std::vector<uint8_t>* keep) {
+  *keep = FatbinElf(section.data(), section.size());
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse("k.so", *keep);
+  EXPECT_TRUE(elf.ok()) << elf.status();
+  return ReadDeviceCode(*elf);
+}
+
+TEST(FatbinTest, ReadsEveryEntryOfEveryContainer) {
+  std::vector<uint8_t> s = Container({{2, 90, 0x11}, {1, 80, 0x8011, 9, 0}, {2, 120, 0x100011}});
+  s.resize(s.size() + 8, 0);  // padding before the next container
+  const std::vector<uint8_t> second = Container({{2, 100, 0x1200011, 1, 8, 40, 112}, {1, 120, 0x208011, 9, 0}});
+  s.insert(s.end(), second.begin(), second.end());
+  std::vector<uint8_t> keep;
+  const DeviceCode code = Read(s, &keep);
+  EXPECT_TRUE(code.has_section_headers);
+  EXPECT_THAT(code.problems, ::testing::IsEmpty());
+  ASSERT_EQ(code.images.size(), 5u);
+  std::vector<std::string> names, cuobjdump;
+  for (const DeviceImage& i : code.images) {
+    names.push_back(ArchName(i.arch, i.variant));
+    cuobjdump.push_back(CuobjdumpArchName(i));
+  }
+  EXPECT_THAT(names, ElementsAre("sm_90", "sm_80", "sm_120a", "sm_100f", "sm_120f"));
+  EXPECT_THAT(cuobjdump, ElementsAre("sm_90", "sm_80", "sm_120a", "sm_100", "sm_120f"))
+      << "cuobjdump names a family cubin without its f";
+  EXPECT_EQ(code.images[1].kind, DeviceCodeKind::kPtx);
+  EXPECT_EQ(code.images[1].version_major, 9);
+  EXPECT_EQ(code.images[1].compression, DeviceCompression::kZstd);
+  EXPECT_EQ(code.images[0].compression, DeviceCompression::kNone);
+  EXPECT_EQ(code.images[3].size, 40u);
+  EXPECT_EQ(code.images[0].offset, 64u + 16u) << "file offset of the entry header";
+}
+
+DeviceImage Img(DeviceCodeKind kind, int arch, ArchVariant v = ArchVariant::kNone) {
+  DeviceImage i;
+  i.kind = kind;
+  i.arch = arch;
+  i.variant = v;
+  return i;
+}
+
+TEST(FatbinTest, GpuRulesBothWays) {
+  const DeviceCodeKind sass = DeviceCodeKind::kSass, ptx = DeviceCodeKind::kPtx;
+  // G1: SASS runs on its major version at an equal or higher minor.
+  EXPECT_TRUE(RunsOn(Img(sass, 80), 86));
+  EXPECT_TRUE(RunsOn(Img(sass, 120), 121));
+  EXPECT_FALSE(RunsOn(Img(sass, 86), 80));
+  EXPECT_FALSE(RunsOn(Img(sass, 90), 100)) << "no SASS across major versions";
+  EXPECT_FALSE(RunsOn(Img(sass, 90), 120));
+  // G2: PTX is JIT-compiled on any later GPU.
+  EXPECT_TRUE(RunsOn(Img(ptx, 80), 120));
+  EXPECT_TRUE(RunsOn(Img(ptx, 80), 80));
+  EXPECT_FALSE(RunsOn(Img(ptx, 90), 89));
+  // G3: architecture-specific code, SASS or PTX, runs on that architecture only.
+  EXPECT_TRUE(RunsOn(Img(sass, 120, ArchVariant::kArchSpecific), 120));
+  EXPECT_FALSE(RunsOn(Img(sass, 120, ArchVariant::kArchSpecific), 121));
+  EXPECT_FALSE(RunsOn(Img(ptx, 90, ArchVariant::kArchSpecific), 100));
+  EXPECT_TRUE(RunsOn(Img(ptx, 90, ArchVariant::kArchSpecific), 90));
+  // G4: family code runs within its family (the same major version, minor at least its own).
+  EXPECT_TRUE(RunsOn(Img(sass, 100, ArchVariant::kFamily), 103));
+  EXPECT_FALSE(RunsOn(Img(sass, 100, ArchVariant::kFamily), 120));
+  EXPECT_TRUE(RunsOn(Img(ptx, 120, ArchVariant::kFamily), 121));
+  EXPECT_FALSE(RunsOn(Img(ptx, 120, ArchVariant::kFamily), 130));
+}
+
+TEST(FatbinTest, GpuNames) {
+  EXPECT_EQ(ParseGpu("sm_120"), 120);
+  EXPECT_EQ(ParseGpu("sm_90a"), 90);
+  EXPECT_EQ(ParseGpu("12.1"), 121);
+  EXPECT_EQ(ParseGpu("100"), 100);
+  EXPECT_EQ(ParseGpu("RTX PRO 6000 Blackwell"), 120);
+  EXPECT_EQ(ParseGpu("NVIDIA H100"), 90);
+  EXPECT_EQ(ParseGpu("a100"), 80);
+  EXPECT_EQ(ParseGpu("DGX Spark"), 121);
+  EXPECT_EQ(ParseGpu("sm_x"), std::nullopt);
+  EXPECT_EQ(ParseGpu("12.10"), std::nullopt);
+  EXPECT_EQ(ParseGpu(""), std::nullopt);
+}
+
+TEST(FatbinTest, HostileHeadersEndTheWalkWithOneLine) {
+  std::vector<uint8_t> keep;
+  {  // an entry whose payload runs past its fat binary: the entries before it are kept
+    std::vector<uint8_t> s = Container({{2, 90}, {2, 80}});
+    Put(s, 16 + 64 + 24 + 8, uint64_t{1} << 62, 8);
+    const DeviceCode c = Read(s, &keep);
+    ASSERT_EQ(c.images.size(), 1u);
+    EXPECT_THAT(c.problems, ElementsAre(HasSubstr("k.so: .nv_fatbin at 0x")));
+    EXPECT_THAT(c.problems[0], HasSubstr("entry payload of 4611686018427387904 bytes runs past"));
+  }
+  {  // a fat binary larger than its section
+    std::vector<uint8_t> s = Container({{2, 90}});
+    Put(s, 8, 0xffffffffffffull, 8);
+    const DeviceCode c = Read(s, &keep);
+    EXPECT_TRUE(c.images.empty());
+    EXPECT_THAT(c.problems, ElementsAre(HasSubstr("runs past the section end")));
+  }
+  {  // an entry header size below 64, and one past the container
+    for (uint32_t bad : {8u, 4000u}) {
+      std::vector<uint8_t> s = Container({{2, 90}});
+      Put(s, 16 + 4, bad, 4);
+      const DeviceCode c = Read(s, &keep);
+      EXPECT_TRUE(c.images.empty());
+      EXPECT_THAT(c.problems, ElementsAre(HasSubstr("entry header size")));
+    }
+  }
+  {  // a truncated entry header
+    std::vector<uint8_t> s = Container({{2, 90}});
+    Put(s, 8, 40, 8);
+    s.resize(16 + 40);
+    const DeviceCode c = Read(s, &keep);
+    EXPECT_THAT(c.problems, ElementsAre(HasSubstr("entry header truncated (40 bytes left)")));
+  }
+  {  // an unknown entry kind is skipped, the walk goes on
+    const DeviceCode c = Read(Container({{0x40, 90}, {1, 75}}), &keep);
+    ASSERT_EQ(c.images.size(), 1u);
+    EXPECT_EQ(c.images[0].arch, 75);
+    EXPECT_THAT(c.problems, ElementsAre(HasSubstr("entry of unknown kind 0x40 skipped")));
+  }
+  {  // a header of another version
+    std::vector<uint8_t> s = Container({{2, 90}});
+    Put(s, 4, 7, 2);
+    const DeviceCode c = Read(s, &keep);
+    EXPECT_TRUE(c.images.empty());
+    EXPECT_THAT(c.problems, ElementsAre(HasSubstr("fat binary header version 7")));
+  }
+  {  // no section headers at all: said, not guessed
+    std::vector<uint8_t> elf = FatbinElf(nullptr, 0);
+    Put(elf, 40, 0, 8);
+    absl::StatusOr<ElfFile> e = ElfFile::Parse("k.so", elf);
+    ASSERT_TRUE(e.ok());
+    const DeviceCode c = ReadDeviceCode(*e);
+    EXPECT_FALSE(c.has_section_headers);
+    EXPECT_TRUE(c.problems.empty());
+  }
+  {  // section headers past the end of the file, and a wrong entry size
+    for (auto [at, v, n, what] :
+         std::vector<std::tuple<int, uint64_t, int, std::string>>{
+             {40, 1ull << 40, 8, "section header 0 lies outside the file"},
+             {58, 40, 2, "e_shentsize is 40, expected 64"}}) {
+      std::vector<uint8_t> elf = FatbinElf(nullptr, 0);
+      Put(elf, at, v, n);
+      absl::StatusOr<ElfFile> e = ElfFile::Parse("k.so", elf);
+      ASSERT_TRUE(e.ok());
+      EXPECT_THAT(ReadDeviceCode(*e).problems, ElementsAre(HasSubstr(what)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace abicheck
