@@ -68,6 +68,14 @@ enum class ProblemKind {
 // "undefined_symbol", "version_not_found", ... — the JSON `kind` values.
 ABICHECK_EXPORT const char* ProblemKindName(ProblemKind kind);
 
+// How a shared object uses torch (docs/loader-model.md E8): only through torch's stable C shim
+// (aoti_torch_* / torch_* C functions; torch::stable and torch::headeronly code is inline), or
+// through its C++ API (mangled c10::, at::, torch::, caffe2:: references: tied to the release it
+// was compiled for), or not at all.
+enum class TorchAbi { kNoTorch, kStable, kUnstable };
+// "no_torch", "stable", "unstable" — the JSON values.
+ABICHECK_EXPORT const char* TorchAbiName(TorchAbi abi);
+
 // A nearby definition that does exist, and how it differs from what was needed.
 struct Candidate {
   std::string symbol;  // mangled
@@ -130,6 +138,11 @@ struct Report {
   int interpreter_symbols = 0;  // Py*/_Py* references left to the interpreter
   int weak_unresolved = 0;      // weak references that stay 0 (allowed)
   int references_checked = 0;
+  // The module's own references to torch (E8).
+  TorchAbi torch_abi = TorchAbi::kNoTorch;
+  int torch_shim_references = 0;
+  int torch_cxx_references = 0;
+  std::vector<std::string> torch_cxx_examples;  // a few, demangled
 };
 
 // Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded. Each
@@ -160,6 +173,10 @@ struct ModuleInfo {
   // Requires-Dist entries naming torch ("torch==2.9.1"); empty: the package pins no torch.
   std::vector<std::string> torch_requirements;
   bool extension_module = false;  // defines PyInit_* (imported by Python); else a library
+  TorchAbi torch_abi = TorchAbi::kNoTorch;
+  // Stable-ABI objects, with several builds: the oldest build given that exports every shim
+  // function it uses ("" when none does, or when not stable).
+  std::string stable_since;
 };
 // Which build to install: with several builds, the newest that every module loads against, or
 // the one with the fewest failing modules.

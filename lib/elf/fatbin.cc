@@ -61,7 +61,8 @@ std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string
   if (count == 0) {  // PN_XNUM-style extended numbering: the count is section 0's sh_size
     std::optional<Section> s0 = read(0);
     if (!s0) {
-      *problem = absl::StrFormat("section headers at 0x%x: section 0 lies outside the file", *shoff);
+      *problem =
+          absl::StrFormat("section headers at 0x%x: section 0 lies outside the file", *shoff);
       return std::nullopt;
     }
     count = s0->size;
@@ -168,16 +169,16 @@ DeviceCode ReadDeviceCode(const ElfFile& elf) {
   const ByteReader& r = elf.reader();
   const uint16_t strndx16 = *r.ReadAt<uint16_t>(elf.is_64() ? 0x3e : 0x32);
   if (strndx16 >= sections->size()) {
-    out.problems.push_back(absl::StrFormat(
-        "%s: e_shstrndx %u names no section (%u sections)", elf.name(), strndx16, sections->size()));
+    out.problems.push_back(absl::StrFormat("%s: e_shstrndx %u names no section (%u sections)",
+                                           elf.name(), strndx16, sections->size()));
     return out;
   }
   const Section& strs = (*sections)[strndx16];
   std::optional<ByteReader> names = r.Slice(strs.offset, strs.size);
   if (!names) {
-    out.problems.push_back(absl::StrFormat(
-        "%s: section name table at 0x%x (%u bytes) lies outside the file", elf.name(),
-        strs.offset, strs.size));
+    out.problems.push_back(
+        absl::StrFormat("%s: section name table at 0x%x (%u bytes) lies outside the file",
+                        elf.name(), strs.offset, strs.size));
     return out;
   }
   for (const Section& s : *sections) {
@@ -213,22 +214,41 @@ bool RunsOn(const DeviceImage& image, int target) {
   const int tmajor = target / 10, tminor = target % 10;
   const bool same_family = tmajor == major && tminor >= minor;
   if (image.variant == ArchVariant::kArchSpecific) return target == image.arch;
-  if (image.kind == DeviceCodeKind::kSass) return same_family;         // G1, G3
-  if (image.variant == ArchVariant::kFamily) return same_family;       // G4
-  return target >= image.arch;                                         // G2
+  if (image.kind == DeviceCodeKind::kSass) return same_family;    // G1, G3
+  if (image.variant == ArchVariant::kFamily) return same_family;  // G4
+  return target >= image.arch;                                    // G2
 }
 
 std::optional<int> ParseGpu(absl::string_view text) {
   // docs/gpu-model.md "GPU names": compute capabilities from NVIDIA's CUDA GPU list.
-  static constexpr std::pair<const char*, int> kProducts[] = {
-      {"v100", 70},        {"t4", 75},         {"rtx 2080", 75},   {"a100", 80},
-      {"a30", 80},         {"a10", 86},        {"a40", 86},        {"rtx 3090", 86},
-      {"rtx a6000", 86},   {"jetson orin", 87}, {"l4", 89},        {"l40", 89},
-      {"l40s", 89},        {"rtx 4090", 89},   {"rtx 6000 ada", 89}, {"h100", 90},
-      {"h200", 90},        {"gh200", 90},      {"b200", 100},      {"gb200", 100},
-      {"b300", 103},       {"gb300", 103},     {"rtx 5090", 120},  {"rtx 5080", 120},
-      {"rtx pro 6000 blackwell", 120}, {"rtx pro 6000", 120}, {"dgx spark", 121},
-      {"gb10", 121}};
+  static constexpr std::pair<const char*, int> kProducts[] = {{"v100", 70},
+                                                              {"t4", 75},
+                                                              {"rtx 2080", 75},
+                                                              {"a100", 80},
+                                                              {"a30", 80},
+                                                              {"a10", 86},
+                                                              {"a40", 86},
+                                                              {"rtx 3090", 86},
+                                                              {"rtx a6000", 86},
+                                                              {"jetson orin", 87},
+                                                              {"l4", 89},
+                                                              {"l40", 89},
+                                                              {"l40s", 89},
+                                                              {"rtx 4090", 89},
+                                                              {"rtx 6000 ada", 89},
+                                                              {"h100", 90},
+                                                              {"h200", 90},
+                                                              {"gh200", 90},
+                                                              {"b200", 100},
+                                                              {"gb200", 100},
+                                                              {"b300", 103},
+                                                              {"gb300", 103},
+                                                              {"rtx 5090", 120},
+                                                              {"rtx 5080", 120},
+                                                              {"rtx pro 6000 blackwell", 120},
+                                                              {"rtx pro 6000", 120},
+                                                              {"dgx spark", 121},
+                                                              {"gb10", 121}};
   std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
   for (const auto& [name, cc] : kProducts) {
     if (t == name || t == absl::StrCat("nvidia ", name)) return cc;
@@ -239,8 +259,9 @@ std::optional<int> ParseGpu(absl::string_view text) {
   int cc = 0;
   if (size_t dot = v.find('.'); dot != absl::string_view::npos) {
     int major = 0, minor = 0;
-    if (!absl::SimpleAtoi(v.substr(0, dot), &major) || !absl::SimpleAtoi(v.substr(dot + 1), &minor) ||
-        minor < 0 || minor > 9 || major < 1 || major > 99)
+    if (!absl::SimpleAtoi(v.substr(0, dot), &major) ||
+        !absl::SimpleAtoi(v.substr(dot + 1), &minor) || minor < 0 || minor > 9 || major < 1 ||
+        major > 99)
       return std::nullopt;
     return major * 10 + minor;
   }

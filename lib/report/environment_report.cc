@@ -82,6 +82,8 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
   }
   if (env.matrix.has_recommendation)
     absl::StrAppend(&out, "\nrecommendation: ", Printable(env.matrix.recommendation.summary), "\n");
+  if (const std::string stable = StableAbiLines(env.matrix); !stable.empty())
+    absl::StrAppend(&out, "\n", stable);
   for (const Warning& n : env.matrix.notes)
     absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
   for (size_t b = 0; b < nb; ++b) {

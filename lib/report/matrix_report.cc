@@ -71,6 +71,26 @@ std::string ModuleRowLabel(const Matrix& m, size_t i) {
   return Short(m.modules[i]);
 }
 
+std::string StableAbiLines(const Matrix& m) {
+  std::string out;
+  const std::vector<std::string> labels = BuildLabels(m.builds);
+  for (size_t i = 0; i < m.module_info.size(); ++i) {
+    const ModuleInfo& info = m.module_info[i];
+    if (info.torch_abi != TorchAbi::kStable) continue;
+    std::string since;
+    if (m.builds.size() > 1) {
+      since = "; no build given exports every shim function it uses";
+      for (size_t b = 0; b < m.builds.size(); ++b) {
+        if (m.builds[b] == info.stable_since)
+          since = absl::StrCat("; loads on torch from ", labels[b], " on (of the builds given)");
+      }
+    }
+    absl::StrAppend(&out, "stable ABI: ", Printable(ModuleRowLabel(m, i)),
+                    " uses torch only through its stable C shim", since, "\n");
+  }
+  return out;
+}
+
 std::string PinText(const std::vector<std::string>& pins) {
   return pins.empty() ? "pins no torch" : absl::StrJoin(pins, ", ");
 }
@@ -107,6 +127,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
                   working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
   if (m.has_recommendation)
     absl::StrAppend(&out, "recommendation: ", m.recommendation.summary, "\n");
+  absl::StrAppend(&out, StableAbiLines(m));
   // What each package says it was built for, once per package.
   std::vector<std::string> seen;
   for (const ModuleInfo& info : m.module_info) {
@@ -136,7 +157,9 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
                     {"package", i.package},
                     {"version", i.version},
                     {"torch_requirements", i.torch_requirements},
-                    {"extension_module", i.extension_module}});
+                    {"extension_module", i.extension_module},
+                    {"torch_abi", TorchAbiName(i.torch_abi)},
+                    {"stable_since", i.stable_since}});
   }
   j["module_info"] = std::move(info);
   j["builds"] = m.builds;

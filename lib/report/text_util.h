@@ -30,6 +30,9 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds);
 struct Matrix;
 // A module row's label: ModuleInfo::label, else the member path or file name.
 std::string ModuleRowLabel(const Matrix& m, size_t i);
+// "stable ABI: X uses torch only through its stable C shim; loads on torch from B on", per
+// stable-ABI row.
+std::string StableAbiLines(const Matrix& m);
 // "torch==2.9.1" or "pins no torch".
 std::string PinText(const std::vector<std::string>& pins);
 

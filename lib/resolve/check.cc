@@ -26,6 +26,38 @@
 
 namespace abicheck {
 
+const char* TorchAbiName(TorchAbi abi) {
+  switch (abi) {
+    case TorchAbi::kNoTorch:
+      return "no_torch";
+    case TorchAbi::kStable:
+      return "stable";
+    case TorchAbi::kUnstable:
+      return "unstable";
+  }
+  return "unknown";
+}
+
+bool IsTorchShimName(absl::string_view name) {
+  return absl::StartsWith(name, "aoti_torch_") || absl::StartsWith(name, "torch_");
+}
+
+bool IsTorchCxxName(absl::string_view name) {
+  // Mangled names in torch's C++ namespaces, functions and their vtables/typeinfo; torch::stable
+  // and torch::headeronly are excluded (header-only: an external reference there is still the
+  // stable ABI's).
+  for (absl::string_view p : {"_ZN", "_ZNK", "_ZTVN", "_ZTIN", "_ZTSN", "_ZThn"}) {
+    absl::string_view rest = name;
+    if (!absl::ConsumePrefix(&rest, p)) continue;
+    if (absl::StartsWith(rest, "5torch6stable") || absl::StartsWith(rest, "5torch10headeronly"))
+      return false;
+    for (absl::string_view ns : {"3c10", "2at", "5torch", "6caffe2"}) {
+      if (absl::StartsWith(rest, ns)) return true;
+    }
+  }
+  return false;
+}
+
 const char* ProblemKindName(ProblemKind kind) {
   switch (kind) {
     case ProblemKind::kUndefinedSymbol:
@@ -286,6 +318,15 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     ABICHECK_ASSIGN_OR_RETURN(std::vector<Reference> refs, o->syms->References());
     for (const Reference& ref : refs) {
       Symbol sym = o->syms->GetOrEmpty(ref.symbol);
+      if (o == module && sym.shndx == elf::SHN_UNDEF && !sym.name.empty()) {
+        // E8: how the module itself uses torch.
+        if (IsTorchShimName(sym.name)) {
+          ++report.torch_shim_references;
+        } else if (IsTorchCxxName(sym.name)) {
+          if (report.torch_cxx_references++ < 3)
+            report.torch_cxx_examples.push_back(Demangle(sym.name));
+        }
+      }
       if (sym.name.empty()) {
         return absl::DataLossError(absl::StrFormat(
             "%s: .dynsym entry %u: name offset is outside .dynstr", o->path, ref.symbol));
@@ -336,6 +377,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
   for (const auto& o : loader.objects()) ABICHECK_RETURN_IF_ERROR(o->syms->status());
   report.loads = report.problems.empty();
+  report.torch_abi = report.torch_cxx_references > 0    ? TorchAbi::kUnstable
+                     : report.torch_shim_references > 0 ? TorchAbi::kStable
+                                                        : TorchAbi::kNoTorch;
   return report;
 }
 
@@ -420,6 +464,50 @@ std::vector<int> BuildVersion(absl::string_view build) {
   return v.empty() ? first(build) : v;
 }
 
+void MarkTorchAbi(Matrix* m) {
+  const size_t nb = m->builds.size();
+  if (nb == 0) return;
+  std::vector<size_t> by_age(nb);
+  for (size_t b = 0; b < nb; ++b) by_age[b] = b;
+  std::stable_sort(by_age.begin(), by_age.end(), [&](size_t a, size_t b) {
+    return BuildVersion(m->builds[a]) < BuildVersion(m->builds[b]);
+  });
+  for (size_t i = 0; i < m->modules.size() && i < m->module_info.size(); ++i) {
+    ModuleInfo& info = m->module_info[i];
+    info.torch_abi = m->cells[i * nb].report.torch_abi;
+    if (info.torch_abi != TorchAbi::kStable || nb < 2) continue;
+    // E8: the oldest build that exports every shim function the object itself uses.
+    for (size_t b : by_age) {
+      const Report& r = m->cells[i * nb + b].report;
+      bool all = true;
+      for (const Problem& p : r.problems) {
+        all = all && !(p.kind == ProblemKind::kUndefinedSymbol && p.object == r.module &&
+                       IsTorchShimName(p.symbol));
+      }
+      if (all) {
+        info.stable_since = m->builds[b];
+        break;
+      }
+    }
+  }
+}
+
+std::string BuildLabel(absl::string_view build) {
+  // The shortest tail of path components that names a version: "torch-2.10.0/torch" for a
+  // torch directory, the wheel's name without .whl.
+  std::string label = Basename(build);
+  for (size_t end = build.size(), at = build.rfind('/'); at != absl::string_view::npos && at > 0;
+       at = build.rfind('/', at - 1)) {
+    const absl::string_view tail = build.substr(at + 1, end - at - 1);
+    if (std::any_of(tail.begin(), tail.end(), [](char c) { return absl::ascii_isdigit(c); })) {
+      label = std::string(tail);
+      break;
+    }
+  }
+  if (absl::EndsWith(label, ".whl")) label.resize(label.size() - 4);
+  return label;
+}
+
 void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   const size_t nb = m->builds.size();
   if (nb < 2 || m->modules.empty()) return;
@@ -440,8 +528,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   Recommendation& r = m->recommendation;
   m->has_recommendation = true;
   r.build = m->builds[best];
-  r.label = Basename(r.build);
-  if (absl::EndsWith(r.label, ".whl")) r.label.resize(r.label.size() - 4);
+  r.label = BuildLabel(r.build);
   r.failing_modules = failing[best];
   r.every_module_loads = failing[best] == 0;
   for (size_t i = 0; i < m->modules.size(); ++i) {
@@ -600,6 +687,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
     }
   }
+  MarkTorchAbi(&m);
   if (build_providers.size() > 1) {
     MarkExportingBuilds(build_providers, &m);
     Recommend(&m);

@@ -32,6 +32,15 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable = {});
 // of its whole name); empty when there is none. Newer compares greater.
 std::vector<int> BuildVersion(absl::string_view build);
 
+// Fills ModuleInfo::torch_abi from the cells and, for stable-ABI objects with several builds,
+// ModuleInfo::stable_since (docs/loader-model.md E8).
+void MarkTorchAbi(Matrix* m);
+bool IsTorchShimName(absl::string_view name);
+
+// How a recommendation names a build: "torch-2.10.0-3-cp312-..." for a wheel, "torch-2.10.0/torch"
+// for a directory (the shortest tail of its path that names a version).
+std::string BuildLabel(absl::string_view build);
+
 // How a module row is shown (ModuleInfo::label).
 struct ExpandedInput;
 std::string ModuleLabel(const ExpandedInput& in, const InputFile& f);

@@ -156,8 +156,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   env.matrix.has_recommendation = true;
   Recommendation& r = env.matrix.recommendation;
   r.build = env.matrix.builds[best];
-  r.label = Basename(r.build);
-  if (absl::EndsWith(r.label, ".whl")) r.label.resize(r.label.size() - 4);
+  r.label = BuildLabel(r.build);
   r.every_module_loads = failing[best].empty();
   r.still_failing.clear();
   r.failing_modules = 0;
@@ -353,6 +352,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
     if (!absl::StartsWith(f, env.site_packages + "/nvidia/")) unowned.push_back(f);
   }
   ABICHECK_RETURN_IF_ERROR(add_package("(no package)", "", {}, unowned, {}));
+  MarkTorchAbi(&out.matrix);
   if (builds.size() > 1) {
     std::vector<bool> unusable;
     for (const Report& r : out.torch_imports) unusable.push_back(!r.loads);

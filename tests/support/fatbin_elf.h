@@ -19,15 +19,15 @@ inline std::vector<uint8_t> FatbinElf(const uint8_t* data, size_t size) {
   auto put = [&](uint64_t at, uint64_t v, int n) { std::memcpy(&b[at], &v, n); };
   const uint8_t ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
   std::memcpy(b.data(), ident, sizeof ident);
-  put(16, 3, 2);       // ET_DYN
-  put(18, 62, 2);      // EM_X86_64
-  put(20, 1, 4);       // EV_CURRENT
-  put(40, shoff, 8);   // e_shoff
-  put(52, 64, 2);      // e_ehsize
-  put(54, 56, 2);      // e_phentsize
-  put(58, 64, 2);      // e_shentsize
-  put(60, 3, 2);       // e_shnum
-  put(62, 2, 2);       // e_shstrndx
+  put(16, 3, 2);      // ET_DYN
+  put(18, 62, 2);     // EM_X86_64
+  put(20, 1, 4);      // EV_CURRENT
+  put(40, shoff, 8);  // e_shoff
+  put(52, 64, 2);     // e_ehsize
+  put(54, 56, 2);     // e_phentsize
+  put(58, 64, 2);     // e_shentsize
+  put(60, 3, 2);      // e_shnum
+  put(62, 2, 2);      // e_shstrndx
   if (size > 0) std::memcpy(&b[data_off], data, size);
   std::memcpy(&b[names_off], names.data(), names.size());
   auto section = [&](int i, uint32_t name, uint32_t type, uint64_t off, uint64_t sz) {
@@ -37,8 +37,8 @@ inline std::vector<uint8_t> FatbinElf(const uint8_t* data, size_t size) {
     put(at + 24, off, 8);
     put(at + 32, sz, 8);
   };
-  section(1, 1, 1, data_off, size);                 // .nv_fatbin, SHT_PROGBITS
-  section(2, 12, 3, names_off, names.size());       // .shstrtab, SHT_STRTAB
+  section(1, 1, 1, data_off, size);            // .nv_fatbin, SHT_PROGBITS
+  section(2, 12, 3, names_off, names.size());  // .shstrtab, SHT_STRTAB
   return b;
 }
 

@@ -188,6 +188,45 @@ TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   EXPECT_TRUE(placed);
 }
 
+TEST(EnvTest, StableAbiObjectsAndTheOldestBuildTheyLoadOn) {
+  // E8: torch_* / aoti_torch_* C shim references only -> stable, and the oldest build given that
+  // exports them all; any mangled c10::/at::/torch:: reference -> unstable.
+  Venv v;
+  v.Dist("shimmed", "1.0", "", {{"shimmed/_C.so", Mod({"libc10.so"}, {"torch_list_size"})}});
+  v.Dist("cxx", "1.0", "",
+         {{"cxx/_C.so", Mod({"libc10.so"}, {"torch_list_size", "_ZN3c106detail4failEv"})}});
+  TempDir other;
+  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"2.9.0", {"c10_kept"}},
+           {"2.10.0", {"c10_kept", "torch_list_size", "_ZN3c106detail4failEv"}},
+           {"2.12.0", {"c10_kept", "torch_list_size"}}}) {
+    const std::string t = "torch-" + ver + "/torch/";
+    fs::create_directories(other.path() + "/" + t + "lib");
+    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
+    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+  }
+  absl::StatusOr<EnvironmentReport> r =
+      CheckEnvironment(v.root,
+                       {other.path() + "/torch-2.12.0/torch", other.path() + "/torch-2.9.0/torch",
+                        other.path() + "/torch-2.10.0/torch"},
+                       NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Matrix& m = r->matrix;
+  const size_t shimmed = Package(*r, "shimmed")->modules[0], cxx = Package(*r, "cxx")->modules[0];
+  EXPECT_EQ(m.module_info[shimmed].torch_abi, TorchAbi::kStable);
+  EXPECT_EQ(m.module_info[shimmed].stable_since, other.path() + "/torch-2.10.0/torch")
+      << "2.9.0 lacks the shim function; 2.10.0 is older than 2.12.0";
+  EXPECT_EQ(m.module_info[cxx].torch_abi, TorchAbi::kUnstable);
+  EXPECT_EQ(m.module_info[cxx].stable_since, "");
+  EXPECT_THAT(m.cells[cxx * 3].report.torch_cxx_examples, ElementsAre("c10::detail::fail()"));
+  EXPECT_EQ(m.module_info[Package(*r, "good")->modules[0]].torch_abi, TorchAbi::kNoTorch);
+  EXPECT_THAT(RenderEnvironmentText(*r, false),
+              HasSubstr("stable ABI: shimmed/_C.so uses torch only through its stable C shim; "
+                        "loads on torch from torch-2.10.0 on (of the builds given)"));
+  EXPECT_THAT(r->matrix.recommendation.summary,
+              HasSubstr("torch-2.10.0/torch leaves the fewest failing, 1 of 4: bad"));
+}
+
 TEST(EnvTest, BadEnvironments) {
   TempDir d;
   EXPECT_THAT(CheckEnvironment(d.path() + "/nothing", {}, NoHost()),

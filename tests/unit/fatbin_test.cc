@@ -60,7 +60,8 @@ DeviceCode Read(const std::vector<uint8_t>& section, std::vector<uint8_t>* keep)
 TEST(FatbinTest, ReadsEveryEntryOfEveryContainer) {
   std::vector<uint8_t> s = Container({{2, 90, 0x11}, {1, 80, 0x8011, 9, 0}, {2, 120, 0x100011}});
   s.resize(s.size() + 8, 0);  // padding before the next container
-  const std::vector<uint8_t> second = Container({{2, 100, 0x1200011, 1, 8, 40, 112}, {1, 120, 0x208011, 9, 0}});
+  const std::vector<uint8_t> second =
+      Container({{2, 100, 0x1200011, 1, 8, 40, 112}, {1, 120, 0x208011, 9, 0}});
   s.insert(s.end(), second.begin(), second.end());
   std::vector<uint8_t> keep;
   const DeviceCode code = Read(s, &keep);
@@ -185,8 +186,7 @@ TEST(FatbinTest, HostileHeadersEndTheWalkWithOneLine) {
     EXPECT_TRUE(c.problems.empty());
   }
   {  // section headers past the end of the file, and a wrong entry size
-    for (auto [at, v, n, what] :
-         std::vector<std::tuple<int, uint64_t, int, std::string>>{
+    for (auto [at, v, n, what] : std::vector<std::tuple<int, uint64_t, int, std::string>>{
              {40, 1ull << 40, 8, "section header 0 lies outside the file"},
              {58, 40, 2, "e_shentsize is 40, expected 64"}}) {
       std::vector<uint8_t> elf = FatbinElf(nullptr, 0);

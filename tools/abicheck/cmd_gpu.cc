@@ -53,8 +53,9 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
                  "a GPU: sm_120, 12.0, or a product name (\"H100\", \"RTX PRO 6000 Blackwell\", "
                  "...; docs/gpu-model.md); repeatable");
   out.AddTo(app, {"text", "json"});
-  app.footer("exit codes: 0 every object with device code can run on every --gpu, 1 one cannot, "
-             "2 usage error, 3 unreadable or invalid input");
+  app.footer(
+      "exit codes: 0 every object with device code can run on every --gpu, 1 one cannot, "
+      "2 usage error, 3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -65,8 +66,9 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
   for (const std::string& g : gpus) {
     std::optional<int> cc = ParseGpu(g);
     if (!cc) {
-      std::fprintf(stderr, "%s: gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
-                           "docs/gpu-model.md)\n",
+      std::fprintf(stderr,
+                   "%s: gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
+                   "docs/gpu-model.md)\n",
                    prog.c_str(), g.c_str());
       return kExitUsage;
     }
@@ -101,9 +103,8 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
       j["has_section_headers"] = code.has_section_headers;
       nlohmann::ordered_json images = nlohmann::ordered_json::array();
       // cuobjdump's names: the file name less its last extension, a counter per kind.
-      std::string base = Basename(f.name.substr(f.name.rfind('!') == std::string::npos
-                                                    ? 0
-                                                    : f.name.rfind('!') + 1));
+      std::string base = Basename(
+          f.name.substr(f.name.rfind('!') == std::string::npos ? 0 : f.name.rfind('!') + 1));
       if (size_t dot = base.rfind('.'); dot != std::string::npos && dot > 0) base.resize(dot);
       std::string lines;
       int n_elf = 0, n_ptx = 0;
@@ -112,13 +113,14 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
         const int n = ptx ? ++n_ptx : ++n_elf;
         absl::StrAppendFormat(&lines, "%s file %4d: %s.%d.%s.%s\n", ptx ? "PTX" : "ELF", n,
                               Printable(base), n, CuobjdumpArchName(img), ptx ? "ptx" : "cubin");
-        images.push_back({{"kind", ptx ? "ptx" : "sass"},
-                          {"arch", ArchName(img.arch, img.variant)},
-                          {"compute_capability", absl::StrFormat("%d.%d", img.arch / 10, img.arch % 10)},
-                          {"variant", VariantName(img.variant)},
-                          {"version", absl::StrFormat("%d.%d", img.version_major, img.version_minor)},
-                          {"compression", CompressionName(img.compression)},
-                          {"size", img.size}});
+        images.push_back(
+            {{"kind", ptx ? "ptx" : "sass"},
+             {"arch", ArchName(img.arch, img.variant)},
+             {"compute_capability", absl::StrFormat("%d.%d", img.arch / 10, img.arch % 10)},
+             {"variant", VariantName(img.variant)},
+             {"version", absl::StrFormat("%d.%d", img.version_major, img.version_minor)},
+             {"compression", CompressionName(img.compression)},
+             {"size", img.size}});
       }
       j["images"] = std::move(images);
       j["problems"] = code.problems;
@@ -127,13 +129,15 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
       for (int t : targets) {
         std::vector<std::string> by, carried;
         for (const DeviceImage& img : code.images) {
-          const std::string name = absl::StrCat(
-              img.kind == DeviceCodeKind::kPtx ? "compute_" : "sm_", img.arch,
-              img.variant == ArchVariant::kArchSpecific ? "a"
-              : img.variant == ArchVariant::kFamily     ? "f"
-                                                        : "");
-          if (std::find(carried.begin(), carried.end(), name) == carried.end()) carried.push_back(name);
-          if (RunsOn(img, t) && std::find(by.begin(), by.end(), name) == by.end()) by.push_back(name);
+          const std::string name =
+              absl::StrCat(img.kind == DeviceCodeKind::kPtx ? "compute_" : "sm_", img.arch,
+                           img.variant == ArchVariant::kArchSpecific ? "a"
+                           : img.variant == ArchVariant::kFamily     ? "f"
+                                                                     : "");
+          if (std::find(carried.begin(), carried.end(), name) == carried.end())
+            carried.push_back(name);
+          if (RunsOn(img, t) && std::find(by.begin(), by.end(), name) == by.end())
+            by.push_back(name);
         }
         const bool has_code = !code.images.empty();
         const bool runs = !has_code || !by.empty();
@@ -164,7 +168,8 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
       if (!code.has_section_headers)
         absl::StrAppend(&text, "warning: ", Printable(f.name),
                         ": no section headers: its device code, if any, cannot be found\n");
-      for (const std::string& p : code.problems) absl::StrAppend(&text, "warning: ", Printable(p), "\n");
+      for (const std::string& p : code.problems)
+        absl::StrAppend(&text, "warning: ", Printable(p), "\n");
     }
   }
   bar.Finish();
