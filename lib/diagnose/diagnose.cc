@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cstring>
+#include <memory>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -264,6 +265,25 @@ void ForEachSourceName(absl::string_view m, F&& f) {
   }
 }
 
+// A table's exported C++ symbols by every source name in their mangled names, in table order.
+using TokenIndex = absl::flat_hash_map<absl::string_view, std::vector<uint32_t>>;
+
+const TokenIndex& TokensOf(const SymbolTable& t, ParseCache* cache) {
+  std::shared_ptr<const void>& slot = cache->Memo(&t);
+  if (slot == nullptr) {
+    auto index = std::make_shared<TokenIndex>();
+    t.ForEachSymbol([&](const Symbol& sym) {
+      if (!sym.exported() || !absl::StartsWith(sym.name, "_Z")) return;
+      ForEachSourceName(sym.name, [&](absl::string_view token) {
+        std::vector<uint32_t>& v = (*index)[token];
+        if (v.empty() || v.back() != sym.index) v.push_back(sym.index);
+      });
+    });
+    slot = std::move(index);
+  }
+  return *static_cast<const TokenIndex*>(slot.get());
+}
+
 // Exported C++ symbols of every loaded object, bucketed by the source names the problems need,
 // built in one pass over the symbol tables (not a scan per problem).
 class CandidateIndex {
@@ -276,7 +296,19 @@ class CandidateIndex {
       if (w.size() < by_length.size())
         by_length[w.size()].set(static_cast<unsigned char>(w.back()));
     }
+    ParseCache* shared = loader.shared_parses();
     for (const auto& o : loader.objects()) {
+      if (shared != nullptr && !o->syms->external()) {
+        // Checks of one call share the objects: their names by source name are made once.
+        const TokenIndex& tokens = TokensOf(*o->syms, shared);
+        for (const std::string& w : wanted) {
+          auto it = tokens.find(w);
+          if (it == tokens.end()) continue;
+          auto& v = buckets_[w];
+          for (uint32_t i : it->second) v.push_back({o.get(), i});
+        }
+        continue;
+      }
       o->syms->ForEachSymbol([&](const Symbol& sym) {
         const Symbol* s = &sym;
         const uint32_t i = sym.index;

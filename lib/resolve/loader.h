@@ -91,6 +91,8 @@ class Loader {
                                  const WantedVersion* version, bool plt_class) const;
 
   const std::deque<std::unique_ptr<Object>>& objects() const { return objects_; }
+  // The parses shared with the other checks of this call; nullptr when this loader's are its own.
+  ParseCache* shared_parses() const { return own_parses_ ? nullptr : parses_; }
   uint16_t machine() const { return machine_; }
 
  private:

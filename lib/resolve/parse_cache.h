@@ -35,11 +35,16 @@ class ParseCache {
   // loader then tries its next directory).
   const ParsedObject* Found(const std::string& path);
 
+  // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
+  // the call (diagnosis: its exported names by source name).
+  std::shared_ptr<const void>& Memo(const SymbolTable* table) { return memo_[table]; }
+
  private:
   static void Parse(const std::string& name, const ExternalLibrary* external, ParsedObject* p);
 
   absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
+  absl::flat_hash_map<const SymbolTable*, std::shared_ptr<const void>> memo_;
 };
 
 }  // namespace abicheck
