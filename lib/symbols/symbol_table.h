@@ -205,6 +205,9 @@ class SymbolTable {
 
   const ElfFile* elf_ = nullptr;
   ExternalLibrary ext_;
+  // StringAbiMarkers(), made on first use (tables are shared by the checks of one call, one
+  // thread at a time).
+  mutable std::optional<uint8_t> string_abi_markers_;
   ByteReader syms_;
   uint32_t count_ = 0;
   uint64_t entsize_ = 0;
