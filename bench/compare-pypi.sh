@@ -60,6 +60,23 @@ print(f"| `abicheck env` on the torch 2.9.1 venv ({n} shared objects of 9 packag
 print(f"| the same, `--no-diagnose` | {nd*1000:.0f} ms | {imp*1000:.0f} ms | {imp/nd:.1f}x | | |")
 print(f"| the same, cold page cache | {envc*1000:.0f} ms | {impc*1000:.0f} ms | {impc/envc:.1f}x | >= 20x | {'met' if impc/envc >= 20 else 'NOT met'} |")
 PY
+# abicheck gpu's listing against cuobjdump's (the oracle of tests/gpu), on the largest toolkit
+# library there is.
+co=$(ls "$cache"/gpu-oracle/nvidia/*/bin/cuobjdump 2>/dev/null | head -1)
+if [ -z "$co" ] && whl=$(ls "$cache"/wheels/nvidia_cuda_cuobjdump-*.whl 2>/dev/null | head -1); then
+  mkdir -p "$cache/gpu-oracle" && (cd "$cache/gpu-oracle" && python3 -m zipfile -e "$whl" .)
+  co=$(ls "$cache"/gpu-oracle/nvidia/*/bin/cuobjdump | head -1) && chmod +x "$co"
+fi
+lt=$(ls /usr/local/cuda/lib64/libcublasLt.so.* 2>/dev/null | head -1)
+if [ -n "$co" ] && [ -n "$lt" ]; then
+  t_gpu=$(median -N --warmup 2 --runs "$runs" "$A gpu $lt")
+  t_co=$(median -N --warmup 1 --runs "$runs" "$co --list-elf --list-ptx $lt")
+  python3 - "$t_gpu" "$t_co" "$(basename "$lt")" "$("$A" gpu "$lt" | wc -l)" <<'PY'
+import sys
+a, b = map(float, sys.argv[1:3])
+print(f"| `abicheck gpu` vs `cuobjdump --list-elf --list-ptx`, {sys.argv[3]} ({sys.argv[4]} entries) | {a*1000:.0f} ms | {b*1000:.0f} ms | {b/a:.1f}x | | |")
+PY
+fi
 # The four corpus torch builds in one index, against the largest single-build index.
 builds=()
 for t in 2.9.1 2.10.0 2.12.1 2.15.0; do builds+=("$(ls "$cache"/wheels/torch-$t-*.whl | head -1)"); done
