@@ -145,7 +145,7 @@ absl::StatusOr<Layout> FindLayout(const std::string& given) {
     // A Python executable: its prefix is the directory above bin/.
     l.interpreter = path;
     path = fs::path(path).parent_path().parent_path().string();
-    if (path.empty()) path = ".";
+    if (path.empty()) path.assign(1, '.');  // (not = "." : GCC 12 -Wrestrict false positive)
   }
   if (!IsDir(path)) {
     return absl::NotFoundError(absl::StrCat(given, ": No such file or directory"));
@@ -238,6 +238,8 @@ absl::StatusOr<Layout> FindLayout(const std::string& given) {
 }
 
 }  // namespace
+
+std::optional<std::string> ReadSmallTextFile(const std::string& path) { return ReadText(path); }
 
 std::string NormalizeDistName(absl::string_view name) {
   std::string out;
@@ -482,19 +484,6 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
   if (!IsDir(env.torch_dir + "/lib")) {
     return absl::NotFoundError(absl::StrCat(env.torch_dir, "/lib: No such directory (",
                                             torches.front(), " is installed, its files are not)"));
-  }
-  std::string cuda_major;
-  if (std::optional<std::string> v = ReadText(env.torch_dir + "/version.py")) {
-    // cuda: Optional[str] = '12.8'
-    const size_t at = v->find("\ncuda");
-    const size_t q = at == std::string::npos ? std::string::npos : v->find('\'', at);
-    if (q != std::string::npos && q + 1 < v->size() &&
-        std::isdigit(static_cast<unsigned char>((*v)[q + 1]))) {
-      cuda_major = v->substr(q + 1, v->find('.', q) - q - 1);
-    }
-  }
-  if (std::optional<std::string> init = ReadText(env.torch_dir + "/__init__.py")) {
-    env.cuda_preloads = ResolveCudaPreloads(site, cuda_major, TorchCudaPreloads(*init));
   }
   return env;
 }

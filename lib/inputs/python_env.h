@@ -4,6 +4,7 @@
 #ifndef ABICHECK_LIB_INPUTS_PYTHON_ENV_H_
 #define ABICHECK_LIB_INPUTS_PYTHON_ENV_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,6 @@ struct PythonEnvironment {
   std::vector<std::string> notes;    // what was skipped or could not be read, one line each
   int torch = -1;                    // index of the torch distribution
   std::string torch_dir;             // site_packages/torch
-  // docs/loader-model.md E4: what torch's __init__.py preloads after libtorch_global_deps, as
-  // files of this environment, in its order.
-  std::vector<std::string> cuda_preloads;
 };
 
 // Reads the environment at `path`: a virtualenv (pyvenv.cfg), a prefix with
@@ -56,6 +54,10 @@ struct PythonEnvironment {
 // installs or several Python versions with nothing to choose between them.
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
                                                         const InputLimits& limits);
+
+// A small text file (METADATA, RECORD, __init__.py: at most 16 MiB), read whole; nullopt when
+// absent, not a regular file, unreadable or over the cap.
+std::optional<std::string> ReadSmallTextFile(const std::string& path);
 
 // The libraries torch/__init__.py preloads after libtorch_global_deps (E4), as (folder, glob)
 // pairs read from its text; empty when it preloads none or the file is absent.

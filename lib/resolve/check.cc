@@ -179,14 +179,14 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     }
     // dlopen of an object already loaded (as a dependency of what was loaded before) returns it:
     // _dl_map_object finds it by file identity (docs/loader-model.md C2).
-    Report report;
-    report.module = module_path;
-    report.loads = true;
-    report.libraries.push_back({module->names.front(), module->path, module->found_by, false});
-    report.warnings.push_back(
+    Report already;
+    already.module = module_path;
+    already.loads = true;
+    already.libraries.push_back({module->names.front(), module->path, module->found_by, false});
+    already.warnings.push_back(
         {module_path,
          "already loaded (a dependency of what was loaded before it): nothing to check"});
-    return report;
+    return already;
   }
   if (module->elf->type() != elf::ET_DYN || !module->elf->has_dynamic()) {
     Problem p;

@@ -93,16 +93,11 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
-  ABICHECK_ASSIGN_OR_RETURN(MappedFile f, MappedFile::Open(path));
-  return std::string(reinterpret_cast<const char*>(f.bytes().data()), f.bytes().size());
-}
-
 absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const InputLimits& limits) {
   TorchBuild b;
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(env.torch_dir, limits));
-  std::string init = ReadSmallFile(env.torch_dir + "/__init__.py").value_or("");
-  std::string version = ReadSmallFile(env.torch_dir + "/version.py").value_or("");
+  std::string init = ReadSmallTextFile(env.torch_dir + "/__init__.py").value_or("");
+  std::string version = ReadSmallTextFile(env.torch_dir + "/version.py").value_or("");
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
   if (b.version.empty()) b.version = env.distributions[env.torch].metadata.version;
   b.name = absl::StrCat("torch ", b.version, " (installed)");
@@ -126,8 +121,8 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const std::s
     const std::string& name = in.objects.front().name;
     if (!rel.empty()) {
       const std::string root = name.substr(0, name.size() - rel.size()) + "torch";
-      init = ReadSmallFile(root + "/__init__.py").value_or("");
-      version = ReadSmallFile(root + "/version.py").value_or("");
+      init = ReadSmallTextFile(root + "/__init__.py").value_or("");
+      version = ReadSmallTextFile(root + "/version.py").value_or("");
     }
   }
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
