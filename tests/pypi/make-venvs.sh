@@ -12,6 +12,14 @@ exec 9>"$cache/.lock"
 flock 9  # both builds' ctest runs may prepare at once
 rm -f "$cache/UNAVAILABLE"
 unavailable() { echo "$*" > "$cache/UNAVAILABLE"; cat "$cache/UNAVAILABLE"; exit 0; }
+# The corpus takes about 12 GB of wheels and 33 GB of virtualenvs: on a disk without room for
+# what is still missing, say so and skip rather than fail half-way.
+have=$(du -sk "$cache" 2>/dev/null | cut -f1)
+avail=$(df --output=avail -k "$cache" | tail -1)
+need=$(( 46 * 1024 * 1024 - ${have:-0} ))
+if [ "$need" -gt 0 ] && [ "$avail" -lt "$need" ]; then
+  unavailable "not enough disk for the PyPI corpus: $(( avail / 1048576 )) GB free under $cache, about $(( need / 1048576 )) GB more needed"
+fi
 out=$("$root/bench/fetch-pypi-corpus.sh" "$cache" 2>&1)
 rc=$?
 echo "$out" | tail -1
