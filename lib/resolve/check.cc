@@ -383,11 +383,11 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   return report;
 }
 
-namespace {
-
 bool IsGlobalDeps(const InputFile& f) {
   return absl::StartsWith(Basename(f.path), "libtorch_global_deps.so");
 }
+
+namespace {
 
 // Expands provider inputs; libtorch_global_deps goes to the global scope (docs/loader-model.md §E).
 absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputLimits& limits,
@@ -406,6 +406,8 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
   return absl::OkStatus();
 }
 
+}  // namespace
+
 absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) {
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
   if (in.kind != "file") {
@@ -416,8 +418,6 @@ absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) 
   }
   return std::move(in.objects.front());
 }
-
-}  // namespace
 
 // How a row of the matrix is shown: the member's path inside a wheel, the path below a
 // directory, the file name of a file.

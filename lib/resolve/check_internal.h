@@ -41,6 +41,11 @@ bool IsTorchShimName(absl::string_view name);
 // for a directory (the shortest tail of its path that names a version).
 std::string BuildLabel(absl::string_view build);
 
+// libtorch_global_deps: loaded RTLD_GLOBAL by import torch (docs/loader-model.md E1).
+bool IsGlobalDeps(const InputFile& f);
+// `path` as one file (a directory, archive or index is an error naming `role`).
+absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role);
+
 // How a module row is shown (ModuleInfo::label).
 struct ExpandedInput;
 std::string ModuleLabel(const ExpandedInput& in, const InputFile& f);

@@ -54,12 +54,6 @@ std::string PyStringAssignment(absl::string_view text, absl::string_view key) {
   return "";
 }
 
-absl::StatusOr<InputFile> OneFile(const std::string& path) {
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
-  if (in.objects.size() != 1) return absl::InvalidArgumentError(absl::StrCat(path, ": not a file"));
-  return std::move(in.objects.front());
-}
-
 // Splits a build's objects into the roles import torch gives them, placing each at
 // site/<its torch-relative path>.
 absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> objects,
@@ -69,7 +63,7 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
     if (rel.empty()) rel = absl::StrCat("torch/lib/", Basename(f.name));
     f.path = absl::StrCat(env.site_packages, "/", rel);
     const std::string base = Basename(rel);
-    if (absl::StartsWith(base, "libtorch_global_deps.so")) {
+    if (IsGlobalDeps(f)) {
       b->preload.push_back(std::move(f));
       continue;
     }
@@ -86,7 +80,7 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
   if (has_cudart && !cuda.empty()) {
     for (const std::string& p :
          ResolveCudaPreloads(env.site_packages, cuda_major, TorchCudaPreloads(init_py))) {
-      ABICHECK_ASSIGN_OR_RETURN(InputFile f, OneFile(p));
+      ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "CUDA library"));
       b->providers.push_back(std::move(f));
     }
   }
@@ -214,7 +208,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
   }
   std::optional<InputFile> python;
   if (!env.interpreter.empty()) {
-    absl::StatusOr<InputFile> f = OneFile(env.interpreter);
+    absl::StatusOr<InputFile> f = SingleFile(env.interpreter, "interpreter");
     if (f.ok()) {
       python = *std::move(f);
     } else {
@@ -278,7 +272,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
     std::vector<InputFile> objects;
     for (const std::string& f : files) {
       if (absl::StartsWith(f, env.torch_dir + "/")) continue;  // part of the build
-      ABICHECK_ASSIGN_OR_RETURN(InputFile in, OneFile(f));
+      ABICHECK_ASSIGN_OR_RETURN(InputFile in, SingleFile(f, "shared object"));
       ModuleInfo info;
       info.label = f.substr(env.site_packages.size() + 1);
       info.package = name;
