@@ -60,6 +60,13 @@ print(f"| `abicheck env` on the torch 2.9.1 venv ({n} shared objects of 9 packag
 print(f"| the same, `--no-diagnose` | {nd*1000:.0f} ms | {imp*1000:.0f} ms | {imp/nd:.1f}x | | |")
 print(f"| the same, cold page cache | {envc*1000:.0f} ms | {impc*1000:.0f} ms | {impc/envc:.1f}x | >= 20x | {'met' if impc/envc >= 20 else 'NOT met'} |")
 PY
+# The cost of the GPU check (docs/gpu-model.md G5-G7) on top of the plain env check.
+t_env_gpu=$(median -N --warmup 2 --runs "$runs" "$A env $v -L $stub -q --gpu sm_120 --cuda-driver 12.8")
+python3 - "$t_env" "$t_env_gpu" <<'PY'
+import sys
+plain, gpu = map(float, sys.argv[1:3])
+print(f"| `abicheck env` with `--gpu sm_120 --cuda-driver 12.8` vs without | {gpu*1000:.0f} ms | {plain*1000:.0f} ms | +{(gpu/plain-1)*100:.0f} % | < +10 % | {'met' if gpu/plain < 1.10 else 'NOT met'} |")
+PY
 # abicheck gpu's listing against cuobjdump's (the oracle of tests/gpu), on the largest toolkit
 # library there is.
 co=$(ls "$cache"/gpu-oracle/nvidia/*/bin/cuobjdump 2>/dev/null | head -1)

@@ -54,6 +54,12 @@ struct CheckOptions {
   // Find the nearest existing definitions and shared causes (off: the verdict and ld.so's
   // messages only, for the fastest gate).
   bool diagnose = true;
+  // After loading (docs/gpu-model.md): the GPU the module must run on — "sm_120", "12.0", or a
+  // product name ("H100", "RTX PRO 6000 Blackwell") — and the CUDA driver: a CUDA version
+  // ("12.8"), a Linux driver version ("570.124.06"), or "host" (read from the file name of the
+  // host's libcuda.so.1, which is never loaded). "": not checked.
+  std::string gpu;
+  std::string cuda_driver;
 };
 
 enum class ProblemKind {
@@ -63,6 +69,11 @@ enum class ProblemKind {
   kWrongElfClass,    // "wrong ELF class: ELFCLASS32"
   kWrongMachine,     // only a library for another machine was found (the loader skips it)
   kNotLoadable,      // the module itself cannot be dlopen'ed (an executable, no PT_DYNAMIC, ...)
+  // After loading, with CheckOptions::gpu / cuda_driver (docs/gpu-model.md G5-G7): the CUDA
+  // runtime's errors at the first kernel launch or CUDA call.
+  kNoKernelImage,       // "no kernel image is available for execution on the device"
+  kUnsupportedPtx,      // "the provided PTX was compiled with an unsupported toolchain."
+  kInsufficientDriver,  // "CUDA driver version is insufficient for CUDA runtime version"
 };
 
 // "undefined_symbol", "version_not_found", ... — the JSON `kind` values.
@@ -124,8 +135,23 @@ struct Warning {
   std::string message;
 };
 
+// The module's CUDA device code judged against a GPU and a driver (docs/gpu-model.md).
+struct DeviceCheck {
+  bool checked = false;  // CheckOptions::gpu or cuda_driver was given
+  // false: the file has no section headers (or, inside a wheel, was not read whole): its device
+  // code, if any, cannot be found.
+  bool readable = true;
+  std::vector<std::string> images;  // what it carries, distinct: "sm_90a", "compute_90"
+  std::string gpu;                  // "sm_120"; "" when no GPU was given
+  std::vector<std::string> usable;  // the images that GPU runs (with that driver)
+  std::string driver_cuda;          // the CUDA release the driver supports, "12.8"
+  std::string driver_file;          // with "host": the file it was read from
+  std::string cuda_runtime;         // the libcudart the load brings in ("libcudart.so.13")
+};
+
 struct Report {
   std::string module;
+  // dlopen succeeds. Device-code problems (kNoKernelImage, ...) do not change it: see ok().
   bool loads = false;
   std::vector<Problem> problems;
   std::vector<LoadedLibrary> libraries;  // the module's scope, in breadth-first load order
@@ -143,6 +169,9 @@ struct Report {
   int torch_shim_references = 0;
   int torch_cxx_references = 0;
   std::vector<std::string> torch_cxx_examples;  // a few, demangled
+  DeviceCheck device;
+  // The verdict: it loads, and (when a GPU or driver was given) can run there.
+  bool ok() const { return loads && problems.empty(); }
 };
 
 // Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded. Each

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace abicheck {
@@ -217,6 +219,89 @@ bool RunsOn(const DeviceImage& image, int target) {
   if (image.kind == DeviceCodeKind::kSass) return same_family;    // G1, G3
   if (image.variant == ArchVariant::kFamily) return same_family;  // G4
   return target >= image.arch;                                    // G2
+}
+
+std::string ImageName(const DeviceImage& image) {
+  return absl::StrCat(image.kind == DeviceCodeKind::kPtx ? "compute_" : "sm_", image.arch,
+                      image.variant == ArchVariant::kArchSpecific ? "a"
+                      : image.variant == ArchVariant::kFamily     ? "f"
+                                                                  : "");
+}
+
+std::string CudaVersion::ToString() const { return absl::StrCat(major, ".", minor); }
+
+CudaVersion CudaForPtxIsa(int isa_major, int isa_minor) {
+  // docs/gpu-model.md G6, from the PTX ISA document's release history: ISA 8.0-8.5 came with
+  // CUDA 12.0-12.5, 8.6 with 12.7, 8.7 with 12.8, 8.8 with 12.9; ISA 9.M with CUDA 13.M.
+  if (isa_major == 8 && isa_minor >= 6) return {12, isa_minor + 1};
+  if (isa_major >= 7) return {isa_major + 4, isa_minor};
+  return {isa_major + 4, 0};  // ISA 6.x and older: CUDA 9-10, older than any driver we judge
+}
+
+std::optional<CudaVersion> ParseCudaDriver(absl::string_view text) {
+  std::vector<int> parts;
+  for (absl::string_view p : absl::StrSplit(absl::StripAsciiWhitespace(text), '.')) {
+    int n = 0;
+    if (!absl::SimpleAtoi(p, &n) || n < 0 || n > 99999) return std::nullopt;
+    parts.push_back(n);
+  }
+  if (parts.empty()) return std::nullopt;
+  if (parts[0] < 100) {  // a CUDA version: "12.8", "13"
+    if (parts.size() > 3 || parts[0] < 1 || (parts.size() > 1 && parts[1] > 99))
+      return std::nullopt;
+    return CudaVersion{parts[0], parts.size() > 1 ? parts[1] : 0};
+  }
+  // docs/gpu-model.md "Drivers": the first Linux driver of each CUDA release (CUDA's release
+  // notes, "CUDA Toolkit and Corresponding Driver Versions"), newest first.
+  struct Row {
+    int major, minor, patch;
+    CudaVersion cuda;
+  };
+  static constexpr Row kDrivers[] = {
+      {580, 65, 6, {13, 0}}, {575, 51, 3, {12, 9}},  {570, 26, 0, {12, 8}}, {560, 28, 3, {12, 6}},
+      {555, 42, 2, {12, 5}}, {550, 54, 14, {12, 4}}, {545, 23, 6, {12, 3}}, {535, 54, 3, {12, 2}},
+      {530, 30, 2, {12, 1}}, {525, 60, 13, {12, 0}}, {520, 61, 5, {11, 8}}, {515, 43, 4, {11, 7}},
+      {510, 39, 1, {11, 6}}, {495, 29, 5, {11, 5}},  {470, 42, 1, {11, 4}}, {465, 19, 1, {11, 3}},
+      {460, 27, 3, {11, 2}}, {455, 23, 0, {11, 1}},  {450, 36, 6, {11, 0}},
+  };
+  const int minor = parts.size() > 1 ? parts[1] : 99999,
+            patch = parts.size() > 2 ? parts[2] : 99999;
+  for (const Row& r : kDrivers) {
+    if (std::make_tuple(parts[0], minor, patch) >= std::make_tuple(r.major, r.minor, r.patch))
+      return r.cuda;
+  }
+  return CudaVersion{10, 2};  // older than CUDA 11's first driver: at most CUDA 10.2
+}
+
+DeviceVerdict JudgeDeviceCode(const DeviceCode& code, std::optional<int> gpu,
+                              std::optional<CudaVersion> driver) {
+  DeviceVerdict v;
+  auto add = [](std::vector<std::string>* to, const std::string& s) {
+    if (std::find(to->begin(), to->end(), s) == to->end()) to->push_back(s);
+  };
+  for (const DeviceImage& img : code.images) {
+    const std::string name = ImageName(img);
+    add(&v.carried, name);
+    if (!gpu || !RunsOn(img, *gpu)) continue;
+    if (img.kind == DeviceCodeKind::kPtx && driver) {  // G6: the driver JIT-compiles PTX
+      const CudaVersion needs = CudaForPtxIsa(img.version_major, img.version_minor);
+      if (*driver < needs) {
+        if (v.too_new.empty() || needs < v.driver_needed) v.driver_needed = needs;
+        add(&v.too_new, absl::StrFormat("%s (PTX ISA %d.%d, CUDA %s)", name, img.version_major,
+                                        img.version_minor, needs.ToString()));
+        continue;
+      }
+    }
+    add(&v.usable, name);
+  }
+  return v;
+}
+
+std::string RebuildHint(int gpu) {
+  return absl::StrFormat(
+      "rebuild with TORCH_CUDA_ARCH_LIST=\"%d.%d\" (or -gencode arch=compute_%d,code=sm_%d), or "
+      "ship PTX of an older architecture (compute_XX) that this GPU can JIT-compile",
+      gpu / 10, gpu % 10, gpu, gpu);
 }
 
 std::optional<int> ParseGpu(absl::string_view text) {

@@ -54,6 +54,44 @@ std::string CuobjdumpArchName(const DeviceImage& image);
 // only, 'f': its family).
 bool RunsOn(const DeviceImage& image, int target);
 
+// How cuobjdump's options and nvcc's -gencode name an image: "sm_90a" (SASS), "compute_120f" (PTX).
+std::string ImageName(const DeviceImage& image);
+
+// A CUDA release (of a toolkit, or the newest a driver supports): 12.8 is {12, 8}.
+struct CudaVersion {
+  int major = 0, minor = 0;
+  friend bool operator<(CudaVersion a, CudaVersion b) {
+    return a.major != b.major ? a.major < b.major : a.minor < b.minor;
+  }
+  std::string ToString() const;  // "12.8"
+};
+
+// docs/gpu-model.md G6: the first CUDA release whose driver JIT-compiles PTX of ISA
+// `isa_major.isa_minor` (PTX ISA 8.7 -> CUDA 12.8). ISAs newer than the table follow its last
+// rule (ISA N.M -> CUDA N+4.M).
+CudaVersion CudaForPtxIsa(int isa_major, int isa_minor);
+
+// A driver as the user names it: a CUDA version ("12.8") or a Linux driver version
+// ("570.124.06", or its branch "570"), which is mapped to the CUDA release it supports by the
+// table of docs/gpu-model.md "Drivers". nullopt when it is neither.
+std::optional<CudaVersion> ParseCudaDriver(absl::string_view text);
+
+// docs/gpu-model.md G5-G7: what a GPU (`gpu`, compute capability x 10) would run of `code` with a
+// driver of CUDA `driver` (nullopt: any). The CUDA runtime takes a SASS image that runs on the
+// GPU, else JIT-compiles a PTX image it can; PTX newer than the driver cannot be compiled.
+struct DeviceVerdict {
+  std::vector<std::string> carried;  // ImageName of every image, distinct, in file order
+  std::vector<std::string> usable;   // those the GPU can run with this driver
+  // PTX the GPU could JIT but the driver is too old for: "compute_120 (PTX ISA 9.0, CUDA 13.0)".
+  std::vector<std::string> too_new;
+  CudaVersion driver_needed;  // with too_new: the oldest driver that would compile one of them
+};
+DeviceVerdict JudgeDeviceCode(const DeviceCode& code, std::optional<int> gpu,
+                              std::optional<CudaVersion> driver);
+
+// What to rebuild a module with so that `gpu` can run it (G5).
+std::string RebuildHint(int gpu);
+
 // "sm_120", "12.0", "120", or a product name of the documented table ("H100", "RTX PRO 6000
 // Blackwell", ...) -> compute capability x 10; nullopt when unknown.
 std::optional<int> ParseGpu(absl::string_view text);

@@ -9,20 +9,27 @@
 #include "absl/strings/str_join.h"
 #include "lib/report/json_report.h"
 #include "lib/report/text_util.h"
+#include "lib/util/paths.h"
 
 namespace abicheck {
 namespace {
 
-// "loads", or "FAILS (2 of 7)": how many of the package's shared objects fail against build b.
+// "loads", or "FAILS (2 of 7)": how many of the package's shared objects fail against build b;
+// "WON'T RUN (2 of 7)" when they all load but cannot run on the GPU or driver given.
 std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackage& p, size_t b,
                            bool* loads) {
   const size_t nb = env.matrix.builds.size();
-  size_t failing = 0;
-  for (size_t row : p.modules) failing += env.matrix.cells[row * nb + b].report.loads ? 0 : 1;
+  size_t failing = 0, not_loading = 0;
+  for (size_t row : p.modules) {
+    const Report& r = env.matrix.cells[row * nb + b].report;
+    failing += r.ok() ? 0 : 1;
+    not_loading += r.loads ? 0 : 1;
+  }
   *loads = failing == 0;
   if (p.modules.empty()) return "-";
   if (failing == 0) return "loads";
-  return absl::StrFormat("FAILS (%d of %d)", failing, p.modules.size());
+  return absl::StrFormat("%s (%d of %d)", not_loading == 0 ? "WON'T RUN" : "FAILS", failing,
+                         p.modules.size());
 }
 
 }  // namespace
@@ -47,8 +54,22 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
       for (const Problem& p : r.problems) {
         if (p.first) line = absl::StrCat("FAILS: ", Printable(p.message));
       }
+    } else if (!r.ok()) {  // docs/gpu-model.md: torch's own kernels cannot run there
+      const Problem& p = r.problems.front();
+      const std::string what =
+          p.kind == ProblemKind::kInsufficientDriver
+              ? absl::StrCat(Printable(p.library), " needs a CUDA ", p.version,
+                             " driver; this one supports CUDA ", r.device.driver_cuda)
+          : p.kind == ProblemKind::kUnsupportedPtx
+              ? absl::StrCat(Printable(Basename(p.object)), " has for ", r.device.gpu,
+                             " only PTX newer than the CUDA ", r.device.driver_cuda,
+                             " driver: ", Printable(p.version))
+              : absl::StrCat("its kernels will not run on ", r.device.gpu, ": ",
+                             Printable(Basename(p.object)), " carries ",
+                             absl::StrJoin(r.device.images, ", "));
+      line = absl::StrCat("loads, but ", what, " (", Printable(p.message), ")");
     }
-    absl::StrAppend(&out, "import torch with ", Printable(labels[b]), ": ", paint(r.loads, line),
+    absl::StrAppend(&out, "import torch with ", Printable(labels[b]), ": ", paint(r.ok(), line),
                     "\n");
     for (const Warning& w : r.warnings)
       absl::StrAppend(&out, "  warning: ", Printable(w.message), "\n");
@@ -95,7 +116,7 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
   for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
       const MatrixCell& c = env.matrix.cells[i * nb + b];
-      if (c.report.loads) continue;
+      if (c.report.ok()) continue;
       absl::StrAppend(&out, "\n== ", Printable(ModuleRowLabel(env.matrix, i)), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
                       "\n", RenderText(c.report, color));

@@ -74,6 +74,19 @@ ordered_json ReportJson(const Report& r) {
   for (const Warning& w : r.warnings)
     warnings.push_back({{"object", w.object}, {"message", w.message}});
   j["warnings"] = std::move(warnings);
+  if (r.device.checked) {
+    const DeviceCheck& d = r.device;
+    ordered_json dj = {{"runs", r.loads && r.problems.empty()},
+                       {"readable", d.readable},
+                       {"images", d.images},
+                       {"gpu", d.gpu.empty() ? ordered_json(nullptr) : ordered_json(d.gpu)},
+                       {"usable", d.usable}};
+    dj["driver_cuda"] = d.driver_cuda.empty() ? ordered_json(nullptr) : ordered_json(d.driver_cuda);
+    if (!d.driver_file.empty()) dj["driver_file"] = d.driver_file;
+    dj["cuda_runtime"] =
+        d.cuda_runtime.empty() ? ordered_json(nullptr) : ordered_json(d.cuda_runtime);
+    j["device"] = std::move(dj);
+  }
   j["summary"] = {{"references_checked", r.references_checked},
                   {"interpreter_symbols", r.interpreter_symbols},
                   {"weak_unresolved", r.weak_unresolved}};

@@ -45,32 +45,32 @@ std::string RenderJunit(const Matrix& m) {
   int total = 0, failures = 0;
   for (const MatrixCell& c : m.cells) {
     ++total;
-    failures += c.report.loads ? 0 : 1;
+    failures += c.report.ok() ? 0 : 1;
   }
   absl::StrAppendFormat(&out, "<testsuites name=\"abicheck\" tests=\"%d\" failures=\"%d\">\n",
                         total, failures);
   for (size_t b = 0; b < m.builds.size(); ++b) {
     int suite_failures = 0;
     for (size_t i = 0; i < m.modules.size(); ++i)
-      suite_failures += m.cells[i * m.builds.size() + b].report.loads ? 0 : 1;
+      suite_failures += m.cells[i * m.builds.size() + b].report.ok() ? 0 : 1;
     absl::StrAppendFormat(&out, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n",
                           Xml(m.builds[b]), m.modules.size(), suite_failures);
     for (size_t i = 0; i < m.modules.size(); ++i) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       absl::StrAppendFormat(&out, "    <testcase classname=\"%s\" name=\"%s\"", Xml(m.builds[b]),
                             Xml(m.modules[i]));
-      if (r.loads) {
+      if (r.ok()) {
         out += "/>\n";
         continue;
       }
-      std::string first;
+      // dlopen's first error, or (it loads) the first CUDA error after loading.
+      std::string first = r.problems.empty() ? "" : r.problems.front().message;
       for (const Problem& p : r.problems) {
         if (p.first) first = p.message;
       }
       absl::StrAppendFormat(
-          &out,
-          ">\n      <failure type=\"will_not_load\" message=\"%s\">%s</failure>\n    </testcase>\n",
-          Xml(first), Xml(RenderText(r, false)));
+          &out, ">\n      <failure type=\"%s\" message=\"%s\">%s</failure>\n    </testcase>\n",
+          r.loads ? "will_not_run" : "will_not_load", Xml(first), Xml(RenderText(r, false)));
     }
     out += "  </testsuite>\n";
   }

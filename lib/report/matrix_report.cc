@@ -23,7 +23,17 @@ std::string Short(const std::string& name) {
 }
 
 std::string CellVerdict(const Report& r) {
-  if (r.loads) return "loads";
+  if (r.ok()) return "loads";
+  if (r.loads) {  // it loads; its device code cannot run (docs/gpu-model.md G5-G7)
+    switch (r.problems.front().kind) {
+      case ProblemKind::kNoKernelImage:
+        return absl::StrCat("NO ", r.device.gpu, " CODE");
+      case ProblemKind::kUnsupportedPtx:
+        return "PTX > DRIVER";
+      default:
+        return "DRIVER TOO OLD";
+    }
+  }
   int n = static_cast<int>(r.problems.size());
   return absl::StrFormat("FAILS (%d)", n);
 }
@@ -111,7 +121,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
     for (size_t b = 0; b < m.builds.size(); ++b) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       std::string v = absl::StrFormat("%-*s", widths[b], CellVerdict(r));
-      if (color) v = absl::StrCat(r.loads ? "\x1b[32m" : "\x1b[31m", v, "\x1b[0m");
+      if (color) v = absl::StrCat(r.ok() ? "\x1b[32m" : "\x1b[31m", v, "\x1b[0m");
       absl::StrAppend(&out, "  ", v);
     }
     out.push_back('\n');
@@ -120,11 +130,12 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   for (size_t b = 0; b < m.builds.size(); ++b) {
     bool all = true;
     for (size_t i = 0; i < m.modules.size(); ++i)
-      all = all && m.cells[i * m.builds.size() + b].report.loads;
+      all = all && m.cells[i * m.builds.size() + b].report.ok();
     if (all) working.push_back(labels[b]);
   }
-  absl::StrAppend(&out, "\nbuilds every module loads against: ",
-                  working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
+  const bool device = !m.cells.empty() && m.cells.front().report.device.checked;
+  absl::StrAppend(&out, "\nbuilds every module loads ", device ? "and runs " : "",
+                  "against: ", working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
   if (m.has_recommendation)
     absl::StrAppend(&out, "recommendation: ", m.recommendation.summary, "\n");
   absl::StrAppend(&out, StableAbiLines(m));
@@ -139,7 +150,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
                     Printable(PinText(info.torch_requirements)), "\n");
   }
   for (const MatrixCell& c : m.cells) {
-    if (c.report.loads) continue;
+    if (c.report.ok()) continue;
     absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
                     "\n", RenderText(c.report, color));
   }

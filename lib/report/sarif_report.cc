@@ -22,6 +22,12 @@ std::string RenderSarif(const std::vector<Report>& reports) {
       {ProblemKind::kWrongElfClass, "Only a library of the other ELF class was found."},
       {ProblemKind::kWrongMachine, "Only a library for another machine was found."},
       {ProblemKind::kNotLoadable, "The module itself cannot be dlopen'ed."},
+      {ProblemKind::kNoKernelImage,
+       "It loads, but carries no device code the given GPU can run (docs/gpu-model.md G5)."},
+      {ProblemKind::kUnsupportedPtx,
+       "It loads, but the only code for the GPU is PTX newer than the driver can compile (G6)."},
+      {ProblemKind::kInsufficientDriver,
+       "It loads a CUDA runtime of a newer major version than the driver supports (G7)."},
   };
   J rules = J::array();
   for (const Rule& r : kRules) {

@@ -45,6 +45,12 @@ const char* KindLabel(ProblemKind k) {
       return "wrong machine";
     case ProblemKind::kNotLoadable:
       return "not loadable";
+    case ProblemKind::kNoKernelImage:
+      return "no kernel image";
+    case ProblemKind::kUnsupportedPtx:
+      return "PTX too new for the driver";
+    case ProblemKind::kInsufficientDriver:
+      return "driver too old";
   }
   return "problem";
 }
@@ -63,10 +69,16 @@ std::string RenderText(const Report& r, bool color) {
   Style st{color};
   std::string out;
   if (r.loads) {
-    absl::StrAppend(&out, st.Green("loads"), ": ", Printable(r.module), "\n");
+    const bool runs = r.problems.empty();
+    absl::StrAppend(&out, runs ? st.Green("loads") : st.Red("loads, but will not run"), ": ",
+                    Printable(r.module), "\n");
     const size_t libs = r.libraries.empty() ? 0 : r.libraries.size() - 1;
     absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d %s\n",
                           r.references_checked, libs, libs == 1 ? "library" : "libraries");
+    if (!runs) {
+      absl::StrAppend(&out, "  its first CUDA call fails with: ",
+                      st.Bold(Printable(r.problems.front().message)), "\n");
+    }
   } else {
     std::map<std::string, int> by_kind;
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
@@ -124,6 +136,21 @@ std::string RenderText(const Report& r, bool color) {
           absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark,
                           "\n");
           break;
+        case ProblemKind::kNoKernelImage:
+          absl::StrAppend(
+              &out, "  ", st.Red(KindLabel(p.kind)), " for ", r.device.gpu, ": it carries ",
+              r.device.images.empty() ? "none" : absl::StrJoin(r.device.images, ", "), "\n");
+          break;
+        case ProblemKind::kUnsupportedPtx:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", r.device.gpu,
+                          " would JIT-compile ", Printable(p.version),
+                          "; the driver supports CUDA ", r.device.driver_cuda, "\n");
+          break;
+        case ProblemKind::kInsufficientDriver:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library),
+                          " needs a CUDA ", Printable(p.version), " driver; it supports CUDA ",
+                          r.device.driver_cuda, "\n");
+          break;
       }
       for (const Candidate& c : p.candidates) {
         if (c.relation == "not_in_scope") continue;  // the hint says it
@@ -134,6 +161,19 @@ std::string RenderText(const Report& r, bool color) {
           absl::StrAppend(&out, "               ", st.Yellow(Printable(d)), "\n");
       }
       if (!p.hint.empty()) absl::StrAppend(&out, "      ", Printable(p.hint), "\n");
+    }
+  }
+  if (r.device.checked && r.problems.empty()) {
+    if (!r.device.readable) {
+      absl::StrAppend(&out, "  device code: unknown (", Printable(r.module),
+                      " has no section headers)\n");
+    } else if (r.device.images.empty()) {
+      absl::StrAppend(&out, "  device code: none (nothing for a GPU to run)\n");
+    } else if (!r.device.gpu.empty()) {
+      absl::StrAppend(&out, "  device code: runs on ", r.device.gpu, " (",
+                      absl::StrJoin(r.device.usable, ", "), ")\n");
+    } else {
+      absl::StrAppend(&out, "  device code: ", absl::StrJoin(r.device.images, ", "), "\n");
     }
   }
   if (!r.warnings.empty()) {

@@ -20,6 +20,7 @@
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/check_internal.h"
+#include "lib/resolve/device_check.h"
 #include "lib/resolve/loader.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
@@ -72,6 +73,12 @@ const char* ProblemKindName(ProblemKind kind) {
       return "wrong_machine";
     case ProblemKind::kNotLoadable:
       return "not_loadable";
+    case ProblemKind::kNoKernelImage:
+      return "no_kernel_image";
+    case ProblemKind::kUnsupportedPtx:
+      return "unsupported_ptx";
+    case ProblemKind::kInsufficientDriver:
+      return "insufficient_driver";
   }
   return "unknown";
 }
@@ -131,6 +138,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   if (options.use_host) {
     std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
     ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(sysroot, "/etc/ld.so.cache")));
+  }
+  DeviceTarget device;
+  if (!options.gpu.empty() || !options.cuda_driver.empty()) {
+    ABICHECK_ASSIGN_OR_RETURN(device, ResolveDeviceTarget(options, cache, probe_elf.machine()));
   }
   Loader loader(options, probe_elf.machine(), probe_elf.is_64(), std::move(cache), parses);
 
@@ -377,6 +388,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
   for (const auto& o : loader.objects()) ABICHECK_RETURN_IF_ERROR(o->syms->status());
   report.loads = report.problems.empty();
+  if (device.any()) {
+    CheckDeviceCode(device, *module->elf, *module_input.blob, &report);
+    CheckCudaRuntime(device, &report);
+  }
   report.torch_abi = report.torch_cxx_references > 0    ? TorchAbi::kUnstable
                      : report.torch_shim_references > 0 ? TorchAbi::kStable
                                                         : TorchAbi::kNoTorch;
@@ -515,7 +530,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   for (size_t i = 0; i < m->modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
       const bool dead = b < unusable.size() && unusable[b];
-      failing[b] += (dead || !m->cells[i * nb + b].report.loads) ? 1 : 0;
+      failing[b] += (dead || !m->cells[i * nb + b].report.ok()) ? 1 : 0;
     }
   }
   // Fewest failing modules; among equals the newest version; among those the one given last.
@@ -532,7 +547,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   r.failing_modules = failing[best];
   r.every_module_loads = failing[best] == 0;
   for (size_t i = 0; i < m->modules.size(); ++i) {
-    if (!m->cells[i * nb + best].report.loads || (best < unusable.size() && unusable[best]))
+    if (!m->cells[i * nb + best].report.ok() || (best < unusable.size() && unusable[best]))
       r.still_failing.push_back(m->modules[i]);
   }
   r.summary = r.every_module_loads
@@ -619,13 +634,17 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     ModuleInfo info;
   };
   std::vector<ModuleEntry> modules;
+  // A module's device code lies in the middle of the file: with a GPU to judge, archive members
+  // are kept whole (docs/gpu-model.md).
+  InputLimits module_limits = limits;
+  module_limits.whole_members = limits.whole_members || !options.gpu.empty();
   for (const std::string& in : module_inputs) {
     ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
     if (!in_index.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
     }
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, module_limits));
     for (const std::string& n : ex.notes) m.notes.push_back({in, n});
     if (ex.objects.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this ", ex.kind,

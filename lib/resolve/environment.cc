@@ -14,6 +14,8 @@
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/check_internal.h"
+#include "lib/resolve/device_check.h"
+#include "lib/resolve/ld_cache.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -131,7 +133,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   for (size_t b = 0; b < nb; ++b) {
     for (const EnvironmentPackage& p : env.packages) {
       bool ok = !unusable[b];
-      for (size_t row : p.modules) ok = ok && env.matrix.cells[row * nb + b].report.loads;
+      for (size_t row : p.modules) ok = ok && env.matrix.cells[row * nb + b].report.ok();
       if (!ok) failing[b].push_back(p.name);
     }
   }
@@ -150,7 +152,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   r.still_failing.clear();
   r.failing_modules = 0;
   for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
-    if (unusable[best] || !env.matrix.cells[i * nb + best].report.loads) {
+    if (unusable[best] || !env.matrix.cells[i * nb + best].report.ok()) {
       r.still_failing.push_back(env.matrix.modules[i]);
       ++r.failing_modules;
     }
@@ -167,10 +169,10 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
 
 bool EnvironmentReport::loads() const {
   for (const Report& r : torch_imports) {
-    if (!r.loads) return false;
+    if (!r.ok()) return false;
   }
   for (const MatrixCell& c : matrix.cells) {
-    if (!c.report.loads) return false;
+    if (!c.report.ok()) return false;
   }
   return true;
 }
@@ -260,6 +262,32 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
            absl::StrCat("built for another Python than this environment's ", env.python_version,
                         ": import torch fails to find torch._C")});
     }
+    // docs/gpu-model.md G5-G6 for torch itself: its CUDA kernels are in libtorch_cuda.
+    if (!opts.gpu.empty() && r.loads) {
+      LdCache cache;
+      if (opts.use_host) {
+        const std::string root = opts.sysroot == "/" ? "" : opts.sysroot;
+        ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(root, "/etc/ld.so.cache")));
+      }
+      ABICHECK_ASSIGN_OR_RETURN(ElfFile c,
+                                ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
+      ABICHECK_ASSIGN_OR_RETURN(DeviceTarget target, ResolveDeviceTarget(opts, cache, c.machine()));
+      // libtorch_cuda.so first (r.device describes it), then its companions (_linalg, ...);
+      // the first that cannot run is the one reported.
+      std::vector<const InputFile*> cuda_libs;
+      for (const InputFile& f : b.providers) {
+        if (absl::StartsWith(Basename(f.path), "libtorch_cuda")) cuda_libs.push_back(&f);
+      }
+      std::sort(cuda_libs.begin(), cuda_libs.end(), [](const InputFile* x, const InputFile* y) {
+        return Basename(x->path).size() < Basename(y->path).size();
+      });
+      for (const InputFile* f : cuda_libs) {
+        ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
+        const size_t before = r.problems.size();
+        CheckDeviceCode(target, lib, *f->blob, &r);
+        if (r.problems.size() > before) break;
+      }
+    }
     out.torch_imports.push_back(std::move(r));
   }
 
@@ -344,7 +372,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
   MarkTorchAbi(&out.matrix);
   if (builds.size() > 1) {
     std::vector<bool> unusable;
-    for (const Report& r : out.torch_imports) unusable.push_back(!r.loads);
+    for (const Report& r : out.torch_imports) unusable.push_back(!r.ok());
     RecommendByPackage(out, unusable);
   }
   return out;

@@ -127,9 +127,11 @@ TEST(CliTest, HelpAndVersion) {
   EXPECT_NE(out.find("commands:"), std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " help check", &out), 0);
   EXPECT_NE(out.find("--against"), std::string::npos) << out;
+  EXPECT_NE(out.find("--cuda-driver"), std::string::npos) << out;
   EXPECT_NE(
       out.find(
-          "exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input"),
+          "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, "
+          "2 usage error, 3 unreadable or invalid input"),
       std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " diff --help", &out), 0);
   EXPECT_NE(out.find("breaking"), std::string::npos);

@@ -50,6 +50,10 @@ std::set<std::string> FromReport(const Report& r) {
       case ProblemKind::kNotLoadable:
         s.insert("not_loadable");
         break;
+      case ProblemKind::kNoKernelImage:
+      case ProblemKind::kUnsupportedPtx:
+      case ProblemKind::kInsufficientDriver:
+        break;  // after loading: not the loader's to judge
     }
   }
   return s;

@@ -90,6 +90,64 @@ for h in no_sections payload_past_end fatsize_past_section entry_kind_unknown; d
   rc=$?
   if [ $rc -le 1 ] && grep -q '^warning: .*hostile_'"$h"'.bin' "$work/h.txt"; then ok; else bad "hostile $h: exit $rc: $(head -3 "$work/h.txt")"; fi
 done
+# 4. After loading, in check and env (G5-G7): the same rules as problems of the report, and the
+# driver's side: PTX newer than the driver, a CUDA runtime newer than the driver.
+[ -f "$work/so/cudart_shared.so" ] || "$nvcc" -shared -Xcompiler -fPIC -cudart shared \
+  -gencode arch=compute_90,code=sm_90 "$root/fixtures/gpu/kernel.cu" -o "$work/so/cudart_shared.so" || bad "nvcc cudart_shared"
+run() {  # expected-exit expected-text command...
+  local want=$1 text=$2; shift 2
+  "$@" > "$work/c.txt" 2>&1
+  local rc=$?
+  if [ "$rc" = "$want" ] && grep -qF -- "$text" "$work/c.txt"; then ok; else bad "$* : exit $rc (want $want, '$text'): $(head -8 "$work/c.txt")"; fi
+}
+so=$work/so
+run 1 "CUDA error: no kernel image is available for execution on the device" "$A" check "$so/sass_sm90.so" --host-only --gpu sm_120
+run 0 "device code: runs on sm_90 (sm_90)" "$A" check "$so/sass_sm90.so" --host-only --gpu H100
+run 1 "the provided PTX was compiled with an unsupported toolchain" "$A" check "$so/ptx_only_120.so" --host-only --gpu sm_121 --cuda-driver 12.8
+run 1 "install a driver that supports CUDA 13.0 or newer" "$A" check "$so/ptx_only_120.so" --host-only --gpu sm_121 --cuda-driver 575.51.03
+run 0 "runs on sm_121 (compute_120)" "$A" check "$so/ptx_only_120.so" --host-only --gpu sm_121 --cuda-driver 580.65.06
+run 0 "loads" "$A" check "$so/sass_sm90.so" --host-only --gpu sm_90 --cuda-driver 12.0  # SASS needs no JIT
+run 1 "libcudart.so.13 needs a CUDA 13.0 driver; it supports CUDA 12.8" "$A" check "$so/cudart_shared.so" "$cuda" --cuda-driver 12.8
+run 0 "loads" "$A" check "$so/cudart_shared.so" "$cuda" --cuda-driver 13.0
+run 0 "device code: none" "$A" check "$so/no_device_code.so" --host-only --gpu sm_120
+run 2 "unknown GPU" "$A" check "$so/sass_sm90.so" --host-only --gpu sm_9x
+run 2 "neither a CUDA version" "$A" check "$so/sass_sm90.so" --host-only --cuda-driver twelve
+# The host's driver, from the file name libcuda.so.1 resolves to (never loaded).
+sr=$work/sysroot
+rm -rf "$sr"; mkdir -p "$sr/usr/lib/x86_64-linux-gnu"
+cp "$so/no_device_code.so" "$sr/usr/lib/x86_64-linux-gnu/libcuda.so.570.124.06"
+ln -s libcuda.so.570.124.06 "$sr/usr/lib/x86_64-linux-gnu/libcuda.so.1"
+run 1 "it supports CUDA 12.8" "$A" check "$so/cudart_shared.so" "$cuda" -L /usr/lib/x86_64-linux-gnu --sysroot "$sr" --cuda-driver host
+run 3 "no libcuda.so.1" "$A" check "$so/cudart_shared.so" "$cuda" --sysroot "$work/so" --cuda-driver host
+"$A" check "$so/cudart_shared.so" "$cuda" -L /usr/lib/x86_64-linux-gnu --sysroot "$sr" --cuda-driver host --format json -o "$work/host.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["device"]; sys.exit(0 if d["driver_cuda"]=="12.8" and d["driver_file"].endswith("libcuda.so.570.124.06") and not d["runs"] else 1)' "$work/host.json" && ok || bad "host driver JSON: $(cat "$work/host.json" | head -c 400)"
+# JSON of each kind validates against the report schema.
+"$A" check "$so/ptx_only_120.so" --host-only --gpu sm_121 --cuda-driver 12.8 --format json -o "$work/ptx.json"
+"$A" check "$so/sass_sm90.so" --host-only --gpu sm_120 --format json -o "$work/sass.json"
+/usr/bin/python3 "$root/tests/cli/validate_json.py" "$root/docs/schema" "report:$work/ptx.json" "report:$work/sass.json" "report:$work/host.json" > "$work/v.txt" 2>&1 && ok || bad "schema: $(cat "$work/v.txt")"
+# Inside a wheel, a module is read whole when a GPU is to be judged: the matrix cell says it.
+(cd "$so" && rm -f gpu_demo-1.0-py3-none-any.whl && python3 -m zipfile -c gpu_demo-1.0-py3-none-any.whl sass_sm90.so ptx_only_120.so > /dev/null)
+"$A" check "$so/gpu_demo-1.0-py3-none-any.whl" --against "$so/no_device_code.so" --gpu sm_120 > "$work/w.txt" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -qE '^sass_sm90.so +NO sm_120 CODE' "$work/w.txt" && grep -qE '^ptx_only_120.so +loads' "$work/w.txt"; then ok; else bad "wheel matrix with --gpu: exit $rc: $(head -5 "$work/w.txt")"; fi
+# A real environment: torch's own kernels, and sgl-kernel's sm_120a-only modules on sm_121.
+venv=$cache/venvs/torch-2.9.1
+if [ -d "$venv/lib/python3.12/site-packages/sgl_kernel" ]; then
+  "$A" env "$venv" -L "$cache/driver-stub" --gpu sm_121 --format json -o "$work/env121.json"
+  "$A" env "$venv" -L "$cache/driver-stub" --gpu sm_120 --format json -o "$work/env120.json"
+  python3 - "$work/env121.json" "$work/env120.json" <<'PY' && ok || bad "env --gpu on the real sgl-kernel"
+import json, sys
+def cell(path, suffix):
+    d = json.load(open(path))
+    m = d["matrix"]
+    i = next(i for i, mod in enumerate(m["modules"]) if mod.endswith(suffix))
+    return m["cells"][i]["report"]
+a, b = cell(sys.argv[1], "sgl_kernel/sm100/common_ops.abi3.so"), cell(sys.argv[2], "sgl_kernel/sm100/common_ops.abi3.so")
+assert a["loads"] and [p["kind"] for p in a["problems"]] == ["no_kernel_image"], a["problems"]
+assert "sm_120a" in a["device"]["images"] and a["device"]["usable"] == []
+assert b["loads"] and b["problems"] == [] and b["device"]["usable"] == ["sm_120a"], b["device"]
+PY
+fi
 echo "gpu: ${#variants[@]} fixtures, $real real libraries and modules compared with $("$CO" --version | tail -1)"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

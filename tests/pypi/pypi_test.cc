@@ -88,7 +88,7 @@ TEST_F(PypiTest, SglKernelLoadsOnTorch291AndBreaksOn2100) {
   for (const EnvironmentPackage& p : r->packages) {
     for (int b = 0; b < 2; ++b) {
       bool ok = true;
-      for (size_t row : p.modules) ok = ok && m.cells[row * 2 + b].report.loads;
+      for (size_t each : p.modules) ok = ok && m.cells[each * 2 + b].report.loads;
       fail[b] += ok ? 0 : 1;
     }
   }

@@ -198,5 +198,59 @@ TEST(FatbinTest, HostileHeadersEndTheWalkWithOneLine) {
   }
 }
 
+// G6: the PTX ISA table and the driver versions, as docs/gpu-model.md lists them.
+TEST(FatbinTest, PtxIsaAndDriverTables) {
+  auto str = [](CudaVersion v) { return v.ToString(); };
+  EXPECT_EQ(str(CudaForPtxIsa(8, 0)), "12.0");
+  EXPECT_EQ(str(CudaForPtxIsa(8, 5)), "12.5");
+  EXPECT_EQ(str(CudaForPtxIsa(8, 6)), "12.7");  // CUDA 12.6 kept ISA 8.5
+  EXPECT_EQ(str(CudaForPtxIsa(8, 8)), "12.9");
+  EXPECT_EQ(str(CudaForPtxIsa(9, 0)), "13.0");
+  EXPECT_EQ(str(CudaForPtxIsa(7, 8)), "11.8");
+  auto drv = [](const char* t) {
+    std::optional<CudaVersion> v = ParseCudaDriver(t);
+    return v ? v->ToString() : std::string("none");
+  };
+  EXPECT_EQ(drv("12.8"), "12.8");
+  EXPECT_EQ(drv("13"), "13.0");
+  EXPECT_EQ(drv("570.124.06"), "12.8");
+  EXPECT_EQ(drv("570.25"), "12.6");  // a 570 beta before 12.8's first driver
+  EXPECT_EQ(drv("580.65.06"), "13.0");
+  EXPECT_EQ(drv("580.65.05"), "12.9");
+  EXPECT_EQ(drv("535"), "12.2");
+  EXPECT_EQ(drv("610.1"), "13.0");  // newer than the table: at least its newest
+  EXPECT_EQ(drv("418.39"), "10.2");
+  EXPECT_EQ(drv("x"), "none");
+  EXPECT_EQ(drv(""), "none");
+  EXPECT_EQ(drv("12.8.1.4"), "none");
+}
+
+// G5-G6 together: the image a GPU would take, and PTX that the driver is too old for.
+TEST(FatbinTest, JudgesWithTheDriver) {
+  DeviceCode code;
+  DeviceImage sass;  // sm_90
+  sass.arch = 90;
+  DeviceImage ptx;  // compute_90, PTX ISA 9.0 (CUDA 13.0)
+  ptx.kind = DeviceCodeKind::kPtx;
+  ptx.arch = 90;
+  ptx.version_major = 9;
+  code.images = {sass, ptx, sass};
+  DeviceVerdict v = JudgeDeviceCode(code, 90, CudaVersion{12, 8});
+  EXPECT_THAT(v.carried, ElementsAre("sm_90", "compute_90"));
+  EXPECT_THAT(v.usable, ElementsAre("sm_90"));  // SASS needs no JIT: the old driver runs it
+  v = JudgeDeviceCode(code, 120, CudaVersion{12, 8});
+  EXPECT_TRUE(v.usable.empty());
+  EXPECT_THAT(v.too_new, ElementsAre("compute_90 (PTX ISA 9.0, CUDA 13.0)"));
+  EXPECT_EQ(v.driver_needed.ToString(), "13.0");
+  v = JudgeDeviceCode(code, 120, CudaVersion{13, 0});
+  EXPECT_THAT(v.usable, ElementsAre("compute_90"));
+  EXPECT_TRUE(v.too_new.empty());
+  v = JudgeDeviceCode(code, 120, std::nullopt);  // no driver given: any
+  EXPECT_THAT(v.usable, ElementsAre("compute_90"));
+  v = JudgeDeviceCode(code, std::nullopt, CudaVersion{12, 0});  // no GPU: nothing to run
+  EXPECT_THAT(v.carried, ElementsAre("sm_90", "compute_90"));
+  EXPECT_TRUE(v.usable.empty());
+}
+
 }  // namespace
 }  // namespace abicheck

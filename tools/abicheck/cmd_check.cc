@@ -48,14 +48,18 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   bool no_diagnose = false;
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
+  AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
-  app.footer("exit codes: 0 loads, 1 will not load, 2 usage error, 3 unreadable or invalid input");
+  app.footer(
+      "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
+      "usage error, 3 unreadable or invalid input");
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
   for (const std::string& d : library_path) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
@@ -82,7 +86,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                                                  : RenderMatrixText(*m, use_color);
     if (!Emit(prog, text, out)) return kExitBadInput;
     for (const MatrixCell& c : m->cells) {
-      if (!c.report.loads) return kExitWillNotLoad;
+      if (!c.report.ok()) return kExitWillNotLoad;
     }
     return kExitLoads;
   }
@@ -114,7 +118,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                                : RenderText(*report, use_color);
   }
   if (!Emit(prog, text, out)) return kExitBadInput;
-  return report->loads ? kExitLoads : kExitWillNotLoad;
+  return report->ok() ? kExitLoads : kExitWillNotLoad;
 }
 
 }  // namespace abicheck::cli

@@ -39,6 +39,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
+  AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
@@ -49,6 +50,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
   if (path.empty()) {
     const char* venv = std::getenv("VIRTUAL_ENV");
     if (venv == nullptr || *venv == '\0') {

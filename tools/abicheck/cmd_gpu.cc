@@ -31,14 +31,6 @@ const char* CompressionName(DeviceCompression c) {
   return c == DeviceCompression::kZstd ? "zstd" : c == DeviceCompression::kLz4 ? "lz4" : "none";
 }
 
-// The -gencode that would add code for `target` (docs/gpu-model.md G5).
-std::string RebuildHint(int target) {
-  return absl::StrFormat(
-      "rebuild with TORCH_CUDA_ARCH_LIST=\"%d.%d\" (or -gencode arch=compute_%d,code=sm_%d), or "
-      "ship PTX of an older architecture (compute_XX) that this GPU can JIT-compile",
-      target / 10, target % 10, target, target);
-}
-
 }  // namespace
 
 int RunGpu(const std::string& prog, std::vector<std::string> args) {
@@ -127,18 +119,9 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
       nlohmann::ordered_json verdicts = nlohmann::ordered_json::array();
       std::string verdict_lines;
       for (int t : targets) {
-        std::vector<std::string> by, carried;
-        for (const DeviceImage& img : code.images) {
-          const std::string name =
-              absl::StrCat(img.kind == DeviceCodeKind::kPtx ? "compute_" : "sm_", img.arch,
-                           img.variant == ArchVariant::kArchSpecific ? "a"
-                           : img.variant == ArchVariant::kFamily     ? "f"
-                                                                     : "");
-          if (std::find(carried.begin(), carried.end(), name) == carried.end())
-            carried.push_back(name);
-          if (RunsOn(img, t) && std::find(by.begin(), by.end(), name) == by.end())
-            by.push_back(name);
-        }
+        const DeviceVerdict v = JudgeDeviceCode(code, t, std::nullopt);
+        const std::vector<std::string>& by = v.usable;
+        const std::vector<std::string>& carried = v.carried;
         const bool has_code = !code.images.empty();
         const bool runs = !has_code || !by.empty();
         all_run = all_run && runs;

@@ -30,6 +30,12 @@ struct OutputOptions {
   void AddTo(CLI::App& app, std::vector<std::string> formats);
   bool color_on() const { return output.empty() && UseColor(color); }
 };
+// --gpu and --cuda-driver (docs/gpu-model.md) into `options`, for check and env.
+void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
+// A usage error (message, false) when --gpu or --cuda-driver names nothing known.
+bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
+                        const std::string& cuda_driver);
+
 // Writes `text` where `out` says; returns false (after a message naming the file) on failure.
 bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out);
 
