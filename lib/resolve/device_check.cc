@@ -20,8 +20,8 @@ namespace {
 // The driver the host has: libcuda.so.1 -> libcuda.so.570.124.06 (how NVIDIA's installer and
 // Debian's packages name it). Only the file name is read.
 absl::StatusOr<std::pair<CudaVersion, std::string>> HostDriver(const CheckOptions& options,
-                                                              const LdCache& cache,
-                                                              uint16_t e_machine) {
+                                                               const LdCache& cache,
+                                                               uint16_t e_machine) {
   const std::string root = options.sysroot == "/" ? "" : options.sysroot;
   std::vector<std::string> candidates;
   if (std::optional<std::string> p = cache.Lookup("libcuda.so.1", e_machine))

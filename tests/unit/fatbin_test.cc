@@ -7,7 +7,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/resolve/device_check.h"
 #include "tests/support/fatbin_elf.h"
+#include "tests/unit/test_util.h"
 
 namespace abicheck {
 namespace {
@@ -250,6 +252,78 @@ TEST(FatbinTest, JudgesWithTheDriver) {
   v = JudgeDeviceCode(code, std::nullopt, CudaVersion{12, 0});  // no GPU: nothing to run
   EXPECT_THAT(v.carried, ElementsAre("sm_90", "compute_90"));
   EXPECT_TRUE(v.usable.empty());
+}
+
+class BytesBlob final : public Blob {
+ public:
+  explicit BytesBlob(std::vector<uint8_t> b) : b_(std::move(b)) {}
+  absl::Span<const uint8_t> bytes() const override { return b_; }
+
+ private:
+  std::vector<uint8_t> b_;
+};
+
+// The after-loading check of a report (lib/resolve/device_check.cc): G5 and G6 as problems that
+// leave `loads` alone, G7 from the libcudart in the scope, and the host's driver read from the
+// name libcuda.so.1 resolves to under a sysroot.
+TEST(DeviceCheckTest, ProblemsAfterLoading) {
+  std::vector<uint8_t> keep;
+  const std::vector<uint8_t> section =
+      Container({{1, 90, 0x11, 9, 0}});  // PTX compute_90, ISA 9.0 (CUDA 13.0)
+  BytesBlob blob(FatbinElf(section.data(), section.size()));
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse("m.so", blob.bytes());
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  auto check = [&](const char* gpu, const char* driver) {
+    CheckOptions o;
+    o.gpu = gpu;
+    o.cuda_driver = driver;
+    absl::StatusOr<DeviceTarget> t = ResolveDeviceTarget(o, LdCache(), 62);
+    EXPECT_TRUE(t.ok()) << t.status();
+    Report r;
+    r.module = "m.so";
+    r.loads = true;
+    r.libraries = {{"m.so", "m.so", "module", true},
+                   {"libcudart.so.13", "/x/libcudart.so.13.0.96", "rpath", true}};
+    CheckDeviceCode(*t, *elf, blob, &r);
+    CheckCudaRuntime(*t, &r);
+    std::vector<std::string> kinds;
+    for (const Problem& p : r.problems) kinds.push_back(ProblemKindName(p.kind));
+    EXPECT_TRUE(r.loads);
+    EXPECT_EQ(r.ok(), kinds.empty());
+    EXPECT_EQ(r.device.cuda_runtime, "libcudart.so.13");
+    return kinds;
+  };
+  EXPECT_THAT(check("sm_120", "13.0"), ::testing::IsEmpty());
+  EXPECT_THAT(check("sm_80", ""), ElementsAre("no_kernel_image"));
+  EXPECT_THAT(check("sm_120", "12.8"), ElementsAre("unsupported_ptx", "insufficient_driver"));
+  EXPECT_THAT(check("", "575.51.03"), ElementsAre("insufficient_driver"));
+  {  // a module that does not load gets no after-loading problem
+    CheckOptions o;
+    o.gpu = "sm_80";
+    Report r;
+    r.loads = false;
+    CheckDeviceCode(*ResolveDeviceTarget(o, LdCache(), 62), *elf, blob, &r);
+    EXPECT_TRUE(r.problems.empty());
+    EXPECT_THAT(r.device.images, ElementsAre("compute_90"));
+  }
+  // The host's driver: libcuda.so.1 -> libcuda.so.570.124.06 under a sysroot.
+  testing::TempDir d;
+  const std::filesystem::path lib = std::filesystem::path(d.path()) / "usr/lib/x86_64-linux-gnu";
+  std::filesystem::create_directories(lib);
+  d.Write("usr/lib/x86_64-linux-gnu/libcuda.so.570.124.06", std::string("x"));
+  std::filesystem::create_symlink("libcuda.so.570.124.06", lib / "libcuda.so.1");
+  CheckOptions o;
+  o.cuda_driver = "host";
+  o.sysroot = d.path();
+  absl::StatusOr<DeviceTarget> t = ResolveDeviceTarget(o, LdCache(), 62);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->driver->ToString(), "12.8");
+  EXPECT_THAT(t->driver_file, ::testing::EndsWith("libcuda.so.570.124.06"));
+  o.sysroot = d.path() + "/elsewhere";  // no driver there
+  EXPECT_EQ(ResolveDeviceTarget(o, LdCache(), 62).status().code(), absl::StatusCode::kNotFound);
+  o.cuda_driver = "twelve";
+  EXPECT_EQ(ResolveDeviceTarget(o, LdCache(), 62).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
