@@ -33,6 +33,7 @@
 #include "lib/index/name_blocks.h"
 #include "lib/io/byte_reader.h"
 #include "lib/io/mapped_file.h"
+#include "lib/io/output_file.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/status_macros.h"
 
@@ -181,12 +182,7 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
   PutU64(&header, section.blocks.size());
   header.resize(kHeader, '\0');
   body.replace(0, kHeader, header);
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr || std::fwrite(body.data(), 1, body.size(), f) != body.size() ||
-      std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat(path, ": ", std::strerror(errno)));
-  }
+  ABICHECK_RETURN_IF_ERROR(WriteFileAtomically(path, body));
   stats.file_bytes = body.size();
   stats.libraries = libs.size();
   return stats;

@@ -40,7 +40,9 @@ absl::StatusOr<FileId> StatFileId(const std::string& path) {
 }
 
 absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; what is not a regular
+  // file is refused below, before any read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return ErrnoStatus(path, errno);
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -54,7 +56,13 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file"));
+    return absl::FailedPreconditionError(absl::StrCat(path, ": not a regular file (",
+                                                      S_ISFIFO(st.st_mode)   ? "a FIFO"
+                                                      : S_ISCHR(st.st_mode)  ? "a character device"
+                                                      : S_ISBLK(st.st_mode)  ? "a block device"
+                                                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                             : "not a file",
+                                                      ")"));
   }
   MappedFile file;
   file.path_ = path;

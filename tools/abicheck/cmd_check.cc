@@ -6,6 +6,7 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_split.h"
+#include "lib/report/text_util.h"
 #include "tools/abicheck/commands.h"
 #include "tools/abicheck/progress.h"
 
@@ -60,6 +61,12 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
+  {
+    std::vector<std::string> all = positional;
+    for (const auto* v : {&against, &extra_providers, &options.preload})
+      all.insert(all.end(), v->begin(), v->end());
+    if (OutputIsAnInput(prog, out.output, all)) return kExitUsage;
+  }
   for (const std::string& d : library_path) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
@@ -75,7 +82,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
     bar.Finish();
     if (!m.ok()) {
-      std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(m.status().message()).c_str());
+      PrintError(prog, m.status());
       return ExitCodeForStatus(m.status());
     }
     std::vector<Report> reports;
@@ -97,12 +104,12 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     std::fprintf(stderr,
                  "%s: no PROVIDER libraries given for %s: name the libraries it is loaded against "
                  "(e.g. torch/lib), or pass --host-only\n",
-                 prog.c_str(), module.c_str());
+                 prog.c_str(), Printable(module).c_str());
     return kExitUsage;
   }
   absl::StatusOr<Report> report = Check(module, options);
   if (!report.ok()) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(report.status().message()).c_str());
+    PrintError(prog, report.status());
     return ExitCodeForStatus(report.status());
   }
   std::string text;

@@ -29,9 +29,10 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (OutputIsAnInput(prog, out.output, {old_build, new_build})) return kExitUsage;
   absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build);
   if (!d.ok()) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(d.status().message()).c_str());
+    PrintError(prog, d.status());
     return ExitCodeForStatus(d.status());
   }
   if (!Emit(prog, out.format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, out.color_on()),

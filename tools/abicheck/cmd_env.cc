@@ -51,6 +51,11 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
+  {
+    std::vector<std::string> all = against;
+    all.push_back(path);
+    if (OutputIsAnInput(prog, out.output, all)) return kExitUsage;
+  }
   if (path.empty()) {
     const char* venv = std::getenv("VIRTUAL_ENV");
     if (venv == nullptr || *venv == '\0') {
@@ -72,7 +77,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
   bar.Finish();
   if (!env.ok()) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(env.status().message()).c_str());
+    PrintError(prog, env.status());
     return ExitCodeForStatus(env.status());
   }
   std::vector<Report> reports = env->torch_imports;

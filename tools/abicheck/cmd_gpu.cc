@@ -54,6 +54,7 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (OutputIsAnInput(prog, out.output, inputs)) return kExitUsage;
   std::vector<int> targets;
   for (const std::string& g : gpus) {
     std::optional<int> cc = ParseGpu(g);
@@ -61,7 +62,7 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
       std::fprintf(stderr,
                    "%s: gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
                    "docs/gpu-model.md)\n",
-                   prog.c_str(), g.c_str());
+                   prog.c_str(), Printable(g).c_str());
       return kExitUsage;
     }
     targets.push_back(*cc);
@@ -78,14 +79,14 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
     absl::StatusOr<ExpandedInput> ex = ExpandInput(in, limits);
     if (!ex.ok()) {
       bar.Finish();
-      std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(ex.status().message()).c_str());
+      PrintError(prog, ex.status());
       return ExitCodeForStatus(ex.status());
     }
     for (const InputFile& f : ex->objects) {
       absl::StatusOr<ElfFile> elf = ElfFile::Parse(f.name, f.blob->bytes());
       if (!elf.ok()) {
         bar.Finish();
-        std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(elf.status().message()).c_str());
+        PrintError(prog, elf.status());
         return ExitCodeForStatus(elf.status());
       }
       const DeviceCode code = ReadDeviceCode(*elf);

@@ -34,13 +34,14 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (OutputIsAnInput(prog, output, builds)) return kExitUsage;
   ProgressBar bar;
   InputLimits limits;
   limits.progress = bar.Callback();
   absl::StatusOr<std::string> summary = BuildIndex(builds, names, output, limits);
   bar.Finish();
   if (!summary.ok()) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(summary.status().message()).c_str());
+    PrintError(prog, summary.status());
     return ExitCodeForStatus(summary.status());
   }
   if (!quiet) std::fputs(summary->c_str(), stdout);

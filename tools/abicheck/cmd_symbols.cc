@@ -2,11 +2,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
+#include "absl/strings/str_cat.h"
+#include "lib/io/output_file.h"
+#include "lib/report/text_util.h"
 #include "tools/abicheck/commands.h"
 
 namespace abicheck::cli {
@@ -31,25 +35,35 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  if (OutputIsAnInput(prog, out.output, {file})) return kExitUsage;
   options.json = out.format == "json";
-  // Written as it is made (a 15 MB listing is never held whole): to stdout, or to -o's file.
-  FILE* to = stdout;
-  if (!out.quiet && !out.output.empty() && (to = std::fopen(out.output.c_str(), "wb")) == nullptr) {
-    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(), out.output.c_str(), std::strerror(errno));
-    return kExitBadInput;
+  // Written as it is made (a 15 MB listing is never held whole): to stdout, or to -o's file,
+  // which appears only once the listing is complete.
+  std::optional<OutputFile> to;
+  if (!out.quiet && !out.output.empty()) {
+    absl::StatusOr<OutputFile> f = OutputFile::Create(out.output);
+    if (!f.ok()) {
+      PrintError(prog, f.status());
+      return kExitBadInput;
+    }
+    to.emplace(std::move(*f));
   }
-  bool written = true;
+  absl::Status written;
   absl::Status st = ListSymbolsTo(file, options, [&](absl::string_view chunk) {
-    if (!out.quiet) written &= std::fwrite(chunk.data(), 1, chunk.size(), to) == chunk.size();
+    if (out.quiet || !written.ok()) return;
+    if (to) {
+      written = to->Write(chunk);
+    } else if (std::fwrite(chunk.data(), 1, chunk.size(), stdout) != chunk.size()) {
+      written = absl::UnavailableError(absl::StrCat("stdout: ", std::strerror(errno)));
+    }
   });
-  if (to != stdout) written &= std::fclose(to) == 0;
   if (!st.ok()) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), std::string(st.message()).c_str());
+    PrintError(prog, st);
     return ExitCodeForStatus(st);
   }
-  if (!written) {
-    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(),
-                 out.output.empty() ? "stdout" : out.output.c_str(), std::strerror(errno));
+  if (written.ok() && to) written = to->Commit();
+  if (!written.ok()) {
+    PrintError(prog, written);
     return kExitBadInput;
   }
   return 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
 
 namespace abicheck::cli {
 
@@ -35,6 +36,16 @@ void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver)
 // A usage error (message, false) when --gpu or --cuda-driver names nothing known.
 bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
                         const std::string& cuda_driver);
+
+// "abicheck: MESSAGE" on stderr, its control bytes escaped as the reports escape them (a file
+// name may hold any byte).
+void PrintError(const std::string& prog, const absl::Status& status);
+
+// A usage error (message, true) when `output` is one of `inputs` — the same file, by device and
+// inode, through any name or link — or lies inside an input directory: writing it would destroy
+// what is being read.
+bool OutputIsAnInput(const std::string& prog, const std::string& output,
+                     const std::vector<std::string>& inputs);
 
 // Writes `text` where `out` says; returns false (after a message naming the file) on failure.
 bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out);

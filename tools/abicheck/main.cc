@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -69,7 +71,24 @@ bool abicheck::cli::UseColor(const std::string& mode) {
   return ::isatty(STDOUT_FILENO) == 1;
 }
 
-int main(int argc, char** argv) {
+namespace {
+
+// Every write to stdout counts: a full disk, a closed or broken descriptor turns the run into an
+// input/output error (exit 3) instead of a silent success. SIGPIPE keeps its default (141).
+int FlushStdout(int rc) {
+  std::cout.flush();
+  const bool cout_bad = !std::cout.good();
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || cout_bad ||
+      std::fclose(stdout) != 0) {
+    std::fprintf(stderr, "abicheck: stdout: %s\n",
+                 errno != 0 ? std::strerror(errno) : "write error");
+    return 3;
+  }
+  return rc;
+}
+
+int Run(int argc, char** argv) {
   const std::string prog = "abicheck";
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
@@ -110,3 +129,7 @@ int main(int argc, char** argv) {
   }
   return abicheck::cli::RunCheck(prog, std::move(args));
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return FlushStdout(Run(argc, argv)); }

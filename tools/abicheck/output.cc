@@ -1,9 +1,13 @@
 // The output options shared by check, diff and symbols.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "lib/elf/fatbin.h"
+#include "lib/io/output_file.h"
+#include "lib/report/text_util.h"
 #include "tools/abicheck/commands.h"
 
 namespace abicheck::cli {
@@ -33,17 +37,37 @@ bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
     std::fprintf(stderr,
                  "%s: --gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
                  "docs/gpu-model.md)\n",
-                 prog.c_str(), gpu.c_str());
+                 prog.c_str(), Printable(gpu).c_str());
     return false;
   }
   if (!cuda_driver.empty() && cuda_driver != "host" && !ParseCudaDriver(cuda_driver)) {
     std::fprintf(stderr,
                  "%s: --cuda-driver: '%s' is neither a CUDA version (12.8), a driver version "
                  "(570.124.06) nor 'host'\n",
-                 prog.c_str(), cuda_driver.c_str());
+                 prog.c_str(), Printable(cuda_driver).c_str());
     return false;
   }
   return true;
+}
+
+bool OutputIsAnInput(const std::string& prog, const std::string& output,
+                     const std::vector<std::string>& inputs) {
+  struct stat out_st;
+  if (output.empty() || ::stat(output.c_str(), &out_st) != 0) return false;  // a new file
+  for (const std::string& in : inputs) {
+    struct stat in_st;
+    if (::stat(in.c_str(), &in_st) != 0) continue;
+    if (in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+      std::fprintf(stderr, "%s: -o %s is an input (%s): refusing to overwrite it\n", prog.c_str(),
+                   Printable(output).c_str(), Printable(in).c_str());
+      return true;
+    }
+  }
+  return false;
+}
+
+void PrintError(const std::string& prog, const absl::Status& status) {
+  std::fprintf(stderr, "%s: %s\n", prog.c_str(), Printable(status.message()).c_str());
 }
 
 bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out) {
@@ -52,10 +76,8 @@ bool Emit(const std::string& prog, const std::string& text, const OutputOptions&
     std::fwrite(text.data(), 1, text.size(), stdout);
     return true;
   }
-  FILE* f = std::fopen(out.output.c_str(), "wb");
-  if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
-      std::fclose(f) != 0) {
-    std::fprintf(stderr, "%s: %s: %s\n", prog.c_str(), out.output.c_str(), std::strerror(errno));
+  if (absl::Status s = WriteFileAtomically(out.output, text); !s.ok()) {
+    PrintError(prog, s);
     return false;
   }
   return true;

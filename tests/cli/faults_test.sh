@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The file system and the output side as a CI job meets them (issue 17): FIFOs, a full disk, a
+# closed stdout, an output that is an input, control bytes in file names, an output that is a
+# directory, a device or a symlink. Each case: the exit code and the one line that says why.
+#   tests/cli/faults_test.sh ABICHECK WORKDIR
+set -uo pipefail
+A=$1 work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() {  # exit text command... (stderr and stdout together; a hang is a failure)
+  local want=$1 text=$2; shift 2
+  timeout 20 "$@" > out.txt 2>&1
+  local rc=$?
+  if [ "$rc" = "$want" ] && { [ -z "$text" ] || grep -qF -- "$text" out.txt; }; then ok; else bad "$*: exit $rc (want $want, '$text'): $(head -3 out.txt | cat -v)"; fi
+}
+cc -shared -fPIC -x c - -o m.so <<< 'int f(void) { return 1; }' || exit 1
+cp m.so lib.so
+# FIFOs are refused at once, never opened for reading (open would wait for a writer).
+mkfifo ff x.whl
+expect 3 "ff: not a regular file (a FIFO)" "$A" symbols ff
+expect 3 "ff: not a regular file (a FIFO)" "$A" check m.so ff
+expect 3 "ff: not a regular file (a FIFO)" "$A" index ff -o ff.abix
+expect 3 "x.whl: not a regular file (a FIFO)" "$A" check m.so --against x.whl
+mkdir withfifo && cp m.so withfifo/ && mkfifo withfifo/libz.so
+expect 0 "loads" "$A" check m.so withfifo
+# Every write to stdout counts: a full disk or a closed stdout is exit 3, not success.
+expect 3 "stdout" sh -c "'$A' check m.so lib.so > /dev/full"
+expect 3 "stdout" sh -c "'$A' symbols m.so > /dev/full"
+expect 3 "stdout" sh -c "'$A' diff m.so lib.so > /dev/full"
+expect 3 "stdout" sh -c "'$A' index m.so -o i.abix > /dev/full"
+expect 3 "stdout" sh -c "'$A' check m.so lib.so >&-"
+expect 3 "/dev/full" "$A" check m.so lib.so -o /dev/full
+# An output that is one of the inputs is refused before anything is written.
+size=$(stat -c %s m.so)
+expect 2 "is an input" "$A" symbols m.so -o m.so
+ln -sf m.so link.so
+expect 2 "is an input" "$A" check m.so lib.so -o link.so
+expect 2 "is an input" "$A" index m.so -o ./m.so
+expect 2 "is an input" "$A" diff m.so lib.so -o lib.so
+[ "$(stat -c %s m.so)" = "$size" ] && [ "$(stat -c %s lib.so)" = "$size" ] && ok || bad "an input was changed"
+# Outputs: a directory is an error that leaves nothing behind; a device is written in place; a
+# symlink keeps pointing at the file it names; no temporary file survives.
+mkdir adir
+expect 3 "adir: Is a directory" "$A" index m.so -o adir -q
+[ -z "$(ls -A adir)" ] && ok || bad "index -o adir left $(ls -A adir)"
+expect 0 "" "$A" index m.so -o /dev/null -q
+[ -c /dev/null ] && ok || bad "/dev/null replaced"
+"$A" index m.so -o real.abix -q && ln -s real.abix l.abix && "$A" index m.so lib.so -o l.abix -q
+[ -L l.abix ] && [ "$("$A" check m.so --against l.abix -q; echo $?)" = 0 ] && ok || bad "index -o SYMLINK"
+[ -z "$(ls -A | grep '^\.')" ] && ok || bad "temporary files left: $(ls -A | grep '^\.')"
+# Control bytes of file names are escaped in messages, as in reports.
+expect 3 'no\x1b[31m.so: No such file' "$A" check "$(printf 'no\033[31m.so')" lib.so
+cp m.so "$(printf 'b\033]0;x\007.so')"
+expect 2 'b\x1b]0;x\x07.so' "$A" check "$(printf 'b\033]0;x\007.so')"
+if grep -q $'\033' out.txt; then bad "a raw ESC reached the terminal"; else ok; fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
