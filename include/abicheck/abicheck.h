@@ -28,6 +28,10 @@ struct InputLimits {
   // Keep archive members whole instead of their loader tables only (device code lies in the
   // middle of a library: `abicheck gpu` reads it).
   bool whole_members = false;
+  // Inflate every shared-object member to its end and check its CRC-32 (a mismatch is kDataLoss,
+  // as pip and Python's zipfile refuse it). false (--fast): stop once a member's loader tables
+  // are in; the expansion's notes say how many CRCs went unchecked.
+  bool verify_crc = true;
   // Called from worker threads as archive members inflate: bytes done and bytes to do in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };

@@ -85,13 +85,36 @@ bool ParseIsExact(const std::string& name, const SparseImage& img,
   return false;  // even the headers were not retained (or the member is corrupt): retain all
 }
 
+// The dynamic tables `img`'s dynamic section names, as file ranges: sized ones exactly, the
+// others (symbols, hash, versions) to the end of their segment. Read once PT_DYNAMIC has streamed
+// by, so that tables patchelf moved past it (auditwheel's torch libraries: .dynstr and .gnu.hash
+// in a segment at the end of the file) are kept in the same pass.
+RangeSet DynamicTableRanges(const std::string& name, const SparseImage& img) {
+  RangeSet out;
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse(name, img.bytes());
+  if (!elf.ok()) return out;
+  for (int64_t tag :
+       {elf::DT_SYMTAB, elf::DT_STRTAB, elf::DT_HASH, elf::DT_GNU_HASH, elf::DT_VERSYM,
+        elf::DT_VERDEF, elf::DT_VERNEED, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {
+    if (std::optional<uint64_t> v = elf->DynamicValue(tag)) {
+      if (std::optional<ByteReader> r = elf->VaddrToSegmentEnd(*v))
+        out.Add(elf->OffsetOf(*r), elf->OffsetOf(*r) + r->size());
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, bool whole,
-                                     uint64_t* inflated, uint64_t* retained,
+                                     bool verify_crc, uint64_t* inflated, uint64_t* retained,
                                      std::function<void(uint64_t)> on_bytes) {
   const std::string name = absl::StrCat(zip.path(), "!", m.name);
   RetainPlan plan;
   plan.everything = whole;
+  plan.verify_crc = verify_crc;
   plan.on_bytes = std::move(on_bytes);
+  plan.on_dynamic = [&name](const SparseImage& so_far, uint64_t) {
+    return DynamicTableRanges(name, so_far);
+  };
   for (int pass = 0; pass < 3; ++pass) {
     ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
     *inflated += m.size;
@@ -114,6 +137,7 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
 absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, ExpandedInput* out) {
   out->kind = "archive";
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
+  for (const std::string& n : zip->notes()) out->notes.push_back(n);
   std::vector<const ZipMember*> candidates;
   uint64_t declared = 0;
   for (const ZipMember& m : zip->members()) {
@@ -155,10 +179,11 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
         continue;
       }
       uint64_t inf = 0, ret = 0;
-      results[i] = LoadMember(*zip, m, limits.whole_members, &inf, &ret, [&](uint64_t n) {
-        const uint64_t d = done.fetch_add(n) + n;
-        if (limits.progress) limits.progress(d, declared);
-      });
+      results[i] =
+          LoadMember(*zip, m, limits.whole_members, limits.verify_crc, &inf, &ret, [&](uint64_t n) {
+            const uint64_t d = done.fetch_add(n) + n;
+            if (limits.progress) limits.progress(d, declared);
+          });
       inflated += inf;
       retained += ret;
     }
@@ -175,6 +200,11 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   }
   std::sort(out->objects.begin(), out->objects.end(),
             [](const InputFile& a, const InputFile& b) { return a.name < b.name; });
+  if (!limits.verify_crc && !out->objects.empty()) {
+    out->notes.push_back(absl::StrFormat(
+        "--fast: the CRC-32 of its %d shared objects was not checked (they were read in part)",
+        out->objects.size()));
+  }
   out->inflated_bytes = inflated;
   out->retained_bytes = retained;
   return absl::OkStatus();

@@ -95,7 +95,7 @@ absl::StatusOr<OutputFile> OutputFile::Create(const std::string& path) {
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(f.fd_, (S_ISREG(st.st_mode) && ::stat(f.path_.c_str(), &st) == 0) ? st.st_mode & 07777
-                                                                               : 0666 & ~mask);
+                                                                             : 0666 & ~mask);
   return f;
 }
 

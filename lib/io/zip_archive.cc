@@ -3,12 +3,14 @@
 #include "lib/io/zip_archive.h"
 
 #include <dlfcn.h>
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <zip.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/io/byte_reader.h"
@@ -110,6 +112,23 @@ absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle() con
   return h;
 }
 
+absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::Borrow() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!pool_.empty()) {
+      std::unique_ptr<Handle> h = std::move(pool_.back());
+      pool_.pop_back();
+      return h;
+    }
+  }
+  return OpenHandle();
+}
+
+void ZipArchive::Return(std::unique_ptr<Handle> h) const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  pool_.push_back(std::move(h));
+}
+
 ZipArchive::~ZipArchive() = default;
 
 absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& path,
@@ -119,6 +138,13 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   a->limits_ = limits;
   ABICHECK_RETURN_IF_ERROR(StatFileId(path).status());
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, a->OpenHandle());
+  struct Keep {  // the first handle serves the first reader
+    const ZipArchive* a;
+    std::unique_ptr<Handle>* h;
+    ~Keep() {
+      if (*h) a->Return(std::move(*h));
+    }
+  } keep{a.get(), &h};
   const zip_int64_t n = Z().get_num_entries(h->za, 0);
   if (n < 0) return absl::DataLossError(absl::StrCat(path, ": ", ZipError(h->za)));
   if (static_cast<uint64_t>(n) > limits.max_members) {
@@ -137,8 +163,29 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
     m.size = (st.valid & ZIP_STAT_SIZE) ? st.size : 0;
     m.comp_size = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
     m.method = (st.valid & ZIP_STAT_COMP_METHOD) ? st.comp_method : 0;
+    m.has_crc = (st.valid & ZIP_STAT_CRC) != 0;
+    m.crc = m.has_crc ? st.crc : 0;
     if (!m.name.empty() && m.name.back() == '/') continue;  // a directory entry
     a->members_.push_back(std::move(m));
+  }
+  // A name given twice: pip extracts every entry in order, so the last one is what is installed.
+  absl::flat_hash_map<std::string, size_t> last;
+  for (size_t i = 0; i < a->members_.size(); ++i) last[a->members_[i].name] = i;
+  if (last.size() != a->members_.size()) {
+    std::vector<ZipMember> kept;
+    absl::flat_hash_map<std::string, int> count;
+    for (size_t i = 0; i < a->members_.size(); ++i) {
+      ++count[a->members_[i].name];
+      if (last[a->members_[i].name] == i) kept.push_back(std::move(a->members_[i]));
+    }
+    for (const ZipMember& m : kept) {
+      if (count[m.name] > 1) {
+        a->notes_.push_back(absl::StrFormat(
+            "%s: the name is given to %d entries; the last, the one pip installs, is read",
+            m.name, count[m.name]));
+      }
+    }
+    a->members_ = std::move(kept);
   }
   return a;
 }
@@ -147,6 +194,7 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
   RetainPlan plan;
   plan.prefix = n;
   plan.dynamic_segment = false;
+  plan.verify_crc = n >= m.size;  // a whole member (METADATA, ...) is checked
   // Inflate stops early once the prefix is complete and nothing else is wanted.
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, Inflate(m, plan));
   absl::Span<const uint8_t> b = img->bytes();
@@ -173,20 +221,27 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   want.Add(0, std::min(plan.prefix, m.size));
   // Stop as soon as everything wanted is in, unless PT_DYNAMIC may still come.
   bool dynamic_known = !plan.dynamic_segment;
+  uint64_t dynamic_end = 0;  // where PT_DYNAMIC ends, once known (0: none, or asked already)
   auto wanted_end = [&] { return want.ranges().empty() ? 0 : want.ranges().back().second; };
 
-  ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, OpenHandle());
+  ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Borrow());
   zip_file_t* zf = Z().fopen_index(h->za, m.index, ZIP_FL_COMPRESSED);
   if (zf == nullptr) return absl::DataLossError(absl::StrCat(where, ": ", ZipError(h->za)));
-  struct Closer {
+  struct Closer {  // the member closed, then the handle back to the pool
+    const ZipArchive* a;
+    std::unique_ptr<Handle> h;
     zip_file_t* f;
-    ~Closer() { Z().fclose(f); }
-  } closer{zf};
+    ~Closer() {
+      Z().fclose(f);
+      a->Return(std::move(h));
+    }
+  } closer{this, std::move(h), zf};
 
   std::vector<uint8_t> in(kChunk), out(kChunk);
   inflate_state state;
   isal_inflate_init(&state);
-  state.crc_flag = ISAL_DEFLATE;
+  state.crc_flag = plan.verify_crc ? ISAL_GZIP_NO_HDR : ISAL_DEFLATE;  // CRC-32 of the output
+  uint32_t stored_crc = 0;
   uint64_t produced = 0;
   bool input_done = false;
   auto keep = [&](const uint8_t* data, uint64_t len) {
@@ -204,11 +259,21 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
               DynamicRange(img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {
         const uint64_t b = std::min(dyn->first, m.size);
         want.Add(b, std::min(m.size, b + std::min(dyn->second, m.size - b)));
+        dynamic_end = std::min(m.size, b + std::min(dyn->second, m.size - b));
+      }
+    }
+    if (dynamic_end != 0 && produced >= dynamic_end && plan.on_dynamic) {
+      dynamic_end = 0;
+      img->mutable_retained() = want;
+      const RangeSet more = plan.on_dynamic(*img, produced);
+      for (const auto& [lo, hi] : more.ranges()) {
+        if (hi > produced) want.Add(std::max(lo, produced), std::min(hi, m.size));
       }
     }
   };
   while (true) {
-    if (dynamic_known && produced >= wanted_end()) break;  // nothing more to keep
+    // Nothing more to keep (with the CRC to check, on to the end).
+    if (!plan.verify_crc && dynamic_known && produced >= wanted_end()) break;
     if (m.method == 0) {
       const zip_int64_t got = Z().fread(zf, out.data(), out.size());
       if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
@@ -217,6 +282,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
         return absl::DataLossError(
             absl::StrFormat("%s: holds more than its declared %d bytes", where, m.size));
       }
+      if (plan.verify_crc) stored_crc = crc32_gzip_refl(stored_crc, out.data(), got);
       keep(out.data(), static_cast<uint64_t>(got));
       continue;
     }
@@ -251,6 +317,19 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   if (produced < wanted_end() && produced < m.size) {
     return absl::DataLossError(absl::StrFormat("%s: ends at %d bytes, shorter than its declared %d",
                                                where, produced, m.size));
+  }
+  if (plan.verify_crc && produced < m.size) {
+    return absl::DataLossError(absl::StrFormat("%s: ends at %d bytes, shorter than its declared %d",
+                                               where, produced, m.size));
+  }
+  if (plan.verify_crc && m.has_crc) {
+    const uint32_t crc = m.method == 0 ? stored_crc : state.crc;
+    if (crc != m.crc) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s: CRC-32 is 0x%08x, the archive records 0x%08x: the member is corrupt (a damaged "
+          "download?)",
+          where, crc, m.crc));
+    }
   }
   img->mutable_retained() = want;
   // Ranges past the end of what was produced hold no data.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct ZipMember {
   uint64_t size = 0;  // declared uncompressed size
   uint64_t comp_size = 0;
   uint16_t method = 0;  // 0 stored, 8 deflated
+  bool has_crc = false;
+  uint32_t crc = 0;  // the central directory's CRC-32 of the uncompressed bytes
 };
 
 // Which bytes of a member to keep.
@@ -33,6 +36,12 @@ struct RetainPlan {
   RangeSet extra;                        // and these
   bool everything = false;
   std::function<void(uint64_t)> on_bytes;  // bytes inflated since the last call
+  // Once PT_DYNAMIC has streamed by: more ranges to keep, read from the image so far (the tables
+  // a dynamic section names, which patchelf may have moved past it, to the end of the file).
+  std::function<RangeSet(const SparseImage& so_far, uint64_t produced)> on_dynamic;
+  // Inflate to the end and check the member's CRC-32 (a mismatch is kDataLoss, as Python's
+  // zipfile refuses it). Off: stop once everything wanted is in, the CRC unchecked.
+  bool verify_crc = true;
 };
 
 class ZipArchive {
@@ -44,6 +53,9 @@ class ZipArchive {
 
   const std::string& path() const { return path_; }
   const std::vector<ZipMember>& members() const { return members_; }
+  // What the archive holds that pip resolves one way: a name given to several entries (the last
+  // is the one pip installs, and the one kept here).
+  const std::vector<std::string>& notes() const { return notes_; }
 
   // The first `n` bytes of a member (fewer if it is shorter).
   absl::StatusOr<std::string> Head(const ZipMember& m, size_t n) const;
@@ -55,10 +67,17 @@ class ZipArchive {
   ZipArchive() = default;
   struct Handle;
   absl::StatusOr<std::unique_ptr<Handle>> OpenHandle() const;
+  // A handle for one reader at a time: opening one reads the whole central directory, so each is
+  // reused (one per thread at most) — one open per member made archives quadratic.
+  absl::StatusOr<std::unique_ptr<Handle>> Borrow() const;
+  void Return(std::unique_ptr<Handle> h) const;
 
   std::string path_;
   InputLimits limits_;
   std::vector<ZipMember> members_;
+  std::vector<std::string> notes_;
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Handle>> pool_;
 };
 
 }  // namespace abicheck

@@ -178,6 +178,39 @@ TEST(ZipInputTest, MemberShorterThanDeclared) {
               StatusIs(absl::StatusCode::kDataLoss, "torch/lib/libx.so: ends at"));
 }
 
+// issue 17: a member whose bytes are not those the archive's CRC-32 records is refused (pip and
+// Python's zipfile say "Bad CRC-32"), stored or deflated; --fast skips the check and says so.
+TEST(ZipInputTest, CorruptMemberFailsItsCrc) {
+  TempDir d;
+  const std::vector<uint8_t> lib = Lib("libx.so", {"f", "g"});
+  {  // stored: one byte of the member changed (a string of .dynstr, "g" -> "h")
+    std::vector<uint8_t> z = Read(WriteZip(d, "s.whl", {{"lib/libx.so", lib, false}}));
+    const auto at = std::search(z.begin(), z.end(), lib.begin(), lib.end());
+    ASSERT_NE(at, z.end());
+    const std::vector<uint8_t> g = {'g', 0};
+    auto in_lib = std::find_end(at, at + lib.size(), g.begin(), g.end());
+    ASSERT_NE(in_lib, at + lib.size());
+    *in_lib = 'h';
+    EXPECT_THAT(ExpandInput(d.Write("s2.whl", z), InputLimits{}),
+                StatusIs(absl::StatusCode::kDataLoss, "s2.whl!lib/libx.so: CRC"));
+    InputLimits fast;
+    fast.verify_crc = false;
+    absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/s2.whl", fast);
+    ASSERT_TRUE(in.ok()) << in.status();
+    EXPECT_THAT(in->notes, Contains(HasSubstr("--fast: the CRC-32 of its 1 shared objects")));
+  }
+  {  // deflated: the central directory's CRC changed
+    std::vector<uint8_t> z = Read(WriteZip(d, "d.whl", {{"lib/libx.so", lib, true}}));
+    for (size_t i = 0; i + 4 < z.size(); ++i) {
+      if (z[i] == 'P' && z[i + 1] == 'K' && z[i + 2] == 1 && z[i + 3] == 2) z[i + 16] ^= 1;
+    }
+    EXPECT_THAT(ExpandInput(d.Write("d2.whl", z), InputLimits{}),
+                StatusIs(absl::StatusCode::kDataLoss, "the archive records 0x"));
+  }
+  // The intact archive reads.
+  EXPECT_TRUE(ExpandInput(d.path() + "/d.whl", InputLimits{}).ok());
+}
+
 TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
   TempDir d;
   // 64 MiB of zeros deflates to ~64 KiB; the cap is set below it.

@@ -41,7 +41,7 @@ TEST(OutputFileTest, TheTargetChangesOnlyOnCommit) {
   ASSERT_TRUE(a.ok() && b.ok());
   ASSERT_TRUE(a->Write("first writer").ok());
   ASSERT_TRUE(b->Write("second").ok());
-  EXPECT_EQ(Read(p), "old");       // nothing half-written is ever visible
+  EXPECT_EQ(Read(p), "old");         // nothing half-written is ever visible
   EXPECT_EQ(Entries(d.path()), 3u);  // each writer has its own temporary file
   ASSERT_TRUE(b->Commit().ok());
   EXPECT_EQ(Read(p), "second");

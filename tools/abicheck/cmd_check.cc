@@ -50,6 +50,10 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
+  bool fast = false;
+  app.add_flag("--fast", fast,
+               "read wheel members only up to their loader tables, without checking their CRC-32 "
+               "(the report's notes say so)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
@@ -79,6 +83,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     ProgressBar bar;
     InputLimits limits;
     limits.progress = bar.Callback();
+    limits.verify_crc = !fast;
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
     bar.Finish();
     if (!m.ok()) {
