@@ -181,8 +181,8 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
     for (const ZipMember& m : kept) {
       if (count[m.name] > 1) {
         a->notes_.push_back(absl::StrFormat(
-            "%s: the name is given to %d entries; the last, the one pip installs, is read",
-            m.name, count[m.name]));
+            "%s: the name is given to %d entries; the last, the one pip installs, is read", m.name,
+            count[m.name]));
       }
     }
     a->members_ = std::move(kept);

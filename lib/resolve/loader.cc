@@ -92,8 +92,10 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
   obj->blob = input.blob;
   obj->file_id = input.blob->file_id();
   // Given twice, or given and already pulled in as a dependency: the same object (file identity).
-  for (const auto& o : objects_) {
-    if (o->blob == obj->blob || (obj->file_id && o->file_id == obj->file_id)) return o.get();
+  if (auto it = by_blob_.find(obj->blob.get()); it != by_blob_.end()) return it->second;
+  if (obj->file_id) {
+    if (auto it = by_file_.find({obj->file_id->dev, obj->file_id->ino}); it != by_file_.end())
+      return it->second;
   }
   const ParsedObject& parsed = parses_->Given(input);
   if (!parsed.elf_status.ok()) return parsed.elf_status;
@@ -119,6 +121,9 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
   obj->load_index = objects_.size();
   for (const std::string& n : obj->names) by_name_[n].push_back(obj.get());
   if (!obj->elf->soname().empty()) by_name_[obj->elf->soname()].push_back(obj.get());
+  if (obj->blob) by_blob_.emplace(obj->blob.get(), obj.get());
+  if (obj->file_id)
+    by_file_.emplace(std::make_pair(obj->file_id->dev, obj->file_id->ino), obj.get());
   objects_.push_back(std::move(obj));
   return objects_.back().get();
 }
@@ -171,11 +176,13 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
     absent_.insert(path);
     return nullptr;
   }
-  for (const auto& o : objects_) {
-    if (o->file_id == parsed->file_id) {  // _dl_file_id_match_p: already loaded under another name
+  if (parsed->file_id) {  // _dl_file_id_match_p: already loaded under another name
+    if (auto it = by_file_.find({parsed->file_id->dev, parsed->file_id->ino});
+        it != by_file_.end()) {
+      Object* o = it->second;
       o->names.emplace_back(name);
-      by_name_[o->names.back()].push_back(o.get());
-      return o.get();
+      by_name_[o->names.back()].push_back(o);
+      return o;
     }
   }
   if (!parsed->elf_status.ok()) {

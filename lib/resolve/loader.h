@@ -135,6 +135,10 @@ class Loader {
   // Every name an object answers to (requested names, soname) -> the objects: FindLoaded runs
   // for every DT_NEEDED of every object.
   absl::flat_hash_map<std::string, std::vector<const Object*>> by_name_;
+  // File identity (_dl_map_object's "already loaded" test), by the bytes given and by (dev, ino):
+  // looked up once per object opened, so a wheel of n libraries costs n, not n^2, per check.
+  absl::flat_hash_map<const Blob*, Object*> by_blob_;
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, Object*> by_file_;
 };
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
