@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <utility>
 
@@ -29,6 +31,71 @@ absl::Status ErrnoStatus(const std::string& path, int err) {
     default:
       return absl::UnavailableError(msg);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Mapped inputs, for the SIGBUS handler: fixed slots, written with atomics, read lock-free.
+struct Slot {
+  std::atomic<const uint8_t*> begin{nullptr};
+  std::atomic<size_t> size{0};
+  std::atomic<const char*> path{nullptr};
+};
+constexpr size_t kSlots = 1 << 14;
+Slot g_slots[kSlots];
+std::atomic<size_t> g_next{0};
+const char* g_prog = "abicheck";
+
+int Register(const uint8_t* data, size_t size, const std::string& path) {
+  char* copy = new char[path.size() + 1];
+  std::memcpy(copy, path.c_str(), path.size() + 1);
+  for (size_t tries = 0; tries < kSlots; ++tries) {
+    const size_t i = g_next.fetch_add(1) % kSlots;
+    Slot& s = g_slots[i];
+    const uint8_t* expected = nullptr;
+    if (s.begin.compare_exchange_strong(expected, data)) {
+      s.size.store(size);
+      s.path.store(copy);
+      return static_cast<int>(i);
+    }
+  }
+  delete[] copy;  // full: this mapping goes unnamed (a SIGBUS in it keeps its default)
+  return -1;
+}
+
+void Unregister(int slot) {
+  if (slot < 0) return;
+  Slot& s = g_slots[slot];
+  const char* p = s.path.exchange(nullptr);
+  s.size.store(0);
+  s.begin.store(nullptr);
+  delete[] p;
+}
+
+void OnSigbus(int sig, siginfo_t* info, void*) {
+  const char* path = MappedFileContaining(info->si_addr);
+  if (path == nullptr) {
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+    return;
+  }
+  auto put = [](const char* s) { (void)!::write(2, s, std::strlen(s)); };
+  put(g_prog);
+  put(": ");
+  // The name, its control bytes escaped as everywhere else.
+  for (const char* c = path; *c != '\0'; ++c) {
+    const unsigned char u = static_cast<unsigned char>(*c);
+    if (u < 0x20 || u == 0x7f) {
+      char esc[5] = {'\\', 'x', "0123456789abcdef"[u >> 4], "0123456789abcdef"[u & 15], 0};
+      put(esc);
+    } else {
+      (void)!::write(2, c, 1);
+    }
+  }
+  put(": changed while being read (the file shrank: it is being written or replaced)\n");
+  ::_exit(3);
 }
 
 }  // namespace
@@ -76,18 +143,41 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
       return ErrnoStatus(path, err);
     }
     file.data_ = static_cast<const uint8_t*>(p);
+    file.slot_ = Register(file.data_, file.size_, path);
   }
   ::close(fd);
   return file;
+}
+
+const char* MappedFileContaining(const void* addr) {
+  const uint8_t* a = static_cast<const uint8_t*>(addr);
+  for (const Slot& s : g_slots) {
+    const uint8_t* b = s.begin.load();
+    if (b != nullptr && a >= b && a < b + s.size.load()) return s.path.load();
+  }
+  return nullptr;
+}
+
+void ExitOnShrunkenInput(const char* prog) {
+  g_prog = prog;
+  struct sigaction sa = {};
+  sa.sa_sigaction = OnSigbus;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGBUS, &sa, nullptr);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
-    if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (data_ != nullptr) {
+      Unregister(slot_);
+      ::munmap(const_cast<uint8_t*>(data_), size_);
+    }
     path_ = std::move(other.path_);
     data_ = std::exchange(other.data_, nullptr);
+    slot_ = std::exchange(other.slot_, -1);
     size_ = std::exchange(other.size_, 0);
     id_ = other.id_;
   }
@@ -95,7 +185,10 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (data_ != nullptr) {
+    Unregister(slot_);
+    ::munmap(const_cast<uint8_t*>(data_), size_);
+  }
 }
 
 }  // namespace abicheck

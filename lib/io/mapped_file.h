@@ -40,8 +40,18 @@ class MappedFile {
   std::string path_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  int slot_ = -1;  // in the table MappedFileContaining reads
   FileId id_;
 };
+
+// The path of the mapped input holding `addr`, or nullptr: for a SIGBUS handler (async-signal-
+// safe: it reads a fixed table) to name the file that shrank while it was being read.
+const char* MappedFileContaining(const void* addr);
+// Installs, once, a SIGBUS handler that turns a fault inside a mapped input (the file was
+// truncated or rewritten while being read) into "PROG: PATH: changed while being read" on stderr
+// and exit(3); any other SIGBUS keeps its default. For programs (the CLI), not for a library's
+// host process.
+void ExitOnShrunkenInput(const char* prog);
 
 // Stats `path` without mapping it; nullopt when it does not exist.
 absl::StatusOr<FileId> StatFileId(const std::string& path);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/io/mapped_file.h"
 #include "tools/abicheck/commands.h"
 
 namespace {
@@ -132,4 +133,7 @@ int Run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return FlushStdout(Run(argc, argv)); }
+int main(int argc, char** argv) {
+  abicheck::ExitOnShrunkenInput("abicheck");
+  return FlushStdout(Run(argc, argv));
+}
