@@ -69,7 +69,9 @@ std::set<std::string> FromLdd(const std::string& text) {
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_match(line, m, missing)) {
+    if (line == "\tnot a dynamic executable") {  // ldd's word for what dlopen cannot load
+      s.insert("not_loadable");
+    } else if (std::regex_match(line, m, missing)) {
       s.insert("missing " + m[1].str());
     } else if (std::regex_match(line, m, undefined)) {
       s.insert("undefined " + Base(m[4].str()) + " " + m[1].str() + " " + m[3].str());
