@@ -204,12 +204,11 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     p.kind = ProblemKind::kNotLoadable;
     p.object = module_path;
     // open_verify, then _dl_map_object_from_fd (docs/loader-model.md A9), in that order.
-    p.message =
-        module->elf->type() != elf::ET_DYN && module->elf->type() != elf::ET_EXEC
-            ? absl::StrCat(module_path, ": only ET_DYN and ET_EXEC can be loaded")
-        : module->elf->type() == elf::ET_EXEC
-            ? absl::StrCat(module_path, ": cannot dynamically load executable")
-            : absl::StrCat(module_path, ": object file has no dynamic section");
+    p.message = module->elf->type() != elf::ET_DYN && module->elf->type() != elf::ET_EXEC
+                    ? absl::StrCat(module_path, ": only ET_DYN and ET_EXEC can be loaded")
+                : module->elf->type() == elf::ET_EXEC
+                    ? absl::StrCat(module_path, ": cannot dynamically load executable")
+                    : absl::StrCat(module_path, ": object file has no dynamic section");
     p.first = true;
     report.problems.push_back(std::move(p));
     return report;
