@@ -163,7 +163,8 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   for (const ZipMember* m : candidates) declared += m->size;
   if (declared > limits.max_total_inflated) {
     return absl::ResourceExhaustedError(
-        absl::StrFormat("%s: its shared objects declare %d bytes in all, more than the cap of %d",
+        absl::StrFormat("%s: its shared objects declare %d bytes in all, more than the cap of %d "
+                        "(raise it with --max-total-size)",
                         path, declared, limits.max_total_inflated));
   }
   auto work = [&] {
@@ -223,11 +224,12 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
     if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
     if (it.depth() > limits.max_depth) {
       return absl::ResourceExhaustedError(
-          absl::StrFormat("%s: nested deeper than %d directories", path, limits.max_depth));
+          absl::StrFormat("%s: nested deeper than %d directories (raise it with --max-depth)", path,
+                          limits.max_depth));
     }
     if (++count > limits.max_files) {
-      return absl::ResourceExhaustedError(
-          absl::StrFormat("%s: more than %d files", path, limits.max_files));
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "%s: more than %d files (raise it with --max-files)", path, limits.max_files));
     }
     // Symlinks to files are followed (libc10.so -> libc10.so.2.6.0); each file is listed once.
     struct stat st;

@@ -383,11 +383,12 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
   for (; !ec && it != end; it.increment(ec)) {
     if (it.depth() > limits.max_depth) {
       return absl::ResourceExhaustedError(
-          absl::StrFormat("%s: nested deeper than %d directories", site, limits.max_depth));
+          absl::StrFormat("%s: nested deeper than %d directories (raise it with --max-depth)", site,
+                          limits.max_depth));
     }
     if (++count > limits.max_files) {
-      return absl::ResourceExhaustedError(
-          absl::StrFormat("%s: more than %d files", site, limits.max_files));
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "%s: more than %d files (raise it with --max-files)", site, limits.max_files));
     }
     const std::string name = it->path().filename().string();
     if (it->is_directory(ec)) {

@@ -149,7 +149,8 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   if (n < 0) return absl::DataLossError(absl::StrCat(path, ": ", ZipError(h->za)));
   if (static_cast<uint64_t>(n) > limits.max_members) {
     return absl::ResourceExhaustedError(
-        absl::StrFormat("%s: %d members, more than the cap of %d", path, n, limits.max_members));
+        absl::StrFormat("%s: %d members, more than the cap of %d (raise it with --max-members)",
+                        path, n, limits.max_members));
   }
   for (zip_int64_t i = 0; i < n; ++i) {
     zip_stat_t st;
@@ -210,8 +211,9 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   }
   if (m.size > limits_.max_member_bytes) {
     return absl::ResourceExhaustedError(
-        absl::StrFormat("%s: declares %d bytes, more than the cap of %d per member", where, m.size,
-                        limits_.max_member_bytes));
+        absl::StrFormat("%s: declares %d bytes, more than the cap of %d per member (raise it with "
+                        "--max-member-size)",
+                        where, m.size, limits_.max_member_bytes));
   }
   std::unique_ptr<SparseImage> img = SparseImage::Create(m.size);
   if (img == nullptr)

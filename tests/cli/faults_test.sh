@@ -55,5 +55,13 @@ expect 3 'no\x1b[31m.so: No such file' "$A" check "$(printf 'no\033[31m.so')" li
 cp m.so "$(printf 'b\033]0;x\007.so')"
 expect 2 'b\x1b]0;x\x07.so' "$A" check "$(printf 'b\033]0;x\007.so')"
 if grep -q $'\033' out.txt; then bad "a raw ESC reached the terminal"; else ok; fi
+# Caps name the option that raises them, and the option works.
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile("three.whl", "w") as z:
+    for n in ("a", "b", "c"): z.write("m.so", f"pkg/lib{n}.so")'
+expect 3 "more than the cap of 2 (raise it with --max-members)" "$A" check three.whl --against lib.so --max-members 2
+expect 0 "loads" "$A" check three.whl --against lib.so --max-members 3
+mkdir -p deep/a/b/c && cp m.so deep/a/b/c/
+expect 3 "(raise it with --max-depth)" "$A" check m.so deep --max-depth 2 --against lib.so
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -58,6 +58,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
       "usage error, 3 unreadable or invalid input");
+  InputLimits limits;
+  AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -81,7 +83,6 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   if (!against.empty()) {
     options.providers = extra_providers;
     ProgressBar bar;
-    InputLimits limits;
     limits.progress = bar.Callback();
     limits.verify_crc = !fast;
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);

@@ -23,6 +23,8 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
       "exit codes: 0 nothing removed or changed, 1 exports removed or changed (breaking), 2 usage "
       "error, "
       "3 unreadable or invalid input");
+  InputLimits limits;
+  AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -30,7 +32,7 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   if (OutputIsAnInput(prog, out.output, {old_build, new_build})) return kExitUsage;
-  absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build);
+  absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build, limits);
   if (!d.ok()) {
     PrintError(prog, d.status());
     return ExitCodeForStatus(d.status());

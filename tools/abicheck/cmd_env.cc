@@ -48,6 +48,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
       "or invalid input (no torch installed, ...)");
+  InputLimits limits;
+  AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -76,7 +78,6 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   options.use_host = !no_host;
   options.diagnose = !no_diagnose;
   ProgressBar bar;
-  InputLimits limits;
   limits.progress = bar.Callback();
   limits.verify_crc = !fast;
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);

@@ -48,6 +48,8 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
   app.footer(
       "exit codes: 0 every object with device code can run on every --gpu, 1 one cannot, "
       "2 usage error, 3 unreadable or invalid input");
+  InputLimits limits;
+  AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -68,7 +70,6 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
     targets.push_back(*cc);
   }
   ProgressBar bar;
-  InputLimits limits;
   limits.whole_members = true;  // device code lies in the middle of a library
   limits.progress = bar.Callback();
   std::string text;

@@ -28,6 +28,8 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   app.footer(
       "exit codes: 0 written, 2 usage error, 3 unreadable or invalid input (or the file cannot be "
       "written)");
+  InputLimits limits;
+  AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {
     app.parse(args);
@@ -36,7 +38,6 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   }
   if (OutputIsAnInput(prog, output, builds)) return kExitUsage;
   ProgressBar bar;
-  InputLimits limits;
   limits.progress = bar.Callback();
   absl::StatusOr<std::string> summary = BuildIndex(builds, names, output, limits);
   bar.Finish();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "abicheck/abicheck.h"
 #include "absl/status/status.h"
 
 namespace abicheck::cli {
@@ -40,6 +41,9 @@ bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
 // "abicheck: MESSAGE" on stderr, its control bytes escaped as the reports escape them (a file
 // name may hold any byte).
 void PrintError(const std::string& prog, const absl::Status& status);
+
+// --max-member-size, --max-total-size, --max-members, --max-files, --max-depth (docs/limits.md).
+void AddLimitOptions(CLI::App& app, abicheck::InputLimits* limits);
 
 // A usage error (message, true) when `output` is one of `inputs` — the same file, by device and
 // inode, through any name or link — or lies inside an input directory: writing it would destroy

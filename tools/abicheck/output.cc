@@ -66,6 +66,16 @@ bool OutputIsAnInput(const std::string& prog, const std::string& output,
   return false;
 }
 
+void AddLimitOptions(CLI::App& app, InputLimits* limits) {
+  app.add_option("--max-member-size", limits->max_member_bytes,
+                 "bytes one archive member may inflate to (docs/limits.md)");
+  app.add_option("--max-total-size", limits->max_total_inflated,
+                 "bytes all shared objects of one archive may inflate to");
+  app.add_option("--max-members", limits->max_members, "entries one archive may hold");
+  app.add_option("--max-files", limits->max_files, "files read under one directory");
+  app.add_option("--max-depth", limits->max_depth, "directory nesting followed");
+}
+
 void PrintError(const std::string& prog, const absl::Status& status) {
   std::fprintf(stderr, "%s: %s\n", prog.c_str(), Printable(status.message()).c_str());
 }
