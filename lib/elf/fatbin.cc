@@ -87,7 +87,8 @@ std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string
 }
 
 // Walks the containers of one .nv_fatbin section.
-void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off, DeviceCode* out) {
+void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off,
+                const std::function<bool(const DeviceImage&)>& stop, DeviceCode* out) {
   auto problem = [&](uint64_t at, const std::string& what) {
     out->problems.push_back(
         absl::StrFormat("%s: .nv_fatbin at 0x%x: %s", elf.name(), sec_off + at, what));
@@ -150,6 +151,10 @@ void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off, Dev
         img.offset = sec_off + e;
         img.size = size;
         out->images.push_back(img);
+        if (stop && stop(img)) {
+          out->stopped = true;
+          return;
+        }
       } else {
         problem(e, absl::StrFormat("entry of unknown kind 0x%x skipped", kind));
       }
@@ -161,7 +166,7 @@ void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off, Dev
 
 }  // namespace
 
-DeviceCode ReadDeviceCode(const ElfFile& elf) {
+DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const DeviceImage&)>& stop) {
   DeviceCode out;
   std::string problem;
   std::optional<std::vector<Section>> sections = ReadSections(elf, &problem);
@@ -192,7 +197,8 @@ DeviceCode ReadDeviceCode(const ElfFile& elf) {
           "%s: .nv_fatbin at 0x%x (%u bytes) lies outside the file", elf.name(), s.offset, s.size));
       continue;
     }
-    WalkFatbin(elf, *bytes, s.offset, &out);
+    WalkFatbin(elf, *bytes, s.offset, stop, &out);
+    if (out.stopped) break;
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #define ABICHECK_LIB_ELF_FATBIN_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,12 +38,16 @@ struct DeviceCode {
   bool has_section_headers = false;
   std::vector<DeviceImage> images;    // in the order of the file, as cuobjdump lists them
   std::vector<std::string> problems;  // "FILE: .nv_fatbin at 0x..: entry 3 ...", one line each
+  bool stopped = false;               // ReadDeviceCode's `stop` ended the walk early
 };
 
 // Reads the device code of `elf`. Not an error: no section headers (then `has_section_headers` is
 // false: the device code cannot be found), no .nv_fatbin (no device code). Malformed fat binaries
 // are problems of the result, never a failed call.
-DeviceCode ReadDeviceCode(const ElfFile& elf);
+// With `stop`: the walk ends at the first image for which it returns true (`stopped` is then
+// set, and `images` ends with that one) — a verdict needs one usable image, not the listing.
+DeviceCode ReadDeviceCode(const ElfFile& elf,
+                          const std::function<bool(const DeviceImage&)>& stop = nullptr);
 
 // "sm_90", "sm_90a", "sm_100f" — and as cuobjdump names the entry ("sm_100" for a family cubin).
 std::string ArchName(int arch, ArchVariant variant);

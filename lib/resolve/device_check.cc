@@ -4,6 +4,7 @@
 #include "lib/resolve/device_check.h"
 
 #include <filesystem>
+#include <functional>
 #include <system_error>
 
 #include "absl/strings/match.h"
@@ -83,7 +84,7 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
 }
 
 void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                     Report* report) {
+                     Report* report, bool verdict_only) {
   DeviceCheck& d = report->device;
   d.checked = true;
   if (target.gpu) d.gpu = absl::StrCat("sm_", *target.gpu);
@@ -91,9 +92,18 @@ void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Bl
   d.driver_file = target.driver_file;
   // An archive member kept as its loader tables only has no device code to read.
   const RangeSet* kept = bytes.retained();
+  // A verdict needs one image the GPU can use; a failing one reads them all.
+  std::function<bool(const DeviceImage&)> stop;
+  if (verdict_only && target.gpu) {
+    stop = [&](const DeviceImage& img) {
+      DeviceCode one;
+      one.images = {img};
+      return !JudgeDeviceCode(one, target.gpu, target.driver).usable.empty();
+    };
+  }
   const DeviceCode code = kept != nullptr && !kept->Covers(0, bytes.bytes().size())
                               ? DeviceCode{}
-                              : ReadDeviceCode(object);
+                              : ReadDeviceCode(object, stop);
   d.readable = code.has_section_headers;
   for (const std::string& p : code.problems) report->warnings.push_back({object.name(), p});
   if (!d.readable && target.gpu) {

@@ -284,7 +284,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
       for (const InputFile* f : cuda_libs) {
         ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
         const size_t before = r.problems.size();
-        CheckDeviceCode(target, lib, *f->blob, &r);
+        CheckDeviceCode(target, lib, *f->blob, &r, /*verdict_only=*/true);
         if (r.problems.size() > before) break;
       }
     }

@@ -80,6 +80,15 @@ TEST(FatbinTest, ReadsEveryEntryOfEveryContainer) {
       << "cuobjdump names a family cubin without its f";
   EXPECT_EQ(code.images[1].kind, DeviceCodeKind::kPtx);
   EXPECT_EQ(code.images[1].version_major, 9);
+  EXPECT_FALSE(code.stopped);
+  {  // a verdict stops at the first image it can use, across containers
+    absl::StatusOr<ElfFile> elf = ElfFile::Parse("k.so", keep);
+    ASSERT_TRUE(elf.ok());
+    const DeviceCode first =
+        ReadDeviceCode(*elf, [](const DeviceImage& i) { return i.arch == 100; });
+    EXPECT_TRUE(first.stopped);
+    EXPECT_EQ(first.images.size(), 4u);
+  }
   EXPECT_EQ(code.images[1].compression, DeviceCompression::kZstd);
   EXPECT_EQ(code.images[0].compression, DeviceCompression::kNone);
   EXPECT_EQ(code.images[3].size, 40u);
