@@ -135,7 +135,27 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   file.path_ = path;
   file.id_ = FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   file.size_ = static_cast<size_t>(st.st_size);
-  if (file.size_ > 0) {
+  // Small files are read, not mapped: a directory of 70,000 of them would pass the kernel's
+  // vm.max_map_count (65,530) if each kept a mapping; a read is also cheaper than map + unmap.
+  if (file.size_ > 0 && file.size_ <= kReadBelow) {
+    file.owned_ = std::make_unique<uint8_t[]>(file.size_);
+    size_t got = 0;
+    while (got < file.size_) {
+      const ssize_t n = ::pread(fd, file.owned_.get() + got, file.size_ - got, got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int err = n < 0 ? errno : 0;
+        ::close(fd);
+        if (err != 0) return ErrnoStatus(path, err);
+        return absl::DataLossError(
+            absl::StrCat(path,
+                         ": changed while being read (the file shrank: it is being "
+                         "written or replaced)"));
+      }
+      got += static_cast<size_t>(n);
+    }
+    file.data_ = file.owned_.get();
+  } else if (file.size_ > 0) {
     void* p = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       int err = errno;
@@ -171,10 +191,11 @@ MappedFile::MappedFile(MappedFile&& other) noexcept { *this = std::move(other); 
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
-    if (data_ != nullptr) {
+    if (data_ != nullptr && !owned_) {
       Unregister(slot_);
       ::munmap(const_cast<uint8_t*>(data_), size_);
     }
+    owned_ = std::move(other.owned_);
     path_ = std::move(other.path_);
     data_ = std::exchange(other.data_, nullptr);
     slot_ = std::exchange(other.slot_, -1);
@@ -185,7 +206,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) {
+  if (data_ != nullptr && !owned_) {
     Unregister(slot_);
     ::munmap(const_cast<uint8_t*>(data_), size_);
   }

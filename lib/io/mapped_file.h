@@ -4,6 +4,7 @@
 #define ABICHECK_LIB_IO_MAPPED_FILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -41,6 +42,9 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   int slot_ = -1;  // in the table MappedFileContaining reads
+  // Files of at most kReadBelow bytes are read into this buffer instead of mapped.
+  static constexpr size_t kReadBelow = size_t{1} << 20;
+  std::unique_ptr<uint8_t[]> owned_;
   FileId id_;
 };
 

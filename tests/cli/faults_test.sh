@@ -63,5 +63,17 @@ expect 3 "more than the cap of 2 (raise it with --max-members)" "$A" check three
 expect 0 "loads" "$A" check three.whl --against lib.so --max-members 3
 mkdir -p deep/a/b/c && cp m.so deep/a/b/c/
 expect 3 "(raise it with --max-depth)" "$A" check m.so deep --max-depth 2 --against lib.so
+# 70,000 libraries in one directory: past vm.max_map_count (65,530) if each stayed mapped.
+cc -shared -fPIC -nostdlib -s -Wl,-z,noseparate-code -Wl,-z,max-page-size=4096 -x c - -o tiny.so <<< 'int f(void) { return 1; }'
+mkdir many && python3 - tiny.so many <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+for i in range(70000):
+    b = bytearray(data)
+    b[-4:] = i.to_bytes(4, "little")  # distinct files (identical ones are one inode-deduped read)
+    open(f"{sys.argv[2]}/lib{i}.so", "wb").write(b)
+PY
+expect 0 "loads" "$A" check m.so --against many --no-diagnose
+rm -rf many
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
