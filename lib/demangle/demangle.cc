@@ -55,9 +55,16 @@ std::string Demangle(absl::string_view name) { return std::string(DemangleView(n
 absl::string_view DemangleView(absl::string_view name) {
   if (name.size() <= 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) return name;
   // One growing output buffer per thread: the demanglers realloc it instead of a malloc per name.
-  thread_local char* buf = nullptr;
-  thread_local size_t cap = 0;
+  // Freed when its thread ends (a worker thread of the listing would otherwise leak it).
+  struct Buffer {
+    char* p = nullptr;
+    size_t cap = 0;
+    ~Buffer() { std::free(p); }
+  };
+  thread_local Buffer out;
   thread_local std::string input;
+  char*& buf = out.p;
+  size_t& cap = out.cap;
   input.assign(name.data(), name.size());  // the demanglers want NUL-terminated input
   int status = 0;
   size_t n = cap;
