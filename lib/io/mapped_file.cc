@@ -18,7 +18,9 @@ namespace abicheck {
 namespace {
 
 absl::Status ErrnoStatus(const std::string& path, int err) {
-  std::string msg = absl::StrCat(path, ": ", std::strerror(err));
+  // An empty argument is named as such, not as ": No such file".
+  const std::string name = path.empty() ? "'' (an empty path)" : path;
+  std::string msg = absl::StrCat(name, ": ", std::strerror(err));
   switch (err) {
     case ENOENT:
     case ENOTDIR:
@@ -27,7 +29,7 @@ absl::Status ErrnoStatus(const std::string& path, int err) {
     case EPERM:
       return absl::PermissionDeniedError(msg);
     case EISDIR:
-      return absl::FailedPreconditionError(absl::StrCat(path, ": is a directory"));
+      return absl::FailedPreconditionError(absl::StrCat(name, ": is a directory"));
     default:
       return absl::UnavailableError(msg);
   }

@@ -50,6 +50,9 @@ expect 0 "" "$A" index m.so -o /dev/null -q
 "$A" index m.so -o real.abix -q && ln -s real.abix l.abix && "$A" index m.so lib.so -o l.abix -q
 [ -L l.abix ] && [ "$("$A" check m.so --against l.abix -q; echo $?)" = 0 ] && ok || bad "index -o SYMLINK"
 [ -z "$(ls -A | grep '^\.')" ] && ok || bad "temporary files left: $(ls -A | grep '^\.')"
+# Wording a new user meets (issue 15): help on no command, an empty path.
+expect 2 "help: no command 'nonexist'" "$A" help nonexist
+expect 3 "'' (an empty path): No such file" "$A" check "" lib.so
 # Control bytes of file names are escaped in messages, as in reports.
 expect 3 'no\x1b[31m.so: No such file' "$A" check "$(printf 'no\033[31m.so')" lib.so
 cp m.so "$(printf 'b\033]0;x\007.so')"

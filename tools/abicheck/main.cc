@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/io/mapped_file.h"
+#include "lib/report/text_util.h"
 #include "tools/abicheck/commands.h"
 
 namespace {
@@ -101,6 +102,9 @@ int Run(int argc, char** argv) {
       for (const Command& c : kCommands) {
         if (args[1] == c.name) return c.run(prog, {"--help"});
       }
+      std::fprintf(stderr, "abicheck: help: no command '%s' (`abicheck --help` lists them)\n",
+                   abicheck::Printable(args[1]).c_str());
+      return 2;
     }
     Usage(stdout);
     return 0;
