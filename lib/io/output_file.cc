@@ -74,7 +74,8 @@ absl::StatusOr<OutputFile> OutputFile::Create(const std::string& path) {
     if (!ec) f.path_ = target.string();
   }
   struct stat st;
-  if (::stat(f.path_.c_str(), &st) == 0) {
+  const bool exists = ::stat(f.path_.c_str(), &st) == 0;
+  if (exists) {
     if (S_ISDIR(st.st_mode)) return ErrnoError(path, EISDIR);
     if (!S_ISREG(st.st_mode)) {  // /dev/null, a FIFO, a terminal: written where it is
       f.fd_ = ::open(f.path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -91,11 +92,10 @@ absl::StatusOr<OutputFile> OutputFile::Create(const std::string& path) {
   char* pending = new char[tmpl.size() + 1];
   std::memcpy(pending, tmpl.c_str(), tmpl.size() + 1);
   AddPending(pending);
-  // mkstemp makes 0600; an output file gets what open(2) would give it.
+  // mkstemp makes 0600: a replaced file keeps its mode, a new one gets what open(2) would give.
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  ::fchmod(f.fd_, (S_ISREG(st.st_mode) && ::stat(f.path_.c_str(), &st) == 0) ? st.st_mode & 07777
-                                                                             : 0666 & ~mask);
+  ::fchmod(f.fd_, exists ? st.st_mode & 07777 : 0666 & ~mask);
   return f;
 }
 

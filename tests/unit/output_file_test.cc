@@ -2,6 +2,7 @@
 // writers of one path, an error half-way, a signal half-way, symlinks, devices and directories.
 #include "lib/io/output_file.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,18 @@ TEST(OutputFileTest, TheTargetChangesOnlyOnCommit) {
   ASSERT_TRUE(a->Commit().ok());  // the later commit wins whole; never a mix
   EXPECT_EQ(Read(p), "first writer");
   EXPECT_EQ(Entries(d.path()), 1u);
+}
+
+TEST(OutputFileTest, ModesAreWhatOpenWouldGive) {
+  TempDir d;
+  const std::string p = d.path() + "/new.abix";
+  ASSERT_TRUE(WriteFileAtomically(p, "x").ok());
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  EXPECT_EQ(fs::status(p).permissions(), static_cast<fs::perms>(0666 & ~mask));
+  fs::permissions(p, static_cast<fs::perms>(0640));
+  ASSERT_TRUE(WriteFileAtomically(p, "y").ok());  // a replaced file keeps its mode
+  EXPECT_EQ(fs::status(p).permissions(), static_cast<fs::perms>(0640));
 }
 
 TEST(OutputFileTest, AnUncommittedFileLeavesNothing) {
