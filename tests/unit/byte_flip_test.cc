@@ -12,18 +12,12 @@
 #include "lib/io/mapped_file.h"
 #include "lib/resolve/check_internal.h"
 #include "tests/support/fixtures.h"
+#include "tests/unit/test_util.h"
 
 namespace abicheck {
 namespace {
 
-class VectorBlob final : public Blob {
- public:
-  explicit VectorBlob(std::vector<uint8_t> b) : bytes_(std::move(b)) {}
-  absl::Span<const uint8_t> bytes() const override { return bytes_; }
-
- private:
-  std::vector<uint8_t> bytes_;
-};
+using ::abicheck::testing::VectorBlob;
 
 std::vector<uint8_t> Load(const std::string& path) {
   absl::StatusOr<MappedFile> f = MappedFile::Open(path);

@@ -263,15 +263,6 @@ TEST(FatbinTest, JudgesWithTheDriver) {
   EXPECT_TRUE(v.usable.empty());
 }
 
-class BytesBlob final : public Blob {
- public:
-  explicit BytesBlob(std::vector<uint8_t> b) : b_(std::move(b)) {}
-  absl::Span<const uint8_t> bytes() const override { return b_; }
-
- private:
-  std::vector<uint8_t> b_;
-};
-
 // The after-loading check of a report (lib/resolve/device_check.cc): G5 and G6 as problems that
 // leave `loads` alone, G7 from the libcudart in the scope, and the host's driver read from the
 // name libcuda.so.1 resolves to under a sysroot.
@@ -279,7 +270,7 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
   std::vector<uint8_t> keep;
   const std::vector<uint8_t> section =
       Container({{1, 90, 0x11, 9, 0}});  // PTX compute_90, ISA 9.0 (CUDA 13.0)
-  BytesBlob blob(FatbinElf(section.data(), section.size()));
+  testing::VectorBlob blob(FatbinElf(section.data(), section.size()));
   absl::StatusOr<ElfFile> elf = ElfFile::Parse("m.so", blob.bytes());
   ASSERT_TRUE(elf.ok()) << elf.status();
   auto check = [&](const char* gpu, const char* driver) {

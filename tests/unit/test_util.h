@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
+#include "lib/io/blob.h"
 
 namespace abicheck::testing {
 
@@ -49,6 +50,16 @@ class TempDir {
  private:
   static inline int counter_ = 0;
   std::filesystem::path path_;
+};
+
+// Bytes held in memory as a Blob (an input that is neither a mapped file nor a zip member).
+class VectorBlob final : public Blob {
+ public:
+  explicit VectorBlob(std::vector<uint8_t> b) : bytes_(std::move(b)) {}
+  absl::Span<const uint8_t> bytes() const override { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
 };
 
 }  // namespace abicheck::testing
