@@ -264,8 +264,8 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
     }
     // docs/gpu-model.md G5-G6 for torch itself: its CUDA kernels are in libtorch_cuda.
     if (!opts.gpu.empty() && r.loads) {
-      LdCache cache;
-      if (opts.use_host) {
+      LdCache cache;  // only --cuda-driver host looks in it (CheckObjects read it for the rest)
+      if (opts.use_host && opts.cuda_driver == "host") {
         const std::string root = opts.sysroot == "/" ? "" : opts.sysroot;
         ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(root, "/etc/ld.so.cache")));
       }
