@@ -64,6 +64,10 @@ struct CheckOptions {
   // host's libcuda.so.1, which is never loaded). "": not checked.
   std::string gpu;
   std::string cuda_driver;
+  // The glibc release whose loader is modelled, where releases differ (docs/loader-model.md
+  // A12): "2.41" and later refuse to dlopen an object that needs an executable stack. "" is this
+  // host's glibc.
+  std::string glibc;
 };
 
 enum class ProblemKind {
@@ -72,7 +76,11 @@ enum class ProblemKind {
   kMissingLibrary,   // "cannot open shared object file: No such file or directory"
   kWrongElfClass,    // "wrong ELF class: ELFCLASS32"
   kWrongMachine,     // only a library for another machine was found (the loader skips it)
-  kNotLoadable,      // the module itself cannot be dlopen'ed (an executable, no PT_DYNAMIC, ...)
+  kNotLoadable,      // the module or a dependency cannot be dlopen'ed (an executable, no
+                     // PT_DYNAMIC, DF_1_NOOPEN, a header ld.so refuses, ...)
+  // ld.so dies on one of its own assertions instead of returning an error (glibc 2.36,
+  // docs/loader-model.md B5): the process aborts; `import` cannot even raise ImportError.
+  kLoaderAssertion,
   // After loading, with CheckOptions::gpu / cuda_driver (docs/gpu-model.md G5-G7): the CUDA
   // runtime's errors at the first kernel launch or CUDA call.
   kNoKernelImage,       // "no kernel image is available for execution on the device"

@@ -10,11 +10,17 @@ namespace abicheck::elf {
 inline constexpr uint8_t ELFCLASS32 = 1, ELFCLASS64 = 2;
 inline constexpr uint8_t ELFDATA2LSB = 1, ELFDATA2MSB = 2;
 inline constexpr uint16_t ET_EXEC = 2, ET_DYN = 3;
+inline constexpr int EI_CLASS = 4, EI_DATA = 5, EI_VERSION = 6, EI_OSABI = 7, EI_ABIVERSION = 8,
+                     EI_PAD = 9, EI_NIDENT = 16;
+inline constexpr uint8_t EV_CURRENT = 1, ELFOSABI_SYSV = 0, ELFOSABI_GNU = 3;
 inline constexpr uint16_t EM_386 = 3, EM_ARM = 40, EM_X86_64 = 62, EM_AARCH64 = 183, EM_PPC64 = 21,
                           EM_S390 = 22, EM_RISCV = 243;
 inline constexpr uint16_t PN_XNUM = 0xffff;
 
-inline constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_GNU_STACK = 0x6474e551;
+inline constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_GNU_STACK = 0x6474e551,
+                          PT_GNU_PROPERTY = 0x6474e553;
+// .note.gnu.property: NT_GNU_PROPERTY_TYPE_0 and the x86 ISA level an object needs.
+inline constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
 inline constexpr uint32_t PF_X = 1;
 
 inline constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_PLTRELSZ = 2, DT_HASH = 4, DT_STRTAB = 5,
@@ -23,8 +29,9 @@ inline constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_PLTRELSZ = 2, DT_HASH = 
                          DT_RELENT = 19, DT_PLTREL = 20, DT_JMPREL = 23, DT_RUNPATH = 29,
                          DT_FLAGS = 30, DT_GNU_HASH = 0x6ffffef5, DT_VERSYM = 0x6ffffff0,
                          DT_FLAGS_1 = 0x6ffffffb, DT_VERDEF = 0x6ffffffc, DT_VERDEFNUM = 0x6ffffffd,
-                         DT_VERNEED = 0x6ffffffe, DT_VERNEEDNUM = 0x6fffffff;
-inline constexpr uint64_t DF_1_NODEFLIB = 0x800, DF_1_PIE = 0x08000000;
+                         DT_VERNEED = 0x6ffffffe, DT_VERNEEDNUM = 0x6fffffff,
+                         DT_AUXILIARY = 0x7ffffffd, DT_FILTER = 0x7fffffff;
+inline constexpr uint64_t DF_1_NOOPEN = 0x40, DF_1_NODEFLIB = 0x800, DF_1_PIE = 0x08000000;
 
 inline constexpr uint16_t SHN_UNDEF = 0, SHN_ABS = 0xfff1, SHN_COMMON = 0xfff2;
 inline constexpr uint8_t STB_LOCAL = 0, STB_GLOBAL = 1, STB_WEAK = 2, STB_GNU_UNIQUE = 10;

@@ -1,6 +1,7 @@
 // Header, program-header and PT_DYNAMIC parsing, bounds-checked through ByteReader.
 #include "lib/elf/elf_file.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -19,6 +20,43 @@ absl::Status Corrupt(const std::string& name, absl::string_view what) {
 }
 
 }  // namespace
+
+OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t want_machine) {
+  // open_verify (dl-load.c), in its order. The header is read little-endian: ld.so compares
+  // e_ident byte by byte and reads the rest in its own byte order, refusing the other one first.
+  auto refused = [](const char* e) { return OpenVerdict{OpenVerdict::kRefused, e}; };
+  const size_t ehsize = want_64 ? 64 : 52;
+  if (bytes.size() < ehsize) return refused("file too short");
+  static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
+  if (!std::equal(kMagic, kMagic + 4, bytes.begin())) return refused("invalid ELF header");
+  if (bytes[elf::EI_CLASS] != (want_64 ? elf::ELFCLASS64 : elf::ELFCLASS32))
+    return OpenVerdict{OpenVerdict::kOtherClass, nullptr};
+  if (bytes[elf::EI_DATA] != elf::ELFDATA2LSB)
+    return refused("ELF file data encoding not little-endian");
+  if (bytes[elf::EI_VERSION] != elf::EV_CURRENT)
+    return refused("ELF file version ident does not match current one");
+  const uint8_t osabi = bytes[elf::EI_OSABI], abiversion = bytes[elf::EI_ABIVERSION];
+  if (osabi != elf::ELFOSABI_SYSV && osabi != elf::ELFOSABI_GNU)
+    return refused("ELF file OS ABI invalid");
+  // VALID_ELF_ABIVERSION: 0, or below LIBC_ABI_MAX (4 in 2.36: DEFAULT, UNIQUE, IFUNC, ABSOLUTE)
+  // for ELFOSABI_GNU.
+  if (abiversion != 0 && !(osabi == elf::ELFOSABI_GNU && abiversion < 4))
+    return refused("ELF file ABI version invalid");
+  for (int i = elf::EI_PAD; i < elf::EI_NIDENT; ++i) {
+    if (bytes[i] != 0) return refused("nonzero padding in e_ident");
+  }
+  ByteReader r(bytes, /*big_endian=*/false);
+  if (*r.ReadAt<uint32_t>(20) != elf::EV_CURRENT)
+    return refused("ELF file version does not match current one");
+  if (*r.ReadAt<uint16_t>(18) != want_machine)
+    return OpenVerdict{OpenVerdict::kOtherMachine, nullptr};
+  const uint16_t type = *r.ReadAt<uint16_t>(16);
+  if (type != elf::ET_DYN && type != elf::ET_EXEC)
+    return refused("only ET_DYN and ET_EXEC can be loaded");
+  if (*r.ReadAt<uint16_t>(want_64 ? 54 : 42) != (want_64 ? 56 : 32))
+    return refused("ELF file's phentsize not the expected size");
+  return OpenVerdict{};
+}
 
 bool IsNotElf(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument &&
@@ -141,12 +179,36 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
       case elf::PT_GNU_STACK:
         gnu_stack_flags_ = s.flags;
         break;
+      case elf::PT_GNU_PROPERTY:
+        ParseProperties(s);
+        break;
       default:
         break;
     }
   }
   if (dynamic) return ParseDynamic(*dynamic);
   return absl::OkStatus();
+}
+
+void ElfFile::ParseProperties(const Segment& note) {
+  // _dl_process_pt_gnu_property: one NT_GNU_PROPERTY_TYPE_0 note named "GNU"; its properties are
+  // (pr_type, pr_datasz, data padded to 8 bytes on ELFCLASS64, 4 on ELFCLASS32). A malformed note
+  // is ignored, as ld.so ignores it.
+  std::optional<ByteReader> n = reader_.Slice(note.offset, note.filesz);
+  if (!n || n->size() < 16) return;
+  const uint32_t namesz = *n->ReadAt<uint32_t>(0), descsz = *n->ReadAt<uint32_t>(4);
+  if (*n->ReadAt<uint32_t>(8) != elf::NT_GNU_PROPERTY_TYPE_0 || namesz != 4) return;
+  std::optional<ByteReader> name = n->Slice(12, 4);
+  if (!name || name->data()[0] != 'G' || name->data()[1] != 'N' || name->data()[2] != 'U') return;
+  std::optional<ByteReader> desc = n->Slice(16, descsz);
+  if (!desc) return;
+  const uint64_t align = is_64_ ? 8 : 4;
+  for (uint64_t at = 0; at + 8 <= desc->size();) {
+    const uint32_t type = *desc->ReadAt<uint32_t>(at), size = *desc->ReadAt<uint32_t>(at + 4);
+    if (type == elf::GNU_PROPERTY_X86_ISA_1_NEEDED && size == 4 && desc->Contains(at + 8, 4))
+      x86_isa_needed_ = *desc->ReadAt<uint32_t>(at + 8);
+    at += 8 + ((uint64_t{size} + align - 1) & ~(align - 1));
+  }
 }
 
 std::optional<ByteReader> ElfFile::VaddrToSegmentEnd(uint64_t vaddr) const {
@@ -183,8 +245,8 @@ std::vector<std::pair<uint64_t, uint64_t>> ElfFile::Footprint(bool whole_dynstr)
 }
 
 std::optional<uint64_t> ElfFile::DynamicValue(int64_t tag) const {
-  for (const DynamicEntry& e : dynamic_) {
-    if (e.tag == tag) return e.value;
+  for (auto e = dynamic_.rbegin(); e != dynamic_.rend(); ++e) {
+    if (e->tag == tag) return e->value;
   }
   return std::nullopt;
 }
@@ -243,24 +305,30 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
       case elf::DT_NEEDED: {
         ABICHECK_ASSIGN_OR_RETURN(absl::string_view n, str(e, "DT_NEEDED"));
         needed_.push_back(n);
+        dependencies_.push_back({e.tag, n});
         break;
       }
-      case elf::DT_SONAME:
-        if (soname_.empty()) {
-          ABICHECK_ASSIGN_OR_RETURN(soname_, str(e, "DT_SONAME"));
-        }
+      case elf::DT_AUXILIARY:
+      case elf::DT_FILTER: {
+        ABICHECK_ASSIGN_OR_RETURN(absl::string_view n,
+                                  str(e, e.tag == elf::DT_FILTER ? "DT_FILTER" : "DT_AUXILIARY"));
+        dependencies_.push_back({e.tag, n});
         break;
-      case elf::DT_RPATH:
-        if (rpath_.empty()) {
-          ABICHECK_ASSIGN_OR_RETURN(rpath_, str(e, "DT_RPATH"));
-        }
+      }
+      // The last entry of a tag is the one ld.so keeps (docs/loader-model.md C9).
+      case elf::DT_SONAME: {
+        ABICHECK_ASSIGN_OR_RETURN(soname_, str(e, "DT_SONAME"));
         break;
-      case elf::DT_RUNPATH:
-        if (!has_runpath_) {
-          ABICHECK_ASSIGN_OR_RETURN(runpath_, str(e, "DT_RUNPATH"));
-          has_runpath_ = true;
-        }
+      }
+      case elf::DT_RPATH: {
+        ABICHECK_ASSIGN_OR_RETURN(rpath_, str(e, "DT_RPATH"));
         break;
+      }
+      case elf::DT_RUNPATH: {
+        ABICHECK_ASSIGN_OR_RETURN(runpath_, str(e, "DT_RUNPATH"));
+        has_runpath_ = true;
+        break;
+      }
       case elf::DT_FLAGS_1:
         flags_1_ = e.value;
         break;

@@ -35,6 +35,23 @@ struct DynamicEntry {
   uint64_t value = 0;
 };
 
+// A DT_NEEDED, DT_AUXILIARY or DT_FILTER entry, in PT_DYNAMIC order (_dl_map_object_deps walks
+// them in that order).
+struct Dependency {
+  int64_t tag = 0;
+  absl::string_view name;
+};
+
+// open_verify's verdict on a file's first bytes, before anything is mapped
+// (docs/loader-model.md A11): another class is remembered, another machine skipped, anything else
+// wrong refuses the file with ld.so's words.
+struct OpenVerdict {
+  enum Kind { kOk, kOtherClass, kOtherMachine, kRefused };
+  Kind kind = kOk;
+  const char* error = nullptr;  // kRefused: ld.so's errstring
+};
+OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t want_machine);
+
 class ElfFile {
  public:
   // Parses the headers of `bytes` (which must outlive the ElfFile). `name` is used in messages.
@@ -50,10 +67,12 @@ class ElfFile {
 
   bool has_dynamic() const { return has_dynamic_; }
   const std::vector<DynamicEntry>& dynamic() const { return dynamic_; }
-  // The first value of `tag` in PT_DYNAMIC, as ld.so's l_info[] keeps it.
+  // The last value of `tag` in PT_DYNAMIC, as ld.so's l_info[] keeps it (elf_get_dynamic_info
+  // overwrites: docs/loader-model.md C9).
   std::optional<uint64_t> DynamicValue(int64_t tag) const;
 
   const std::vector<absl::string_view>& needed() const { return needed_; }
+  const std::vector<Dependency>& dependencies() const { return dependencies_; }
   absl::string_view soname() const { return soname_; }
   absl::string_view rpath() const { return rpath_; }
   absl::string_view runpath() const { return runpath_; }
@@ -61,6 +80,11 @@ class ElfFile {
   uint64_t flags_1() const { return flags_1_; }
   // PT_GNU_STACK flags, or nullopt when the header is absent (the loader then assumes PF_X).
   std::optional<uint32_t> gnu_stack_flags() const { return gnu_stack_flags_; }
+  // The number of PT_LOAD program headers.
+  size_t load_count() const { return loads_.size(); }
+  // GNU_PROPERTY_X86_ISA_1_NEEDED from PT_GNU_PROPERTY (bit 0 baseline, 1 x86-64-v2, 2 v3, 3 v4),
+  // 0 when the object carries none.
+  uint32_t x86_isa_needed() const { return x86_isa_needed_; }
 
   // The dynamic string table (DT_STRTAB, DT_STRSZ bytes).
   const ByteReader& dynstr() const { return dynstr_; }
@@ -85,6 +109,7 @@ class ElfFile {
   ElfFile() = default;
   absl::Status ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum);
   absl::Status ParseDynamic(const Segment& dyn);
+  void ParseProperties(const Segment& note);
 
   std::string name_;
   ByteReader reader_;
@@ -99,7 +124,9 @@ class ElfFile {
   std::vector<DynamicEntry> dynamic_;
   ByteReader dynstr_;
   std::vector<absl::string_view> needed_;
+  std::vector<Dependency> dependencies_;
   absl::string_view soname_, rpath_, runpath_;
+  uint32_t x86_isa_needed_ = 0;
   bool has_runpath_ = false;
   uint64_t flags_1_ = 0;
 };

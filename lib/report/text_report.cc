@@ -45,6 +45,8 @@ const char* KindLabel(ProblemKind k) {
       return "wrong machine";
     case ProblemKind::kNotLoadable:
       return "not loadable";
+    case ProblemKind::kLoaderAssertion:
+      return "ld.so aborts";
     case ProblemKind::kNoKernelImage:
       return "no kernel image";
     case ProblemKind::kUnsupportedPtx:
@@ -135,6 +137,21 @@ std::string RenderText(const Report& r, bool color) {
         case ProblemKind::kNotLoadable:
           absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark,
                           "\n");
+          break;
+        case ProblemKind::kLoaderAssertion:
+          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)),
+                          " (the process dies; import "
+                          "cannot even raise)",
+                          mark, "\n      ", Printable(p.message), "\n");
+          if (!p.symbol.empty()) {
+            absl::StrAppend(&out, "      on ", Printable(p.demangled),
+                            p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)),
+                            ": its version names a file that has no version table\n");
+          } else {
+            absl::StrAppend(&out,
+                            "      a version requirement names a file nothing loads "
+                            "(a DT_NEEDED entry removed, e.g. by patchelf --remove-needed)\n");
+          }
           break;
         case ProblemKind::kNoKernelImage:
           absl::StrAppend(

@@ -21,6 +21,7 @@
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/check_internal.h"
 #include "lib/resolve/device_check.h"
+#include "lib/resolve/host_cpu.h"
 #include "lib/resolve/loader.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
@@ -73,6 +74,8 @@ const char* ProblemKindName(ProblemKind kind) {
       return "wrong_machine";
     case ProblemKind::kNotLoadable:
       return "not_loadable";
+    case ProblemKind::kLoaderAssertion:
+      return "loader_assertion";
     case ProblemKind::kNoKernelImage:
       return "no_kernel_image";
     case ProblemKind::kUnsupportedPtx:
@@ -131,6 +134,24 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                                     const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
                                     ParseCache* parses) {
   const std::string& module_path = module_input.name;
+  // open_verify refuses a header before anything is parsed (docs/loader-model.md A11): with the
+  // ELF magic, that is the loader's answer, not an input error.
+  if (const absl::Span<const uint8_t> b = module_input.blob->bytes();
+      b.size() >= 20 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
+    const OpenVerdict v = OpenVerify(b, b[elf::EI_CLASS] == elf::ELFCLASS64,
+                                     static_cast<uint16_t>(b[18] | b[19] << 8));
+    if (v.kind == OpenVerdict::kRefused && b[elf::EI_DATA] != elf::ELFDATA2MSB) {
+      Report refused;
+      refused.module = module_path;
+      Problem p;
+      p.kind = ProblemKind::kNotLoadable;
+      p.object = module_path;
+      p.message = absl::StrCat(module_path, ": ", v.error);
+      p.first = true;
+      refused.problems.push_back(std::move(p));
+      return refused;
+    }
+  }
   // The module decides which loader runs: its machine and class.
   ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf,
                             ElfFile::Parse(module_path, module_input.blob->bytes()));
@@ -199,26 +220,12 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
          "already loaded (a dependency of what was loaded before it): nothing to check"});
     return already;
   }
-  if (module->elf->type() != elf::ET_DYN || !module->elf->has_dynamic()) {
+  // _dl_map_object_from_fd's refusals of the module itself (docs/loader-model.md A9, A10, A12).
+  if (const char* refusal = MapRefusal(*module->elf, GlibcRelease(options))) {
     Problem p;
     p.kind = ProblemKind::kNotLoadable;
     p.object = module_path;
-    // open_verify, then _dl_map_object_from_fd (docs/loader-model.md A9), in that order.
-    p.message = module->elf->type() != elf::ET_DYN && module->elf->type() != elf::ET_EXEC
-                    ? absl::StrCat(module_path, ": only ET_DYN and ET_EXEC can be loaded")
-                : module->elf->type() == elf::ET_EXEC
-                    ? absl::StrCat(module_path, ": cannot dynamically load executable")
-                    : absl::StrCat(module_path, ": object file has no dynamic section");
-    p.first = true;
-    report.problems.push_back(std::move(p));
-    return report;
-  }
-  if ((module->elf->flags_1() & elf::DF_1_PIE) != 0) {
-    Problem p;
-    p.kind = ProblemKind::kNotLoadable;
-    p.object = module_path;
-    p.message =
-        absl::StrCat(module_path, ": cannot dynamically load position-independent executable");
+    p.message = absl::StrCat(module_path, ": ", refusal);
     p.first = true;
     report.problems.push_back(std::move(p));
     return report;
@@ -271,21 +278,46 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                       ". Give them too (or --sysroot) to check symbols they define.")});
   }
 
-  // B4: the verneed check of every newly loaded object, in search-list order.
+  // B4-B6: the verneed check of every newly loaded object, in search-list order
+  // (_dl_check_map_versions, match_symbol).
   std::vector<Problem> version_problems;
+  auto refuse = [&](std::vector<Problem>* group, ProblemKind kind, const std::string& object,
+                    std::string message) {
+    Problem p;
+    p.kind = kind;
+    p.object = object;
+    p.message = std::move(message);
+    group->push_back(std::move(p));
+  };
   for (const Object* o : searchlist) {
     if (o->preexisting) continue;
     for (const VersionNeed& need : o->syms->version_needs()) {
-      // find_needed: a loaded object by name, then one of o's search list.
+      if (need.version != 1) {
+        refuse(
+            &version_problems, ProblemKind::kNotLoadable, o->path,
+            absl::StrFormat("%s: unsupported version %u of Verneed record", o->path, need.version));
+        break;
+      }
+      // find_needed: a loaded object, in load order, that has the file as one of its names.
       const Object* provider = nullptr;
       for (const auto& cand : loader.objects()) {
-        if (std::find(cand->names.begin(), cand->names.end(), need.file) != cand->names.end() ||
-            (!cand->elf->soname().empty() && cand->elf->soname() == need.file)) {
+        if (NameMatches(*cand, need.file)) {
           provider = cand.get();
           break;
         }
       }
-      if (provider == nullptr) continue;  // its load failed: reported above
+      if (provider == nullptr) {
+        const bool load_failed = std::any_of(
+            failures.begin(), failures.end(),
+            [&](const MapFailure& f) { return f.requester == o && f.name == need.file; });
+        if (load_failed) continue;  // reported above; ld.so stopped there
+        // No such file was ever requested (a DT_NEEDED entry removed, the verneed left behind):
+        // glibc 2.36 asserts (docs/loader-model.md B5).
+        refuse(&version_problems, ProblemKind::kLoaderAssertion, o->path,
+               "Inconsistency detected by ld.so: dl-version.c: 204: _dl_check_map_versions: "
+               "Assertion `needed != NULL' failed!");
+        continue;
+      }
       if (provider->elf->DynamicValue(elf::DT_VERDEF) == std::nullopt) {
         // match_symbol: passes; ld.so says so only in verbose (ldd) mode.
         report.warnings.push_back(
@@ -295,13 +327,21 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
         continue;
       }
       for (const VersionNeedAux& aux : need.aux) {
-        bool found = false;
+        bool found = false, refused = false;
         for (const VersionDef& d : provider->syms->version_defs()) {
+          if (d.version != 1) {  // read before the comparison, record by record (B6)
+            refuse(&version_problems, ProblemKind::kNotLoadable, provider->path,
+                   absl::StrFormat("%s: unsupported version %u of Verdef record", provider->path,
+                                   d.version));
+            refused = true;
+            break;
+          }
           if (d.hash == aux.hash && d.name == aux.name) {
             found = true;
             break;
           }
         }
+        if (refused) break;
         if (found) continue;
         if (aux.flags & elf::VER_FLG_WEAK) {
           report.warnings.push_back(
@@ -319,6 +359,23 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
         version_problems.push_back(std::move(p));
       }
     }
+  }
+
+  // A13: _dl_open_check's x86 ISA level check of the new objects, dependencies first, before any
+  // relocation: an object marked as needing a level this CPU lacks.
+  std::vector<Problem> isa_problems;
+  for (const Object* o : RelocationOrder(module)) {
+    if (o->preexisting || o->elf->machine() != elf::EM_X86_64) continue;
+    const uint32_t need = o->elf->x86_isa_needed(), have = loader.cpu().x86_isa_supported;
+    if (need == 0 || have == 0 || (need & ~have) == 0) continue;
+    Problem p;
+    p.kind = ProblemKind::kNotLoadable;
+    p.object = o->path;
+    p.message =
+        absl::StrCat(o == module ? module_path : o->path, ": CPU ISA level is lower than required");
+    p.hint = absl::StrCat("it is built for ", X86IsaLevelName(need), "; this CPU is ",
+                          loader.cpu().x86_isa_name);
+    isa_problems.push_back(std::move(p));
   }
 
   // Relocation: every reference of every new object, looked up in [global, searchlist].
@@ -353,7 +410,19 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
       ++report.references_checked;
       std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
       HashedName name(sym.name);
-      std::optional<Binding> b = loader.Lookup(scope, name, want ? &*want : nullptr, ref.plt_class);
+      bool asserts = false;
+      std::optional<Binding> b =
+          loader.Lookup(scope, name, want ? &*want : nullptr, ref.plt_class, &asserts);
+      if (asserts) {
+        refuse(&symbol_problems, ProblemKind::kLoaderAssertion, o->path,
+               "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion "
+               "`version->filename == NULL || ! _dl_name_match_p (version->filename, map)' "
+               "failed!");
+        symbol_problems.back().symbol = std::string(sym.name);
+        symbol_problems.back().demangled = Demangle(sym.name);
+        if (want) symbol_problems.back().version = std::string(want->name);
+        continue;
+      }
       if (b) {
         const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b->symbol.type() == elf::STT_TLS;
         if (sym.type() != elf::STT_NOTYPE && ref_tls != def_tls) {
@@ -383,7 +452,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
       symbol_problems.push_back(std::move(p));
     }
   }
-  for (auto* group : {&map_problems, &version_problems, &symbol_problems}) {
+  for (auto* group : {&map_problems, &version_problems, &isa_problems, &symbol_problems}) {
     for (Problem& p : *group) report.problems.push_back(std::move(p));
   }
   if (!report.problems.empty()) report.problems.front().first = true;

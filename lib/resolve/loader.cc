@@ -2,11 +2,13 @@
 // and do_lookup_x/check_match's binding rules, from glibc 2.36's elf/ (docs/loader-model.md).
 #include "lib/resolve/loader.h"
 
+#include <gnu/libc-version.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -57,7 +59,50 @@ std::string JoinDir(absl::string_view dir, absl::string_view name) {
   return absl::StrCat(dir, "/", name);
 }
 
+// is_dst: the length of DST `ref` at `in` (just after '$'), braces included, or 0. Unbraced, it
+// must not run on into identifier characters ($ORIGINAL is not $ORIGIN).
+size_t DstLength(absl::string_view in, absl::string_view ref) {
+  const bool curly = !in.empty() && in[0] == '{';
+  absl::string_view rest = curly ? in.substr(1) : in;
+  if (rest.substr(0, ref.size()) != ref) return 0;
+  const char next = rest.size() > ref.size() ? rest[ref.size()] : '\0';
+  if (curly && next != '}') return 0;
+  if ((next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z') ||
+      (next >= '0' && next <= '9') || next == '_')
+    return 0;
+  return curly ? ref.size() + 2 : ref.size();
+}
+
 }  // namespace
+
+bool NameMatches(const Object& o, absl::string_view name) {
+  return o.path == name || std::find(o.names.begin(), o.names.end(), name) != o.names.end();
+}
+
+std::pair<int, int> GlibcRelease(const CheckOptions& options) {
+  const std::string v = options.glibc.empty() ? gnu_get_libc_version() : options.glibc;
+  std::pair<int, int> r{2, 36};
+  std::vector<absl::string_view> parts = absl::StrSplit(v, '.');
+  if (parts.size() >= 2 && absl::SimpleAtoi(parts[0], &r.first) &&
+      absl::SimpleAtoi(parts[1], &r.second))
+    return r;
+  return {2, 36};
+}
+
+const char* MapRefusal(const ElfFile& elf, std::pair<int, int> glibc) {
+  // _dl_map_object_from_fd, in its order (docs/loader-model.md A9, A10, A12).
+  if (elf.load_count() == 0) return "object file has no loadable segments";
+  if (elf.type() == elf::ET_EXEC) return "cannot dynamically load executable";
+  if (!elf.has_dynamic()) return "object file has no dynamic section";
+  // glibc 2.41: dlopen no longer makes the stack executable; a missing PT_GNU_STACK means an
+  // executable stack on x86-64 and AArch64 alike.
+  if (glibc >= std::pair{2, 41} && (!elf.gnu_stack_flags() || (*elf.gnu_stack_flags() & elf::PF_X)))
+    return "cannot enable executable stack as shared object requires: Invalid argument";
+  if ((elf.flags_1() & elf::DF_1_PIE) != 0)
+    return "cannot dynamically load position-independent executable";
+  if ((elf.flags_1() & elf::DF_1_NOOPEN) != 0) return "shared object cannot be dlopen()ed";
+  return nullptr;
+}
 
 std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol) {
   // elf_machine_rela: version = &l_versions[versym & 0x7fff]; unversioned when its hash is 0.
@@ -70,6 +115,8 @@ std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32
 Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache,
                ParseCache* parses)
     : options_(options),
+      cpu_(HostCpuFor(machine)),
+      glibc_(GlibcRelease(options)),
       own_parses_(parses == nullptr ? std::make_unique<ParseCache>() : nullptr),
       parses_(parses == nullptr ? own_parses_.get() : parses),
       machine_(machine),
@@ -153,23 +200,58 @@ const std::vector<std::string>& Loader::RunpathDirs(const Object& o) const {
   return *m.runpath_dirs;
 }
 
-std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
-  std::vector<std::string> dirs;
+std::string Loader::SubstituteDst(absl::string_view in, const Object& owner) const {
+  // _dl_dst_substitute; an unknown $NAME is copied as written. $LIB is DL_DST_LIB, Debian's
+  // multiarch library directory.
+  if (in.find('$') == absl::string_view::npos) return std::string(in);
   const std::string lib =
       Multiarch(machine_).empty() ? "lib" : absl::StrCat("lib/", Multiarch(machine_));
+  std::string out;
+  for (size_t i = 0; i < in.size();) {
+    if (in[i] != '$') {
+      out += in[i++];
+      continue;
+    }
+    absl::string_view rest = in.substr(i + 1);
+    size_t len;
+    if ((len = DstLength(rest, "ORIGIN")) != 0) {
+      out += owner.origin;
+    } else if ((len = DstLength(rest, "PLATFORM")) != 0) {
+      if (cpu_.platform.empty()) return "";  // a known token without a value: the path is void
+      out += cpu_.platform;
+    } else if ((len = DstLength(rest, "LIB")) != 0) {
+      out += lib;
+    } else {
+      out += '$';
+    }
+    i += 1 + len;
+  }
+  return out;
+}
+
+std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
+  // fillin_rpath: an empty element stays (the current directory); one whose tokens cannot be
+  // replaced is dropped.
+  std::vector<std::string> dirs;
   for (absl::string_view d : absl::StrSplit(list, ':')) {
-    dirs.push_back(absl::StrReplaceAll(
-        d,
-        {{"${ORIGIN}", owner.origin}, {"$ORIGIN", owner.origin}, {"${LIB}", lib}, {"$LIB", lib}}));
+    if (d.empty()) {
+      dirs.emplace_back();
+      continue;
+    }
+    std::string e = SubstituteDst(d, owner);
+    if (!e.empty()) dirs.push_back(std::move(e));
   }
   return dirs;
 }
+
+bool Loader::DirExists(const std::string& dir) { return parses_->DirExists(dir); }
 
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
                                         std::string found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
   // open_path: not there, try the next directory. The answer cannot change during one check, and
   // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...).
+  tried_a_path_ = true;
   if (absent_.contains(path)) return nullptr;
   const ParsedObject* parsed = parses_->Found(path);
   if (parsed == nullptr) {
@@ -185,24 +267,37 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
       return o;
     }
   }
+  // open_verify (docs/loader-model.md A11): another class is remembered (a later "wrong ELF
+  // class" error), another machine is skipped silently, anything else refused ends the search.
+  const OpenVerdict verdict = OpenVerify(parsed->blob->bytes(), is_64_, machine_);
+  switch (verdict.kind) {
+    case OpenVerdict::kRefused:
+      return absl::FailedPreconditionError(absl::StrCat(path, ": ", verdict.error));
+    case OpenVerdict::kOtherClass:
+      skipped->other_class = true;
+      return nullptr;
+    case OpenVerdict::kOtherMachine:
+      if (skipped->other_machine.empty()) {
+        skipped->other_machine = absl::StrCat(
+            path, " (", MachineName(parsed->elf_status.ok() ? parsed->elf->machine() : 0), ")");
+      }
+      return nullptr;
+    case OpenVerdict::kOk:
+      break;
+  }
   if (!parsed->elf_status.ok()) {
-    if (IsNotElf(parsed->elf_status)) {
-      return absl::FailedPreconditionError(absl::StrCat(path, ": invalid ELF header"));
-    }
+    // Accepted by open_verify, then refused when mapped: no PT_LOAD (our parser cannot place
+    // PT_DYNAMIC either), or corrupt in a way ld.so would not survive.
+    if (parsed->elf_status.code() == absl::StatusCode::kDataLoss &&
+        absl::StrContains(parsed->elf_status.message(), "not inside a loaded segment"))
+      return absl::FailedPreconditionError(
+          absl::StrCat(name, ": object file has no loadable segments"));
     return parsed->elf_status;
   }
   const ElfFile& elf = *parsed->elf;
-  // open_verify: another class is remembered (a later "wrong ELF class" error), another machine
-  // is skipped silently.
-  if (elf.is_64() != is_64_) {
-    skipped->other_class = true;
-    return nullptr;
-  }
-  if (elf.machine() != machine_) {
-    if (skipped->other_machine.empty())
-      skipped->other_machine = absl::StrCat(path, " (", elf.MachineName(), ")");
-    return nullptr;
-  }
+  // _dl_map_object_from_fd names the object by the name it was requested under.
+  if (const char* refusal = MapRefusal(elf, glibc_))
+    return absl::FailedPreconditionError(absl::StrCat(name, ": ", refusal));
   auto obj = std::make_unique<Object>();
   obj->file_id = parsed->file_id;
   obj->blob = parsed->blob;
@@ -213,6 +308,15 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,
                                        std::string found_by, Object* requester, bool preexisting,
                                        Skipped* skipped) {
+  // open_path: dir/<each capability subdirectory>/name, then dir/name. A subdirectory that does
+  // not exist is known after one stat (ld.so marks it `nonexisting`).
+  for (const std::string& sub : cpu_.subdirs) {
+    const std::string subdir = JoinDir(dir, sub);
+    if (!DirExists(subdir)) continue;
+    ABICHECK_ASSIGN_OR_RETURN(Object * o, TryPath(JoinDir(subdir, name), name, found_by, requester,
+                                                  preexisting, skipped));
+    if (o != nullptr) return o;
+  }
   return TryPath(JoinDir(dir, name), name, std::move(found_by), requester, preexisting, skipped);
 }
 
@@ -239,8 +343,15 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
 
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
                                           bool preexisting, MapFailure* failure) {
-  if (const Object* o = FindLoaded(name)) return const_cast<Object*>(o);
+  if (const Object* o = FindLoaded(name)) {
+    // add_name_to_object: a match by soname makes it one of the object's names (find_needed and
+    // check_match compare names only).
+    Object* m = const_cast<Object*>(o);
+    if (!NameMatches(*m, name)) m->names.emplace_back(name);
+    return m;
+  }
   Skipped skipped;
+  tried_a_path_ = false;
   Object* found = nullptr;
   auto attempt = [&](absl::string_view dir, const char* how) -> absl::Status {
     if (found != nullptr) return absl::OkStatus();
@@ -293,28 +404,47 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
         absl::StrCat(name, ": cannot open shared object file: No such file or directory");
     failure->skipped_file = skipped.other_machine;
   } else {
+    // No directory at all to search (DF_1_NODEFLIB and no path): errno is still 0, and ld.so's
+    // message has no reason.
     failure->kind = ProblemKind::kMissingLibrary;
-    failure->message =
-        absl::StrCat(name, ": cannot open shared object file: No such file or directory");
+    failure->message = absl::StrCat(name, ": cannot open shared object file",
+                                    tried_a_path_ ? ": No such file or directory" : "");
   }
   return nullptr;
 }
 
 absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool preexisting,
                                                            std::vector<MapFailure>* failures) {
+  // _dl_map_object_deps: a breadth-first list. DT_NEEDED entries are appended; a filtee
+  // (DT_FILTER, DT_AUXILIARY) is put just before its filter — moved there if it is already later
+  // in the list — and its own dependencies are walked next (docs/loader-model.md C6).
   std::vector<const Object*> list{root};
-  for (size_t i = 0; i < list.size(); ++i) {
+  std::vector<bool> done{false};
+  for (size_t i = 0; i < list.size();) {
+    if (done[i]) {
+      ++i;
+      continue;
+    }
+    done[i] = true;
     Object* l = const_cast<Object*>(list[i]);
+    size_t insert_at = i;  // where the next filtee goes: before l
     const bool fresh = l->deps.empty();
-    for (absl::string_view name : l->elf->needed()) {
+    for (const Dependency& d : l->elf->dependencies()) {
+      const bool filter = d.tag != elf::DT_NEEDED;
+      // DSTs in the name (docs/loader-model.md C7); a name with '/' after that is a path.
+      const std::string name = SubstituteDst(d.name, *l);
       MapFailure failure;
       absl::StatusOr<Object*> dep = MapObject(name, l, preexisting, &failure);
+      if (d.tag == elf::DT_AUXILIARY && (!dep.ok() || *dep == nullptr)) {
+        continue;  // an auxiliary filtee that cannot be loaded is skipped silently
+      }
       if (!dep.ok()) {
-        // "invalid ELF header" and the like end the load with their own message.
+        // "invalid ELF header", "shared object cannot be dlopen()ed" and the like end the load
+        // with their own message.
         if (absl::IsFailedPrecondition(dep.status())) {
           failure.requester = l;
-          failure.name = std::string(name);
-          failure.kind = ProblemKind::kMissingLibrary;
+          failure.name = name;
+          failure.kind = ProblemKind::kNotLoadable;
           failure.message = std::string(dep.status().message());
           failures->push_back(failure);
           if (fresh) l->deps.push_back(nullptr);
@@ -327,14 +457,36 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
       if (fresh) l->deps.push_back(*dep);
       if (failure.requester != nullptr) failures->push_back(failure);
       if (*dep == nullptr) continue;
-      if (std::find(list.begin(), list.end(), *dep) == list.end()) list.push_back(*dep);
+      auto at = std::find(list.begin(), list.end(), *dep);
+      if (!filter) {
+        if (at == list.end()) {
+          list.push_back(*dep);
+          done.push_back(false);
+        }
+        continue;
+      }
+      const size_t pos = static_cast<size_t>(at - list.begin());
+      if (at != list.end() && pos < insert_at) continue;  // already earlier: found first anyway
+      if (at != list.end()) {
+        // Later in the list (pos > l's place): moved to just before l.
+        list.erase(at);
+        done.erase(done.begin() + static_cast<ptrdiff_t>(pos));
+        list.insert(list.begin() + static_cast<ptrdiff_t>(insert_at), *dep);
+        done.insert(done.begin() + static_cast<ptrdiff_t>(insert_at), false);
+      } else {
+        list.insert(list.begin() + static_cast<ptrdiff_t>(insert_at), *dep);
+        done.insert(done.begin() + static_cast<ptrdiff_t>(insert_at), false);
+      }
+      ++insert_at;
     }
+    // The next iteration looks at list[i] again: the first filtee inserted, if any, else l (done).
   }
   return list;
 }
 
 std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
-                                       const WantedVersion* version, bool plt_class) const {
+                                       const WantedVersion* version, bool plt_class,
+                                       bool* asserts) const {
   const SymbolTable& t = *m.syms;
   if (!t.has_hash_table()) return std::nullopt;  // l_nbuckets == 0: nothing to find here
   std::optional<Symbol> match;
@@ -345,8 +497,14 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
     // ones are no definition.
     if (!IsLookupCandidate(s) || (plt_class && s.shndx == elf::SHN_UNDEF)) return false;
     if (version != nullptr) {
-      // docs/loader-model.md B2: no .gnu.version accepts the name alone; else the version name must
+      // docs/loader-model.md B2: no .gnu.version accepts the name alone — unless this is the very
+      // file the verneed names, where 2.36 dies on an assertion (B5); else the version name must
       // match, or the entry must be unversioned (its l_versions hash 0) and not hidden.
+      if (!t.has_versym() && asserts != nullptr && !version->file.empty() &&
+          NameMatches(m, version->file)) {
+        *asserts = true;
+        return true;
+      }
       if (t.has_versym()) {
         const VersionSlot* slot = t.Slot(vs & 0x7fff);
         const uint32_t slot_hash = slot ? slot->hash : 0;
@@ -384,9 +542,11 @@ std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,
 
 std::optional<Binding> Loader::Lookup(const std::vector<const Object*>& scope,
                                       const HashedName& name, const WantedVersion* version,
-                                      bool plt_class) const {
+                                      bool plt_class, bool* asserts) const {
   for (const Object* m : scope) {
-    if (std::optional<Symbol> s = LookupIn(*m, name, version, plt_class)) return Binding{m, *s};
+    std::optional<Symbol> s = LookupIn(*m, name, version, plt_class, asserts);
+    if (asserts != nullptr && *asserts) return std::nullopt;
+    if (s) return Binding{m, *s};
   }
   return std::nullopt;
 }

@@ -18,6 +18,7 @@
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
+#include "lib/resolve/host_cpu.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/resolve/parse_cache.h"
 #include "lib/symbols/symbol_table.h"
@@ -38,12 +39,24 @@ struct Object {
   size_t load_index = 0;            // its place in the load order
   bool preexisting = false;         // loaded before the dlopen: not version-checked or relocated
   bool host = false;                // from ld.so.cache or a system directory
-  std::vector<const Object*> deps;  // resolved DT_NEEDED, nullptr where the load fails
+  std::vector<const Object*> deps;  // resolved DT_NEEDED and filtees, nullptr where a load fails
   // DT_RPATH / DT_RUNPATH with $ORIGIN and $LIB substituted, made on first use.
   std::optional<std::vector<std::string>> rpath_dirs, runpath_dirs;
 };
 
-// A failed DT_NEEDED load (docs/loader-model.md §C2, §D).
+// _dl_name_match_p: `name` is the path the object was opened under or a name it was requested
+// under (its soname counts once a DT_NEEDED entry matched it by soname).
+bool NameMatches(const Object& o, absl::string_view name);
+
+// What _dl_map_object_from_fd refuses after open_verify accepted the file (docs/loader-model.md
+// A9, A10, A12), as ld.so's errstring; nullptr when the object maps. `glibc` is the release
+// modelled (CheckOptions::glibc, {2, 36} when empty).
+const char* MapRefusal(const ElfFile& elf, std::pair<int, int> glibc);
+
+// The glibc release a check models: CheckOptions::glibc ("2.41"), else this host's.
+std::pair<int, int> GlibcRelease(const CheckOptions& options);
+
+// A failed DT_NEEDED or DT_FILTER load (docs/loader-model.md §C2, §D).
 struct MapFailure {
   const Object* requester = nullptr;
   std::string name;
@@ -84,11 +97,20 @@ class Loader {
                                                      std::vector<MapFailure>* failures);
 
   // do_lookup_x over `scope`, for a reference from `referrer`.
+  // `asserts`, when given, is set where ld.so 2.36 would die on check_match's assertion instead
+  // (docs/loader-model.md B5): a versioned reference met the file its verneed names, and that
+  // file has no version table.
   std::optional<Binding> Lookup(const std::vector<const Object*>& scope, const HashedName& name,
-                                const WantedVersion* version, bool plt_class) const;
+                                const WantedVersion* version, bool plt_class,
+                                bool* asserts = nullptr) const;
   // The candidate test of do_lookup_x for one object (check_match and the binding switch).
   std::optional<Symbol> LookupIn(const Object& m, const HashedName& name,
-                                 const WantedVersion* version, bool plt_class) const;
+                                 const WantedVersion* version, bool plt_class,
+                                 bool* asserts = nullptr) const;
+  // _dl_dst_substitute: $ORIGIN, $PLATFORM, $LIB (and their ${} forms) in one name or path
+  // element, as `owner` sees them (docs/loader-model.md C7).
+  std::string SubstituteDst(absl::string_view input, const Object& owner) const;
+  const HostCpu& cpu() const { return cpu_; }
 
   const std::deque<std::unique_ptr<Object>>& objects() const { return objects_; }
   // The parses shared with the other checks of this call; nullptr when this loader's are its own.
@@ -112,6 +134,8 @@ class Loader {
     bool other_class = false;
     std::string other_machine;  // "path (AArch64)" of the first such file
   };
+  // Tries each of the CPU's subdirectories of `dir` (glibc-hwcaps/..., the legacy ones), then
+  // `dir` itself (docs/loader-model.md C8).
   absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name,
                                  std::string found_by, Object* requester, bool preexisting,
                                  Skipped* skipped);
@@ -123,7 +147,12 @@ class Loader {
   const std::vector<std::string>& RpathDirs(const Object& o) const;
   const std::vector<std::string>& RunpathDirs(const Object& o) const;
 
+  bool DirExists(const std::string& dir);
+
   CheckOptions options_;
+  const HostCpu& cpu_;
+  std::pair<int, int> glibc_;
+  bool tried_a_path_ = false;  // a search opened something: errno is set (ENOENT at least)
   std::unique_ptr<ParseCache> own_parses_;
   ParseCache* parses_;
   uint16_t machine_;

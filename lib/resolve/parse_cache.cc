@@ -1,6 +1,8 @@
 // ParseCache: see parse_cache.h.
 #include "lib/resolve/parse_cache.h"
 
+#include <sys/stat.h>
+
 #include <utility>
 
 #include "lib/io/mapped_file.h"
@@ -47,6 +49,15 @@ const ParsedObject* ParseCache::Found(const std::string& path) {
     }
   }
   return it->second.get();
+}
+
+bool ParseCache::DirExists(const std::string& dir) {
+  auto [it, fresh] = dirs_.try_emplace(dir, false);
+  if (fresh) {
+    struct stat st;
+    it->second = ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  }
+  return it->second;
 }
 
 }  // namespace abicheck

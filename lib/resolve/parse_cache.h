@@ -34,6 +34,9 @@ class ParseCache {
   // The file at `path`, opened and parsed on first use; nullptr when it cannot be opened (the
   // loader then tries its next directory).
   const ParsedObject* Found(const std::string& path);
+  // Whether `dir` is a directory, stat'ed once per call: the loader tries the capability
+  // subdirectories of every search directory (docs/loader-model.md C8), most of which do not exist.
+  bool DirExists(const std::string& dir);
 
   // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
   // the call (diagnosis: its exported names by source name).
@@ -45,6 +48,7 @@ class ParseCache {
   absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
   absl::flat_hash_map<const SymbolTable*, std::shared_ptr<const void>> memo_;
+  absl::flat_hash_map<std::string, bool> dirs_;
 };
 
 }  // namespace abicheck

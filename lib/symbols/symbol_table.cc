@@ -263,16 +263,16 @@ absl::Status SymbolTable::ReadVersions() {
                        absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
                                        where(), off, sec->size()));
       }
-      if (*vd_version != 1) {
-        return Corrupt(elf, absl::StrFormat("%s: vd_version %u is not 1", where(), *vd_version));
-      }
+      // A vd_version other than 1 is kept: the loader refuses it only when it reads the record
+      // (docs/loader-model.md B6); the layout is the same.
       std::optional<uint32_t> vda_name = sec->ReadAt<uint32_t>(off + *vd_aux);
       if (!vda_name) {
         return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment",
                                             where(), *vd_aux));
       }
       ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(*vda_name, where));
-      defs_.push_back({static_cast<uint16_t>(*vd_ndx & 0x7fff), *vd_flags, *vd_hash, name});
+      defs_.push_back(
+          {*vd_version, static_cast<uint16_t>(*vd_ndx & 0x7fff), *vd_flags, *vd_hash, name});
       footprint_.emplace_back(elf.OffsetOf(*sec) + off, 20);
       footprint_.emplace_back(elf.OffsetOf(*sec) + off + *vd_aux, 8);
       max_index = std::max<uint32_t>(max_index, *vd_ndx & 0x7fff);
@@ -302,10 +302,8 @@ absl::Status SymbolTable::ReadVersions() {
                        absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
                                        where(), off, sec->size()));
       }
-      if (*vn_version != 1) {
-        return Corrupt(elf, absl::StrFormat("%s: vn_version %u is not 1", where(), *vn_version));
-      }
       VersionNeed need;
+      need.version = *vn_version;  // refused by the verneed check, not here (B6)
       footprint_.emplace_back(elf.OffsetOf(*sec) + off, 16);
       ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(*vn_file, where));
       uint64_t aoff = off + *vn_aux;

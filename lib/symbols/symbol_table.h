@@ -62,6 +62,7 @@ struct VersionSlot {
 };
 
 struct VersionDef {
+  uint16_t version = 1;  // vd_version: glibc refuses anything but 1 when it reads the record
   uint16_t index = 0;
   uint16_t flags = 0;
   uint32_t hash = 0;
@@ -76,6 +77,7 @@ struct VersionNeedAux {
 };
 
 struct VersionNeed {
+  uint16_t version = 1;  // vn_version: glibc refuses anything but 1 (docs/loader-model.md B6)
   absl::string_view file;
   std::vector<VersionNeedAux> aux;
 };

@@ -2,6 +2,7 @@
 // must equal what the real loader's dlopen says, and its problem list must equal `ldd -r`'s.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -48,7 +49,16 @@ std::set<std::string> FromReport(const Report& r) {
         s.insert("missing " + p.library);
         break;
       case ProblemKind::kNotLoadable:
-        s.insert("not_loadable");
+        // ldd names the module "not a dynamic executable"; a dependency it refuses, by the
+        // message (its name as ld.so gives it, reduced to the file name).
+        if (p.object == r.module && r.libraries.empty()) {
+          s.insert("not_loadable");
+        } else {
+          s.insert("refused " + Base(p.message.substr(0, p.message.find(": "))));
+        }
+        break;
+      case ProblemKind::kLoaderAssertion:
+        s.insert("assertion");
         break;
       case ProblemKind::kNoKernelImage:
       case ProblemKind::kUnsupportedPtx:
@@ -65,12 +75,17 @@ std::set<std::string> FromLdd(const std::string& text) {
   static const std::regex undefined(
       R"(^undefined symbol: ([^,\s]+)(, version (\S+))?\s+\((.*)\)$)");
   static const std::regex version(R"(version `([^']+)' not found \(required by (.*)\)$)");
+  static const std::regex refused(R"(error while loading shared libraries: ([^:]+): )");
   std::istringstream in(text);
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
     if (line == "\tnot a dynamic executable") {  // ldd's word for what dlopen cannot load
       s.insert("not_loadable");
+    } else if (line.starts_with("Inconsistency detected by ld.so: ")) {
+      s.insert("assertion");
+    } else if (std::regex_search(line, m, refused)) {
+      s.insert("refused " + Base(m[1].str()));
     } else if (std::regex_match(line, m, missing)) {
       s.insert("missing " + m[1].str());
     } else if (std::regex_match(line, m, undefined)) {
@@ -98,7 +113,8 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
       << "building fixture " << name << " failed:\n"
       << sc.log;
   if (sc.skipped) GTEST_SKIP() << name << ": " << sc.log;
-  ASSERT_TRUE(sc.expect == "loads" || sc.expect == "fails") << "scenario.txt: expect loads|fails";
+  ASSERT_TRUE(sc.expect == "loads" || sc.expect == "fails" || sc.expect == "aborts")
+      << "scenario.txt: expect loads|fails|aborts";
 
   // The real loader, once through dlopen (verdict and first error) and once through ldd -r.
   std::string probe_cmd = ShellQuote(ABICHECK_PROBE);
@@ -111,6 +127,8 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
   while (!probe_out.empty() && probe_out.back() == '\n') probe_out.pop_back();
   ASSERT_EQ(probe_rc == 0, sc.expect == "loads")
       << "the fixture no longer shows what it was built for; dlopen says: " << probe_out;
+  // ld.so's assertions end the process with _exit(127) (_dl_fatal_printf).
+  ASSERT_EQ(probe_rc == 127, sc.expect == "aborts") << "dlopen says: " << probe_out;
 
   std::string lib_path = sc.out;
   for (const std::string& p : sc.providers) lib_path += ":" + fs::path(p).parent_path().string();
@@ -138,7 +156,20 @@ TEST_P(LoaderDifferential, MatchesRealLoader) {
     }
     EXPECT_EQ(first, probe_out) << RenderText(*report, false);
   }
-  EXPECT_EQ(Join(FromReport(*report)), Join(FromLdd(ldd_out))) << "ldd -r says:\n" << ldd_out;
+  if (sc.expect == "aborts") {
+    EXPECT_TRUE(std::any_of(report->problems.begin(), report->problems.end(), [](const Problem& p) {
+      return p.first && p.kind == ProblemKind::kLoaderAssertion;
+    })) << RenderText(*report, false);
+  }
+  if (!sc.ldd_differs) {
+    std::set<std::string> ours = FromReport(*report), ldds = FromLdd(ldd_out);
+    // A refused library or an assertion ends ldd too: it lists nothing after it, while we go on
+    // and list what else the load would miss.
+    auto fatal = [](const std::string& x) { return x.starts_with("refused ") || x == "assertion"; };
+    if (std::any_of(ldds.begin(), ldds.end(), fatal))
+      std::erase_if(ours, [&](const std::string& x) { return !fatal(x); });
+    EXPECT_EQ(Join(ours), Join(ldds)) << "ldd -r says:\n" << ldd_out;
+  }
 }
 
 // The same scenario with its providers read back from an index: the index keeps, per library,
@@ -190,6 +221,30 @@ TEST_P(LoaderDifferential, IndexBindsLikeTheFiles) {
       EXPECT_EQ(got.problems[i].hint, files->problems[i].hint);
     }
   }
+}
+
+// docs/loader-model.md A12: the host (2.36) loads an object that needs an executable stack, and
+// the fixture proves that against the real loader; glibc 2.41 refuses it in dlopen, which only
+// --glibc can show here.
+TEST(GlibcRelease, ExecStackRefusedFrom241) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("execstack_module", ABICHECK_FIXTURE_OUT, &sc)) << sc.log;
+  CheckOptions options;
+  options.glibc = "2.36";
+  absl::StatusOr<Report> old_glibc = Check(sc.module, options);
+  ASSERT_TRUE(old_glibc.ok()) << old_glibc.status();
+  EXPECT_TRUE(old_glibc->loads) << RenderText(*old_glibc, false);
+  options.glibc = "2.41";
+  absl::StatusOr<Report> new_glibc = Check(sc.module, options);
+  ASSERT_TRUE(new_glibc.ok()) << new_glibc.status();
+  EXPECT_FALSE(new_glibc->loads);
+  ASSERT_EQ(new_glibc->problems.size(), 1u) << RenderText(*new_glibc, false);
+  EXPECT_EQ(new_glibc->problems[0].message,
+            sc.module +
+                ": cannot enable executable stack as shared object requires: Invalid "
+                "argument");
+  // The dependency without the flag is fine on both: only the object that asks is refused.
+  EXPECT_EQ(new_glibc->problems[0].kind, ProblemKind::kNotLoadable);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoaderDifferential, ::testing::ValuesIn(ListScenarios()),

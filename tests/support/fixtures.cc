@@ -68,6 +68,7 @@ bool BuildScenario(const std::string& name, const std::string& out_root, Scenari
     if (role == "provider") sc->providers.push_back(abs(file));
     if (role == "preload") sc->preloads.push_back(abs(file));
     if (role == "expect") sc->expect = file;
+    if (role == "ldd" && file == "differs") sc->ldd_differs = true;
   }
   return !sc->module.empty();
 }

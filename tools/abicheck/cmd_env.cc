@@ -36,6 +36,18 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                  "holding the driver's libcuda.so.1");
   app.add_option("--sysroot", options.sysroot,
                  "search the host directories and ld.so.cache under this root");
+  app.add_option("--glibc", options.glibc,
+                 "the glibc release whose loader is modelled where releases differ (2.41 and later "
+                 "refuse objects that need an executable stack); default: this host's")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            int a, b;
+            char end;
+            return std::sscanf(v.c_str(), "%d.%d%c", &a, &b, &end) == 2
+                       ? std::string()
+                       : std::string("give a release such as 2.36 or 2.41");
+          },
+          "MAJOR.MINOR"));
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
