@@ -148,9 +148,9 @@ std::string RenderText(const Report& r, bool color) {
                             p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)),
                             ": its version names a file that has no version table\n");
           } else {
-            absl::StrAppend(&out,
-                            "      a version requirement names a file nothing loads "
-                            "(a DT_NEEDED entry removed, e.g. by patchelf --remove-needed)\n");
+            absl::StrAppend(&out, "      its version requirements name ", Printable(p.library),
+                            ", which nothing loads (a DT_NEEDED entry removed, e.g. by patchelf "
+                            "--remove-needed)\n");
           }
           break;
         case ProblemKind::kNoKernelImage:

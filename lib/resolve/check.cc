@@ -111,6 +111,22 @@ bool IsInterpreterSymbol(absl::string_view name) {
 
 std::string ElfClassName(bool is_64) { return is_64 ? "ELFCLASS64" : "ELFCLASS32"; }
 
+// What to do about a refusal of the loader's (docs/loader-model.md A9-A12), by its message.
+std::string RefusalHint(absl::string_view message) {
+  if (absl::EndsWith(message, "invalid ELF header"))
+    return "a file that is not a shared object (a linker script, a text stub) is first on the "
+           "search path under that name: the loader stops there";
+  if (absl::EndsWith(message, "file too short"))
+    return "a truncated or empty file is first on the search path under that name: the loader "
+           "stops there";
+  if (absl::StrContains(message, "executable stack"))
+    return "glibc 2.41 and later no longer make the stack executable for dlopen: relink it with "
+           "-Wl,-z,noexecstack (or clear the flag: patchelf --clear-execstack)";
+  if (absl::EndsWith(message, "cannot be dlopen()ed"))
+    return "it was linked with -z nodlopen (DF_1_NOOPEN): only a program's own startup may load it";
+  return "";
+}
+
 // The order in which dl_open_worker relocates new objects: dependencies before dependents
 // (the reverse of l_initfini, a depth-first post-order from the module).
 std::vector<const Object*> RelocationOrder(const Object* module) {
@@ -226,6 +242,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     p.kind = ProblemKind::kNotLoadable;
     p.object = module_path;
     p.message = absl::StrCat(module_path, ": ", refusal);
+    p.hint = RefusalHint(p.message);
     p.first = true;
     report.problems.push_back(std::move(p));
     return report;
@@ -263,6 +280,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                             ", built for another machine: the "
                             "loader skips it");
     }
+    if (f.kind == ProblemKind::kNotLoadable) p.hint = RefusalHint(f.message);
     if (f.stand_in != nullptr) {
       p.stand_in = f.stand_in->path;
       p.hint = absl::StrCat("symbols were checked against ", f.stand_in->path,
@@ -316,6 +334,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
         refuse(&version_problems, ProblemKind::kLoaderAssertion, o->path,
                "Inconsistency detected by ld.so: dl-version.c: 204: _dl_check_map_versions: "
                "Assertion `needed != NULL' failed!");
+        version_problems.back().library = std::string(need.file);
         continue;
       }
       if (provider->elf->DynamicValue(elf::DT_VERDEF) == std::nullopt) {

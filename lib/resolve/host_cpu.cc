@@ -27,7 +27,8 @@ struct CpuBits {
 CpuBits ReadCpuid() {
   CpuBits b;
   unsigned a, bx, c, d;
-  if (__get_cpuid(0, &a, &bx, &c, &d)) b.intel = bx == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;
+  if (__get_cpuid(0, &a, &bx, &c, &d))
+    b.intel = bx == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;
   if (__get_cpuid(1, &a, &bx, &c, &d)) {
     b.ecx1 = c;
     b.edx1 = d;
@@ -77,8 +78,8 @@ HostCpu Compute(uint16_t machine) {
     const bool v3 = v2 && avx2 && fma && Bit(b.ebx7, 3) && Bit(b.ebx7, 8) && Bit(b.ecx1, 29) &&
                     Bit(b.ecx81, 5) && Bit(b.ecx1, 22);
     const bool avx512 = zmm && Bit(b.ebx7, 16);
-    const bool v4 = v3 && avx512 && Bit(b.ebx7, 30) && Bit(b.ebx7, 28) && Bit(b.ebx7, 17) &&
-                    Bit(b.ebx7, 31);
+    const bool v4 =
+        v3 && avx512 && Bit(b.ebx7, 30) && Bit(b.ebx7, 28) && Bit(b.ebx7, 17) && Bit(b.ebx7, 31);
     cpu.x86_isa_supported = 1u | (v2 ? 2u : 0) | (v3 ? 4u : 0) | (v4 ? 8u : 0);
     for (auto [ok, name] : {std::pair{v4, "x86-64-v4"}, {v3, "x86-64-v3"}, {v2, "x86-64-v2"}}) {
       if (ok) cpu.subdirs.push_back(std::string("glibc-hwcaps/") + name);
@@ -94,8 +95,8 @@ HostCpu Compute(uint16_t machine) {
         hwcap_names.push_back("avx512_1");
       }
     }
-    if (b.intel && cpu.platform != "xeon_phi" && avx2 && fma && Bit(b.ebx7, 3) &&
-        Bit(b.ebx7, 8) && Bit(b.ecx81, 5) && Bit(b.ecx1, 22) && Bit(b.ecx1, 23)) {
+    if (b.intel && cpu.platform != "xeon_phi" && avx2 && fma && Bit(b.ebx7, 3) && Bit(b.ebx7, 8) &&
+        Bit(b.ecx81, 5) && Bit(b.ecx1, 22) && Bit(b.ecx1, 23)) {
       cpu.platform = "haswell";
     }
   }
