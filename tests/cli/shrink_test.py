@@ -4,7 +4,7 @@ the file the moment abicheck opens it, many times. Every run must end with exit 
 finished first) or 3 with "changed while being read" or a truncation error naming the file (the
 truncation came first) -- never a signal (SIGBUS is 135) or an empty answer.
     shrink_test.py ABICHECK LIBRARY WORKDIR [RUNS]"""
-import ctypes, os, shutil, struct, subprocess, sys, threading
+import ctypes, os, select, shutil, struct, subprocess, sys, threading
 
 abicheck, library, work = sys.argv[1:4]
 if not os.path.exists(library):
@@ -27,7 +27,11 @@ for i in range(runs):
     delay = (i % 4) * 0.0005
 
     def truncate():
-        os.read(fd, 4096)  # blocks until abicheck opens it
+        # Waits until abicheck opens it — or gives up, so that a run that never opens the file
+        # (abicheck failed to start) cannot hang the test.
+        if not select.select([fd], [], [], 30)[0]:
+            return
+        os.read(fd, 4096)
         if delay:
             threading.Event().wait(delay)
         os.truncate(target, 4096)
