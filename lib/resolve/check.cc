@@ -310,7 +310,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   for (const Object* o : searchlist) {
     if (o->preexisting) continue;
     for (const VersionNeed& need : o->syms->version_needs()) {
-      if (need.version != 1) {
+      // Only the first record's vn_version is looked at (B6).
+      if (&need == &o->syms->version_needs().front() && need.version != 1) {
         refuse(
             &version_problems, ProblemKind::kNotLoadable, o->path,
             absl::StrFormat("%s: unsupported version %u of Verneed record", o->path, need.version));
