@@ -175,6 +175,11 @@ struct Report {
   std::string providers_string_abi = "unknown";
   int interpreter_symbols = 0;  // Py*/_Py* references left to the interpreter
   int weak_unresolved = 0;      // weak references that stay 0 (allowed)
+  // References left unresolved in a load that also depends on a library the given libraries
+  // loaded but that is not among the files (`assumed_loaded`): they may be defined there, so they
+  // are not reported as problems (docs/loader-model.md C2a).
+  int unverified_references = 0;
+  std::vector<std::string> assumed_loaded;  // those libraries' names (DT_NEEDED)
   int references_checked = 0;
   // The module's own references to torch (E8).
   TorchAbi torch_abi = TorchAbi::kNoTorch;

@@ -89,7 +89,9 @@ ordered_json ReportJson(const Report& r) {
   }
   j["summary"] = {{"references_checked", r.references_checked},
                   {"interpreter_symbols", r.interpreter_symbols},
-                  {"weak_unresolved", r.weak_unresolved}};
+                  {"weak_unresolved", r.weak_unresolved},
+                  {"unverified_references", r.unverified_references},
+                  {"assumed_loaded", r.assumed_loaded}};
   return j;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -57,6 +58,38 @@ const char* KindLabel(ProblemKind k) {
   return "problem";
 }
 
+// How to supply a library the providers load but that was not given: the pip wheel that ships
+// it for the NVIDIA libraries torch depends on, else its directory.
+std::string AssumedLoadedAdvice(const std::vector<std::string>& names) {
+  static constexpr std::pair<absl::string_view, absl::string_view> kWheels[] = {
+      {"libcudart.so.", "nvidia-cuda-runtime-cu"}, {"libcublasLt.so.", "nvidia-cublas-cu"},
+      {"libcublas.so.", "nvidia-cublas-cu"},       {"libcudnn", "nvidia-cudnn-cu"},
+      {"libnccl.so.", "nvidia-nccl-cu"},           {"libcusparseLt.so.", "nvidia-cusparselt-cu"},
+      {"libcusparse.so.", "nvidia-cusparse-cu"},   {"libcufft.so.", "nvidia-cufft-cu"},
+      {"libcurand.so.", "nvidia-curand-cu"},       {"libcusolver.so.", "nvidia-cusolver-cu"},
+      {"libnvrtc.so.", "nvidia-cuda-nvrtc-cu"},    {"libcupti.so.", "nvidia-cuda-cupti-cu"},
+      {"libnvJitLink.so.", "nvidia-nvjitlink-cu"}, {"libnvToolsExt.so.", "nvidia-nvtx-cu"},
+      {"libnvshmem", "nvidia-nvshmem-cu"},         {"libcufile.so.", "nvidia-cufile-cu"},
+  };
+  std::vector<std::string> wheels;
+  for (const std::string& n : names) {
+    for (const auto& [prefix, wheel] : kWheels) {
+      if (!absl::StartsWith(n, prefix)) continue;
+      // The CUDA major is the soname's first number (libcudart.so.12 -> cu12); cuDNN and
+      // NVSHMEM number their own releases, so they get no suffix.
+      absl::string_view major = absl::string_view(n).substr(n.find(".so.") + 4);
+      major = major.substr(0, major.find('.'));
+      const bool cuda_major =
+          !absl::StartsWith(n, "libcudnn") && !absl::StartsWith(n, "libnvshmem");
+      wheels.push_back(absl::StrCat(wheel, cuda_major ? major : "<CUDA major>"));
+      break;
+    }
+  }
+  if (wheels.empty()) return "give its directory with -L, or the library itself";
+  return absl::StrCat("install or give ", absl::StrJoin(wheels, ", "),
+                      ", or its directory with -L");
+}
+
 std::string Plural(absl::string_view label) {
   if (label == "missing library") return "missing libraries";
   if (label == "version not found") return "versions not found";
@@ -97,6 +130,14 @@ std::string RenderText(const Report& r, bool color) {
   for (const Cause& c : r.causes) {
     absl::StrAppendFormat(&out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
                           c.summary);
+  }
+  if (!r.assumed_loaded.empty()) {
+    absl::StrAppendFormat(
+        &out,
+        "  %s %s: the given libraries load it, but it is not among the files; %d unresolved "
+        "references may be defined there and were not checked (%s)\n",
+        st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "), r.unverified_references,
+        AssumedLoadedAdvice(r.assumed_loaded));
   }
   if (r.interpreter_symbols > 0) {
     absl::StrAppendFormat(

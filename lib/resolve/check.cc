@@ -219,6 +219,12 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   }
   for (Object* o : provider_objects)
     ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
+  // What the providers needed and we could not find was loaded with them (C2a).
+  for (const MapFailure& f : failures) {
+    if (f.requester != nullptr && f.requester->preexisting &&
+        f.kind == ProblemKind::kMissingLibrary)
+      loader.AssumeLoaded(f.name);
+  }
 
   ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_input, "module", false));
   if (module->preexisting) {
@@ -461,6 +467,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
         ++report.interpreter_symbols;
         continue;
       }
+      if (!loader.assumed_used().empty()) {
+        ++report.unverified_references;  // may be defined by an assumed-loaded library (C2a)
+        continue;
+      }
       Problem p;
       p.kind = ProblemKind::kUndefinedSymbol;
       p.object = o->path;
@@ -476,6 +486,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     for (Problem& p : *group) report.problems.push_back(std::move(p));
   }
   if (!report.problems.empty()) report.problems.front().first = true;
+  report.assumed_loaded = loader.assumed_used();
   if (options.diagnose) DiagnoseProblems(loader, scope, &report);
   // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
   for (const auto& o : loader.objects()) ABICHECK_RETURN_IF_ERROR(o->syms->status());

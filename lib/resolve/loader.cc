@@ -350,6 +350,12 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     if (!NameMatches(*m, name)) m->names.emplace_back(name);
     return m;
   }
+  if (!preexisting && assumed_.contains(name)) {
+    // Loaded with the providers, unreadable here (C2a): no failure, no object to search.
+    if (std::find(assumed_used_.begin(), assumed_used_.end(), name) == assumed_used_.end())
+      assumed_used_.emplace_back(name);
+    return nullptr;
+  }
   Skipped skipped;
   tried_a_path_ = false;
   Object* found = nullptr;

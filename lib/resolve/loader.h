@@ -112,6 +112,13 @@ class Loader {
   std::string SubstituteDst(absl::string_view input, const Object& owner) const;
   const HostCpu& cpu() const { return cpu_; }
 
+  // docs/loader-model.md C2a: `name` was loaded with the given libraries (one of their own
+  // dependencies), but is not among the files: a DT_NEEDED entry of that name matches it, as an
+  // already-loaded object matches, and the load then depends on a library we cannot read.
+  void AssumeLoaded(const std::string& name) { assumed_.insert(name); }
+  // The assumed names a DT_NEEDED entry of a new object matched, in the order met.
+  const std::vector<std::string>& assumed_used() const { return assumed_used_; }
+
   const std::deque<std::unique_ptr<Object>>& objects() const { return objects_; }
   // The parses shared with the other checks of this call; nullptr when this loader's are its own.
   ParseCache* shared_parses() const { return own_parses_ ? nullptr : parses_; }
@@ -152,6 +159,8 @@ class Loader {
   CheckOptions options_;
   const HostCpu& cpu_;
   std::pair<int, int> glibc_;
+  absl::flat_hash_set<std::string> assumed_;
+  std::vector<std::string> assumed_used_;
   bool tried_a_path_ = false;  // a search opened something: errno is set (ENOENT at least)
   std::unique_ptr<ParseCache> own_parses_;
   ParseCache* parses_;

@@ -247,6 +247,46 @@ TEST(GlibcRelease, ExecStackRefusedFrom241) {
   EXPECT_EQ(new_glibc->problems[0].kind, ProblemKind::kNotLoadable);
 }
 
+// docs/loader-model.md C2a (issue 15): a provider's own dependency that is not among the files
+// was loaded with the provider, so a module's DT_NEEDED of the same name is satisfied by name,
+// as dlopen satisfies it — the verdict depends on that library, and says so.
+TEST(ProviderDependency, SatisfiesTheSameDtNeededByName) {
+  const std::string dir = std::string(ABICHECK_FIXTURE_OUT) + "/provider_dependency";
+  std::string log;
+  ASSERT_EQ(RunShell("rm -rf " + ShellQuote(dir) + " && mkdir -p " + ShellQuote(dir + "/q") +
+                         " && cd " + ShellQuote(dir) +
+                         " && printf 'int q(void) { return 1; }\\n' > q.c"
+                         " && printf 'int q(void); int p(void) { return q(); }\\n' > p.c"
+                         " && printf 'int p(void); int q(void); int use(void) { return p() + q(); "
+                         "}\\n' > mod.c"
+                         " && cc -shared -fPIC -o q/libq.so q.c -Wl,-soname,libq.so"
+                         " && cc -shared -fPIC -o libp.so p.c -Wl,-soname,libp.so -Lq -lq "
+                         "-Wl,-rpath,'$ORIGIN/q'"
+                         " && cc -shared -fPIC -o mod.so mod.c -L. -Lq -lp -lq",
+                     &log),
+            0)
+      << log;
+  // The real loader, with everything there: the provider loads libq.so, the module matches it.
+  std::string probe;
+  ASSERT_EQ(RunShell(ShellQuote(ABICHECK_PROBE) + " " + ShellQuote(dir + "/libp.so") + " -- " +
+                         ShellQuote(dir + "/mod.so"),
+                     &probe),
+            0)
+      << probe;
+  // The user's situation: the provider is given, its dependency is not among the files.
+  ASSERT_EQ(RunShell("mv " + ShellQuote(dir + "/q") + " " + ShellQuote(dir + "/q.gone"), &log), 0);
+  CheckOptions options;
+  options.providers = {dir + "/libp.so"};
+  options.use_host = true;
+  absl::StatusOr<Report> r = Check(dir + "/mod.so", options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+  EXPECT_EQ(r->assumed_loaded, std::vector<std::string>{"libq.so"});
+  EXPECT_EQ(r->unverified_references, 1) << "q() may be defined by libq.so";
+  EXPECT_NE(RenderText(*r, false).find("depends on libq.so"), std::string::npos)
+      << RenderText(*r, false);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoaderDifferential, ::testing::ValuesIn(ListScenarios()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
