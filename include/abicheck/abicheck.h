@@ -46,8 +46,12 @@ struct CheckOptions {
   // The Python interpreter (executable or libpython). Without it, unresolved Py*/_Py* references
   // are reported as expected from the interpreter, not as problems.
   std::string python;
-  // Directories searched like LD_LIBRARY_PATH.
+  // Directories searched like LD_LIBRARY_PATH (the CLI appends the environment's, unless
+  // --ignore-env).
   std::vector<std::string> library_path;
+  // Notes every report carries among its warnings (the CLI: "LD_LIBRARY_PATH from the environment
+  // is searched").
+  std::vector<std::string> notes;
   // Search the host's /etc/ld.so.cache and system library directories (under `sysroot`).
   bool use_host = true;
   std::string sysroot;  // "" or "/" is the running system

@@ -184,6 +184,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
 
   Report report;
   report.module = module_path;
+  for (const std::string& n : options.notes) report.warnings.push_back({module_path, n});
   std::vector<MapFailure> failures;
 
   // Global scope: the interpreter and preloaded objects with their dependencies

@@ -47,8 +47,9 @@ TEST_P(GoldenTest, MatchesGoldenFile) {
   if (sc.skipped) GTEST_SKIP() << sc.log;
   // Paths relative to the scenario folder, as a user in that folder would type them.
   auto rel = [&](const std::string& p) { return fs::relative(p, sc.out).string(); };
-  std::string cmd = "cd " + ShellQuote(sc.out) + " && NO_COLOR=1 " + ShellQuote(ABICHECK_TOOL) +
-                    " " + ShellQuote(rel(sc.module));
+  // The caller's LD_LIBRARY_PATH would be searched (and noted): goldens are of a clean environment.
+  std::string cmd = "cd " + ShellQuote(sc.out) + " && NO_COLOR=1 env -u LD_LIBRARY_PATH " +
+                    ShellQuote(ABICHECK_TOOL) + " " + ShellQuote(rel(sc.module));
   for (const std::string& p : sc.providers) cmd += " " + ShellQuote(rel(p));
   if (c.format != "text") cmd += " --format " + c.format;
   std::string out;
@@ -144,6 +145,48 @@ TEST(CliTest, UnknownOptionIsAUsageError) {
   EXPECT_EQ(RunShell(Tool() + " a.so b.so --no-such-option", &out), 2);
   EXPECT_EQ(RunShell(Tool() + " a.so b.so --format xml", &out), 2);
   EXPECT_NE(out.find("--format"), std::string::npos) << out;
+}
+
+// Issue 15: options that contradict each other or name nothing are usage errors, said in our words.
+TEST(CliTest, ContradictoryOptionsAreUsageErrors) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " check a.so --host-only --sysroot /no/such/root", &out), 2);
+  EXPECT_NE(out.find("--sysroot: Directory does not exist: /no/such/root"), std::string::npos)
+      << out;
+  EXPECT_TRUE(out.starts_with("abicheck: ")) << out;
+  EXPECT_EQ(RunShell(Tool() + " check a.so b.so --host-only", &out), 2);
+  EXPECT_EQ(out,
+            "abicheck: --host-only checks against the host's libraries alone: it cannot be "
+            "combined with PROVIDER arguments, -p or --against\n");
+  EXPECT_EQ(RunShell(Tool() + " check a.so b.so -p c.so", &out), 2);
+  EXPECT_NE(out.find("-p/--provider adds a library to every --against column"), std::string::npos)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " check a.so b.so --glibc two", &out), 2);
+  EXPECT_EQ(out,
+            "abicheck: --glibc: give a release such as 2.36 or 2.41\n"
+            "Run 'abicheck check --help' for more information.\n");
+}
+
+// Issue 15: LD_LIBRARY_PATH in the environment is searched as the loader searches it, and the
+// report says so; --ignore-env leaves it out.
+TEST(CliTest, LdLibraryPathFromTheEnvironment) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("missing_function", std::string(ABICHECK_GOLDEN_OUT) + "/env", &sc))
+      << sc.log;
+  const std::string dir = fs::path(sc.providers[0]).parent_path().string();
+  const std::string args = " " + ShellQuote(sc.module) + " --host-only --no-diagnose";
+  std::string out;
+  EXPECT_EQ(RunShell("env -u LD_LIBRARY_PATH " + Tool() + args, &out), 1);
+  EXPECT_NE(out.find("missing library: libfoo.so"), std::string::npos) << out;
+  EXPECT_EQ(RunShell("LD_LIBRARY_PATH=/nonexistent:" + ShellQuote(dir) + " " + Tool() + args, &out),
+            1);
+  EXPECT_EQ(out.find("missing library"), std::string::npos) << "libfoo.so is found:\n" << out;
+  EXPECT_NE(out.find("undefined symbol: foo_removed"), std::string::npos) << out;
+  EXPECT_NE(out.find("LD_LIBRARY_PATH from the environment is searched"), std::string::npos) << out;
+  EXPECT_EQ(
+      RunShell("LD_LIBRARY_PATH=" + ShellQuote(dir) + " " + Tool() + args + " --ignore-env", &out),
+      1);
+  EXPECT_NE(out.find("missing library: libfoo.so"), std::string::npos) << out;
 }
 
 TEST(CliTest, QuietOutputAndJunit) {

@@ -43,7 +43,12 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_option("-L,--library-path", library_path,
                  "a directory searched like LD_LIBRARY_PATH (':' separates several)");
   app.add_option("--sysroot", options.sysroot,
-                 "search the host directories and ld.so.cache under this root");
+                 "search the host directories and ld.so.cache under this root")
+      ->check(CLI::ExistingDirectory);
+  bool ignore_env = false;
+  app.add_flag("--ignore-env", ignore_env,
+               "do not search LD_LIBRARY_PATH from the environment (searched by default, after -L, "
+               "as the loader would)");
   app.add_option("--glibc", options.glibc,
                  "the glibc release whose loader is modelled where releases differ (2.41 and later "
                  "refuse objects that need an executable stack); default: this host's")
@@ -76,9 +81,21 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    return ParseErrorExit(app, e, prog);
   }
   if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
+  auto usage = [&](const std::string& what) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), what.c_str());
+    return kExitUsage;
+  };
+  if (!extra_providers.empty() && against.empty())
+    return usage(
+        "-p/--provider adds a library to every --against column; without --against, "
+        "name the providers after the module");
+  if (host_only && (positional.size() > 1 || !extra_providers.empty() || !against.empty()))
+    return usage(
+        "--host-only checks against the host's libraries alone: it cannot be combined "
+        "with PROVIDER arguments, -p or --against");
   {
     std::vector<std::string> all = positional;
     for (const auto* v : {&against, &extra_providers, &options.preload})
@@ -89,6 +106,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
   options.use_host = !no_host;
+  AddEnvironmentLibraryPath(ignore_env, &options);
   options.diagnose = !no_diagnose;
   const bool use_color = out.color_on();
   const std::string& format = out.format;

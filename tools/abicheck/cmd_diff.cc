@@ -29,7 +29,7 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    return ParseErrorExit(app, e, prog);
   }
   if (OutputIsAnInput(prog, out.output, {old_build, new_build})) return kExitUsage;
   absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build, limits);

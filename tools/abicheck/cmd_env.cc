@@ -35,7 +35,12 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                  "a directory searched like LD_LIBRARY_PATH (':' separates several), e.g. one "
                  "holding the driver's libcuda.so.1");
   app.add_option("--sysroot", options.sysroot,
-                 "search the host directories and ld.so.cache under this root");
+                 "search the host directories and ld.so.cache under this root")
+      ->check(CLI::ExistingDirectory);
+  bool ignore_env = false;
+  app.add_flag("--ignore-env", ignore_env,
+               "do not search LD_LIBRARY_PATH from the environment (searched by default, after -L, "
+               "as the loader would)");
   app.add_option("--glibc", options.glibc,
                  "the glibc release whose loader is modelled where releases differ (2.41 and later "
                  "refuse objects that need an executable stack); default: this host's")
@@ -66,7 +71,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    return ParseErrorExit(app, e, prog);
   }
   if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
   {
@@ -88,6 +93,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
   }
   options.use_host = !no_host;
+  AddEnvironmentLibraryPath(ignore_env, &options);
   options.diagnose = !no_diagnose;
   ProgressBar bar;
   limits.progress = bar.Callback();

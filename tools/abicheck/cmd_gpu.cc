@@ -54,7 +54,7 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    return ParseErrorExit(app, e, prog);
   }
   if (OutputIsAnInput(prog, out.output, inputs)) return kExitUsage;
   std::vector<int> targets;

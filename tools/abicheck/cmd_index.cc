@@ -34,7 +34,7 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    return ParseErrorExit(app, e, prog);
   }
   if (OutputIsAnInput(prog, output, builds)) return kExitUsage;
   ProgressBar bar;

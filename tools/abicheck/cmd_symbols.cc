@@ -33,7 +33,7 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    return ParseErrorExit(app, e, prog);
   }
   if (OutputIsAnInput(prog, out.output, {file})) return kExitUsage;
   options.json = out.format == "json";

@@ -34,6 +34,12 @@ struct OutputOptions {
 };
 // --gpu and --cuda-driver (docs/gpu-model.md) into `options`, for check and env.
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
+// A command-line parse error, in our words: "abicheck: --gpu: ..." and where to read the usage
+// (exit 2); --help and --version print and return 0.
+int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog);
+// LD_LIBRARY_PATH from the environment, searched after -L as the loader would search it (unless
+// `ignore`), with a note in every report that says so.
+void AddEnvironmentLibraryPath(bool ignore, CheckOptions* options);
 // A usage error (message, false) when --gpu or --cuda-driver names nothing known.
 bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
                         const std::string& cuda_driver);

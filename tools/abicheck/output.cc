@@ -3,8 +3,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "lib/elf/fatbin.h"
 #include "lib/io/output_file.h"
 #include "lib/report/text_util.h"
@@ -29,6 +32,25 @@ void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver)
   app.add_option("--cuda-driver", *cuda_driver,
                  "the CUDA driver: a CUDA version (12.8), a driver version (570.124.06), or "
                  "'host' (the version in the name of the host's libcuda.so.1, never loaded)");
+}
+
+int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog) {
+  if (e.get_exit_code() == 0) return app.exit(e);
+  std::fprintf(stderr, "%s: %s\nRun '%s --help' for more information.\n", prog.c_str(), e.what(),
+               app.get_name().c_str());
+  return kExitUsage;
+}
+
+void AddEnvironmentLibraryPath(bool ignore, CheckOptions* options) {
+  const char* env = std::getenv("LD_LIBRARY_PATH");
+  if (ignore || env == nullptr || *env == '\0') return;
+  // The loader splits on ':' and ';' (_dl_init_paths: LD_LIBRARY_PATH's separators).
+  for (absl::string_view part : absl::StrSplit(env, absl::ByAnyChar(":;")))
+    options->library_path.emplace_back(part);
+  options->notes.push_back(
+      absl::StrCat("LD_LIBRARY_PATH from the environment is searched, as the "
+                   "loader would search it: ",
+                   env, " (--ignore-env leaves it out)"));
 }
 
 bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
