@@ -83,6 +83,47 @@ std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_vie
   return newest;
 }
 
+std::string VersionHint(const std::vector<VersionDef>& defs, absl::string_view wanted,
+                        absl::string_view library) {
+  // The library's versions of the wanted one's family, oldest and newest: the wanted version is
+  // newer than all of them (the module was built against a newer library), older than all of
+  // them (an older library's version that this one dropped), between them (a gap), or of a
+  // family this library does not have at all (another library altogether).
+  const absl::string_view family = VersionFamily(wanted);
+  std::string oldest, newest;
+  std::vector<std::string> others;
+  for (const VersionDef& d : defs) {
+    if (d.flags & elf::VER_FLG_BASE) continue;
+    if (family.empty() || VersionFamily(d.name) != family) {
+      if (others.size() < 4) others.emplace_back(d.name);
+      continue;
+    }
+    if (oldest.empty() || CompareVersionNames(d.name, oldest) < 0) oldest = std::string(d.name);
+    if (newest.empty() || CompareVersionNames(newest, d.name) < 0) newest = std::string(d.name);
+  }
+  if (newest.empty()) {
+    return absl::StrCat(
+        library, " defines no ", family.empty() ? std::string(wanted) : absl::StrCat(family, "*"),
+        " version",
+        others.empty() ? std::string(" (it has no version definitions)")
+                       : absl::StrCat(" (its versions: ", absl::StrJoin(others, ", "), ")"),
+        ": the module was built against another library of that name");
+  }
+  if (CompareVersionNames(wanted, newest) > 0) {
+    return absl::StrCat("needs ", wanted, "; ", library, " provides up to ", newest, ": ",
+                        VersionMeaning(wanted, library));
+  }
+  if (CompareVersionNames(wanted, oldest) < 0) {
+    return absl::StrCat("needs ", wanted, "; ", library, "'s versions are newer (", oldest,
+                        oldest == newest ? "" : absl::StrCat(" to ", newest),
+                        "): the module was built against an older ", library,
+                        " whose version this one no longer defines");
+  }
+  return absl::StrCat("needs ", wanted, "; ", library, " defines ", oldest, " to ", newest,
+                      " but not ", wanted, ": the module was built against a different build of ",
+                      library);
+}
+
 std::string VersionMeaning(absl::string_view version, absl::string_view library) {
   const absl::string_view family = VersionFamily(version);
   if (family == "GLIBCXX_" || family == "CXXABI_") {
@@ -389,14 +430,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     if (p.kind == ProblemKind::kVersionNotFound) {
       for (const auto& o : loader.objects()) {
         if (o->path != p.library) continue;
-        std::string newest = NewestInFamily(o->syms->version_defs(), p.version);
-        const std::string lib = Basename(o->path);
-        if (newest.empty()) {
-          p.hint = absl::StrCat(lib, " defines no ", VersionFamily(p.version), "* version");
-        } else {
-          p.hint = absl::StrCat("needs ", p.version, "; ", lib, " provides up to ", newest, ": ",
-                                VersionMeaning(p.version, lib));
-        }
+        p.hint = VersionHint(o->syms->version_defs(), p.version, Basename(o->path));
         break;
       }
     }

@@ -28,6 +28,10 @@ std::string StripAbiTags(absl::string_view name);
 absl::string_view VersionFamily(absl::string_view version);
 int CompareVersionNames(absl::string_view a, absl::string_view b);
 std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_view wanted);
+// What a missing version means, from the library's own definitions: the module needs a newer
+// library, an older one, another build, or another library altogether.
+std::string VersionHint(const std::vector<VersionDef>& defs, absl::string_view wanted,
+                        absl::string_view library);
 std::string VersionMeaning(absl::string_view version, absl::string_view library);
 
 }  // namespace abicheck

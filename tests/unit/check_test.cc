@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
+#include "lib/elf/elf_constants.h"
 #include "lib/resolve/ld_cache.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
@@ -277,6 +278,34 @@ TEST(DemangleTest, SplitAndDescribe) {
   ASSERT_TRUE(SplitFunction("_ZNK3foo3barEv", &q1));
   ASSERT_TRUE(SplitFunction("_ZN3foo3barEv", &q2));
   EXPECT_THAT(DescribeDifferences(q1, q2), ElementsAre("qualifiers: const → (none)"));
+}
+
+}  // namespace
+}  // namespace abicheck
+
+namespace abicheck {
+namespace {
+
+// Issue 15: a missing version is explained by where it lies among the library's own versions —
+// not always as "built against a newer library".
+TEST(VersionHintTest, SaysNewerOlderGapOrUnrelated) {
+  const std::vector<VersionDef> defs = {
+      {1, 1, elf::VER_FLG_BASE, 0, "libf.so"}, {1, 2, 0, 0, "V2"}, {1, 3, 0, 0, "V4"}};
+  EXPECT_EQ(VersionHint(defs, "V5", "libf.so"),
+            "needs V5; libf.so provides up to V4: the module was built against a newer libf.so "
+            "than this one");
+  EXPECT_EQ(VersionHint(defs, "V1", "libf.so"),
+            "needs V1; libf.so's versions are newer (V2 to V4): the module was built against an "
+            "older libf.so whose version this one no longer defines");
+  EXPECT_EQ(VersionHint(defs, "V3", "libf.so"),
+            "needs V3; libf.so defines V2 to V4 but not V3: the module was built against a "
+            "different build of libf.so");
+  EXPECT_EQ(VersionHint(defs, "FOO_1.0", "libf.so"),
+            "libf.so defines no FOO_* version (its versions: V2, V4): the module was built "
+            "against another library of that name");
+  EXPECT_EQ(VersionHint({}, "FOO_1.0", "libf.so"),
+            "libf.so defines no FOO_* version (it has no version definitions): the module was "
+            "built against another library of that name");
 }
 
 }  // namespace
