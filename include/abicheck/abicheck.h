@@ -149,6 +149,9 @@ struct LoadedLibrary {
 struct Warning {
   std::string object;
   std::string message;
+  // "" for a note; "second_copy": the load brings in another copy of a library the build
+  // already provides (another soname of the same stem): the process then holds two builds.
+  std::string kind;
 };
 
 // The module's CUDA device code judged against a GPU and a driver (docs/gpu-model.md).

@@ -71,8 +71,11 @@ ordered_json ReportJson(const Report& r) {
   j["causes"] = std::move(causes);
   j["string_abi"] = {{"module", r.module_string_abi}, {"providers", r.providers_string_abi}};
   ordered_json warnings = ordered_json::array();
-  for (const Warning& w : r.warnings)
-    warnings.push_back({{"object", w.object}, {"message", w.message}});
+  for (const Warning& w : r.warnings) {
+    ordered_json o = {{"object", w.object}, {"message", w.message}};
+    if (!w.kind.empty()) o["kind"] = w.kind;
+    warnings.push_back(std::move(o));
+  }
   j["warnings"] = std::move(warnings);
   if (r.device.checked) {
     const DeviceCheck& d = r.device;

@@ -38,6 +38,12 @@ std::string RenderSarif(const std::vector<Report>& reports) {
                      {"shortDescription", {{"text", r.text}}},
                      {"defaultConfiguration", {{"level", "error"}}}});
   }
+  rules.push_back({{"id", "second_copy"},
+                   {"shortDescription",
+                    {{"text",
+                      "It loads, but brings in a second copy of a library the build "
+                      "already provides: the process holds two builds of it."}}},
+                   {"defaultConfiguration", {{"level", "warning"}}}});
   J results = J::array();
   for (const Report& report : reports) {
     for (const Problem& p : report.problems) {
@@ -61,6 +67,16 @@ std::string RenderSarif(const std::vector<Report>& reports) {
                    J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", p.object}}}}}}})},
                   {"properties", props}};
       results.push_back(std::move(result));
+    }
+    for (const Warning& w : report.warnings) {
+      if (w.kind.empty()) continue;  // notes stay in the report; hazards are results
+      results.push_back(
+          {{"ruleId", w.kind},
+           {"level", "warning"},
+           {"message", {{"text", w.message}}},
+           {"locations",
+            J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", w.object}}}}}}})},
+           {"properties", {{"module", report.module}}}});
     }
   }
   J sarif = {

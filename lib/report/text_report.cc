@@ -127,6 +127,11 @@ std::string RenderText(const Report& r, bool color) {
         absl::StrAppend(&out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
     }
   }
+  for (const Warning& w : r.warnings) {
+    // Hazards of a load that succeeds are said up front, not only among the notes at the end.
+    if (w.kind == "second_copy")
+      absl::StrAppend(&out, "  ", st.Yellow("hazard"), ": ", Printable(w.message), "\n");
+  }
   for (const Cause& c : r.causes) {
     absl::StrAppendFormat(&out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
                           c.summary);

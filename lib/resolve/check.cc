@@ -265,6 +265,28 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     lib.newly_loaded = !o->preexisting;
     report.libraries.push_back(std::move(lib));
   }
+  // A second copy (issue 15): a new object found by search whose soname stem is that of a given
+  // library's, but which is another file — libc10.so.1.13 from the host beside the build's
+  // libc10.so.2.6. The loader loads both; the module binds to the copy it named.
+  for (const Object* o : searchlist) {
+    if (o->preexisting || o == module) continue;
+    const std::string name(o->elf->soname().empty() ? Basename(o->path) : o->elf->soname());
+    const size_t so = name.find(".so");
+    if (so == std::string::npos) continue;
+    const std::string stem = name.substr(0, so + 3);
+    for (const Object* p : provider_objects) {
+      const std::string pname(p->elf->soname().empty() ? Basename(p->path) : p->elf->soname());
+      if (pname == name || !(pname == stem || absl::StartsWith(pname, stem + "."))) continue;
+      report.warnings.push_back(
+          {o->path,
+           absl::StrCat("a second copy of ", stem, ": ", o->names.front(), " is loaded from ",
+                        o->path, " (", o->found_by, ") beside the given ", pname, " (", p->path,
+                        "); the process then holds two builds of it, and ", o->names.front(),
+                        "'s users bind to this copy. Rebuild against the given build."),
+           "second_copy"});
+      break;
+    }
+  }
   // Failed dependency loads. A provider's own dependency that cannot be found here was loaded
   // wherever the provider was: not the module's problem, but the check is partial there, and the
   // report says so. Each (requester, name) once: BFS walks a provider's DT_NEEDED again.

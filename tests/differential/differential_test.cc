@@ -287,6 +287,28 @@ TEST(ProviderDependency, SatisfiesTheSameDtNeededByName) {
       << RenderText(*r, false);
 }
 
+// Issue 15: a load that brings in a second copy of a library the build provides succeeds, as
+// dlopen's does (fixture second_copy_same_stem) — and says so up front, in JSON and in SARIF.
+TEST(SecondCopy, IsWarnedInEveryFormat) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("second_copy_same_stem", ABICHECK_FIXTURE_OUT, &sc)) << sc.log;
+  CheckOptions options;
+  options.providers = sc.providers;
+  absl::StatusOr<Report> r = Check(sc.module, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads);
+  ASSERT_EQ(std::count_if(r->warnings.begin(), r->warnings.end(),
+                          [](const Warning& w) { return w.kind == "second_copy"; }),
+            1)
+      << RenderText(*r, false);
+  const std::string text = RenderText(*r, false);
+  EXPECT_LT(text.find("hazard: a second copy of libc10.so"), text.find("warnings ("))
+      << "said up front, not only among the notes:\n"
+      << text;
+  EXPECT_NE(RenderJson(*r).find("\"kind\": \"second_copy\""), std::string::npos);
+  EXPECT_NE(RenderSarif({*r}).find("\"ruleId\": \"second_copy\""), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, LoaderDifferential, ::testing::ValuesIn(ListScenarios()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
