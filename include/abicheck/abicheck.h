@@ -298,6 +298,9 @@ ABICHECK_EXPORT std::string RenderEnvironmentJson(const EnvironmentReport& env);
 
 // JUnit XML, one test case per module x build (GitLab, Jenkins and Buildkite show it natively).
 ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);
+// A JUnit document for a run that could not produce a report (an unreadable input): one test
+// case with an <error>, so a CI upload step still shows why.
+ABICHECK_EXPORT std::string RenderJunitError(const std::string& message);
 
 // Exports removed, added and changed between two builds (or two libraries): what drifts between
 // releases. Libraries are paired by soname, or by stem when the soname's version moved
@@ -330,6 +333,9 @@ ABICHECK_EXPORT std::string RenderText(const Report& report, bool color);
 ABICHECK_EXPORT std::string RenderJson(const Report& report);
 // SARIF 2.1.0, one result per problem, for CI systems that annotate from SARIF.
 ABICHECK_EXPORT std::string RenderSarif(const std::vector<Report>& reports);
+// SARIF for a run that could not produce a report: no results, the invocation marked
+// unsuccessful with the error as a tool execution notification.
+ABICHECK_EXPORT std::string RenderSarifError(const std::string& message);
 
 // `abicheck symbols`: a `nm -D`-like listing of a file's dynamic symbols, with versions
 // (`name@@V` default, `name@V` non-default or needed) and optionally demangled names.

@@ -78,4 +78,14 @@ std::string RenderJunit(const Matrix& m) {
   return out;
 }
 
+std::string RenderJunitError(const std::string& message) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  absl::StrAppend(&out, "<testsuites name=\"abicheck\" tests=\"1\" failures=\"0\" errors=\"1\">\n",
+                  "  <testsuite name=\"abicheck\" tests=\"1\" failures=\"0\" errors=\"1\">\n",
+                  "    <testcase classname=\"abicheck\" name=\"input\">\n",
+                  "      <error message=\"", Xml(message), "\">", Xml(message), "</error>\n",
+                  "    </testcase>\n  </testsuite>\n</testsuites>\n");
+  return out;
+}
+
 }  // namespace abicheck

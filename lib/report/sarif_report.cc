@@ -89,4 +89,20 @@ std::string RenderSarif(const std::vector<Report>& reports) {
   return DumpJson(sarif);
 }
 
+std::string RenderSarifError(const std::string& message) {
+  using J = nlohmann::ordered_json;
+  J sarif = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       J::array(
+           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", "0.1.0"}}}}},
+             {"invocations",
+              J::array({{{"executionSuccessful", false},
+                         {"toolExecutionNotifications",
+                          J::array({{{"level", "error"}, {"message", {{"text", message}}}}})}}})},
+             {"results", J::array()}}})}};
+  return DumpJson(sarif);
+}
+
 }  // namespace abicheck

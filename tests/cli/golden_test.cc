@@ -189,6 +189,44 @@ TEST(CliTest, LdLibraryPathFromTheEnvironment) {
   EXPECT_NE(out.find("missing library: libfoo.so"), std::string::npos) << out;
 }
 
+// Issue 15: an unreadable input (exit 3) with --format sarif|junit -o FILE still writes a valid
+// FILE that records the error, so a CI upload step shows it.
+TEST(CliTest, InputErrorStillWritesSarifAndJunit) {
+  const std::string dir = std::string(ABICHECK_GOLDEN_OUT) + "/error_docs";
+  std::string out;
+  ASSERT_EQ(RunShell("mkdir -p " + ShellQuote(dir) + " && printf 'not elf' > " +
+                         ShellQuote(dir + "/bad.so"),
+                     &out),
+            0);
+  const std::string sarif = dir + "/r.sarif", xml = dir + "/r.xml";
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(dir + "/bad.so") +
+                         " --host-only --format sarif -o " + ShellQuote(sarif),
+                     &out),
+            3);
+  EXPECT_NE(out.find("bad.so"), std::string::npos) << out;
+  EXPECT_EQ(RunShell("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                     "inv=d[\"runs\"][0][\"invocations\"][0]; "
+                     "assert inv[\"executionSuccessful\"] is False; "
+                     "print(inv[\"toolExecutionNotifications\"][0][\"message\"][\"text\"])' " +
+                         ShellQuote(sarif),
+                     &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("bad.so"), std::string::npos) << out;
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(dir + "/bad.so") +
+                         " --host-only --format junit -o " + ShellQuote(xml),
+                     &out),
+            3);
+  EXPECT_EQ(RunShell("python3 -c 'import sys, xml.etree.ElementTree as E; r=E.parse(sys.argv[1])."
+                     "getroot(); e=r.find(\"testsuite/testcase/error\"); assert r.get(\"errors\")"
+                     " == \"1\"; print(e.get(\"message\"))' " +
+                         ShellQuote(xml),
+                     &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("bad.so"), std::string::npos) << out;
+}
+
 TEST(CliTest, QuietOutputAndJunit) {
   Scenario sc;
   ASSERT_TRUE(

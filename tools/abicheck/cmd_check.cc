@@ -118,8 +118,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
     bar.Finish();
     if (!m.ok()) {
-      PrintError(prog, m.status());
-      return ExitCodeForStatus(m.status());
+      return FailWith(prog, m.status(), out);
     }
     std::vector<Report> reports;
     for (const MatrixCell& c : m->cells) reports.push_back(c.report);
@@ -145,8 +144,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   }
   absl::StatusOr<Report> report = Check(module, options);
   if (!report.ok()) {
-    PrintError(prog, report.status());
-    return ExitCodeForStatus(report.status());
+    return FailWith(prog, report.status(), out);
   }
   std::string text;
   if (format == "junit") {

@@ -101,8 +101,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
   bar.Finish();
   if (!env.ok()) {
-    PrintError(prog, env.status());
-    return ExitCodeForStatus(env.status());
+    return FailWith(prog, env.status(), out);
   }
   std::vector<Report> reports = env->torch_imports;
   for (const MatrixCell& c : env->matrix.cells) reports.push_back(c.report);

@@ -48,6 +48,10 @@ bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
 // name may hold any byte).
 void PrintError(const std::string& prog, const absl::Status& status);
 
+// PrintError, and with --format sarif|junit -o FILE, a valid FILE that records the error (so a CI
+// upload step shows it); returns the exit code for `status`.
+int FailWith(const std::string& prog, const absl::Status& status, const OutputOptions& out);
+
 // --max-member-size, --max-total-size, --max-members, --max-files, --max-depth (docs/limits.md).
 void AddLimitOptions(CLI::App& app, abicheck::InputLimits* limits);
 

@@ -102,6 +102,17 @@ void PrintError(const std::string& prog, const absl::Status& status) {
   std::fprintf(stderr, "%s: %s\n", prog.c_str(), Printable(status.message()).c_str());
 }
 
+int FailWith(const std::string& prog, const absl::Status& status, const OutputOptions& out) {
+  PrintError(prog, status);
+  if (!out.output.empty() && (out.format == "sarif" || out.format == "junit")) {
+    const std::string message = absl::StrCat(prog, ": ", status.message());
+    const std::string doc =
+        out.format == "sarif" ? RenderSarifError(message) : RenderJunitError(message);
+    if (absl::Status s = WriteFileAtomically(out.output, doc); !s.ok()) PrintError(prog, s);
+  }
+  return ExitCodeForStatus(status);
+}
+
 bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out) {
   if (out.quiet) return true;
   if (out.output.empty()) {
