@@ -316,6 +316,13 @@ struct ExportChange {
 struct LibraryDiff {
   std::string old_library, new_library;  // paths; one is empty when a library appeared/vanished
   std::vector<ExportChange> removed, added, changed;
+  // The loader-level changes every module meets first: a new DT_SONAME (modules name the old one
+  // in DT_NEEDED: "cannot open shared object file"), version definitions removed (their verneed
+  // fails: "version `V' not found") or added, DT_NEEDED entries added (a library the old
+  // environment may not have) or removed. Breaking: a soname change, removed versions, added
+  // DT_NEEDED.
+  std::string old_soname, new_soname;  // set only when both exist and differ
+  std::vector<std::string> versions_removed, versions_added, needed_removed, needed_added;
 };
 struct AbiDiff {
   std::string old_build, new_build;

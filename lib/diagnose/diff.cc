@@ -25,7 +25,10 @@ namespace {
 struct Library {
   std::string path;
   std::string soname;
-  std::set<std::string> exports;  // "name" or "name@version"
+  bool has_soname = false;
+  std::set<std::string> exports;   // "name" or "name@version"
+  std::set<std::string> versions;  // version definitions, BASE excluded
+  std::set<std::string> needed;    // DT_NEEDED
 };
 
 std::string Stem(absl::string_view soname) {
@@ -44,6 +47,11 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build,
     Library lib;
     lib.path = f.name;
     lib.soname = elf.soname().empty() ? Basename(f.path) : std::string(elf.soname());
+    lib.has_soname = !elf.soname().empty();
+    for (const VersionDef& d : t.version_defs()) {
+      if ((d.flags & elf::VER_FLG_BASE) == 0) lib.versions.emplace(d.name);
+    }
+    for (absl::string_view n : elf.needed()) lib.needed.emplace(n);
     std::optional<uint32_t> bad = t.ForEachSymbol([&](const Symbol& sym) {
       const Symbol* s = &sym;
       if (!s->exported() || s->name.empty()) return;
@@ -82,6 +90,20 @@ LibraryDiff Compare(const Library* a, const Library* b) {
   const std::set<std::string>& eb = b ? b->exports : kEmpty;
   d.old_library = a ? a->path : "";
   d.new_library = b ? b->path : "";
+  if (a && b) {
+    if (a->has_soname && b->has_soname && a->soname != b->soname) {
+      d.old_soname = a->soname;
+      d.new_soname = b->soname;
+    }
+    std::set_difference(a->versions.begin(), a->versions.end(), b->versions.begin(),
+                        b->versions.end(), std::back_inserter(d.versions_removed));
+    std::set_difference(b->versions.begin(), b->versions.end(), a->versions.begin(),
+                        a->versions.end(), std::back_inserter(d.versions_added));
+    std::set_difference(a->needed.begin(), a->needed.end(), b->needed.begin(), b->needed.end(),
+                        std::back_inserter(d.needed_removed));
+    std::set_difference(b->needed.begin(), b->needed.end(), a->needed.begin(), a->needed.end(),
+                        std::back_inserter(d.needed_added));
+  }
   std::vector<std::string> removed, added;
   std::set_difference(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(removed));
   std::set_difference(eb.begin(), eb.end(), ea.begin(), ea.end(), std::back_inserter(added));
@@ -151,7 +173,9 @@ LibraryDiff Compare(const Library* a, const Library* b) {
 
 bool AbiDiff::breaking() const {
   for (const LibraryDiff& l : libraries) {
-    if (!l.removed.empty() || !l.changed.empty()) return true;
+    if (!l.removed.empty() || !l.changed.empty() || !l.new_soname.empty() ||
+        !l.versions_removed.empty() || !l.needed_added.empty())
+      return true;
   }
   return false;
 }
@@ -187,7 +211,9 @@ absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::stri
   }
   for (const auto& [la, lb] : pairs) {
     LibraryDiff d = Compare(la, lb);
-    if (!d.removed.empty() || !d.added.empty() || !d.changed.empty())
+    if (!d.removed.empty() || !d.added.empty() || !d.changed.empty() || !d.new_soname.empty() ||
+        !d.versions_removed.empty() || !d.versions_added.empty() || !d.needed_removed.empty() ||
+        !d.needed_added.empty())
       diff.libraries.push_back(std::move(d));
   }
   std::sort(diff.libraries.begin(), diff.libraries.end(),
@@ -208,13 +234,30 @@ std::string RenderDiffText(const AbiDiff& diff, bool color) {
     added += l.added.size();
     changed += l.changed.size();
   }
+  size_t sonames = 0;
+  for (const LibraryDiff& l : diff.libraries) sonames += !l.new_soname.empty();
   absl::StrAppendFormat(
-      &out, "%s -> %s: %d removed, %d changed, %d added%s\n", Printable(diff.old_build),
-      Printable(diff.new_build), removed, changed, added,
+      &out, "%s -> %s: %s%d removed, %d changed, %d added%s\n", Printable(diff.old_build),
+      Printable(diff.new_build),
+      sonames ? absl::StrCat(sonames, sonames == 1 ? " soname" : " sonames", " changed, ") : "",
+      removed, changed, added,
       diff.breaking() ? " (breaking: modules built against the old build may not load)" : "");
   for (const LibraryDiff& l : diff.libraries) {
     absl::StrAppend(&out, "\n", Printable(l.old_library.empty() ? "(none)" : l.old_library), " -> ",
                     Printable(l.new_library.empty() ? "(none)" : l.new_library), "\n");
+    if (!l.new_soname.empty()) {
+      absl::StrAppend(&out, "  ", red("soname"), ":  ", Printable(l.old_soname), " -> ",
+                      Printable(l.new_soname), " (every module naming ", Printable(l.old_soname),
+                      " in DT_NEEDED fails first with \"cannot open shared object file\")\n");
+    }
+    for (const std::string& v : l.versions_removed)
+      absl::StrAppend(&out, "  ", red("version removed"), ": ", Printable(v), "\n");
+    for (const std::string& n : l.needed_added)
+      absl::StrAppend(&out, "  ", red("needs now"), ": ", Printable(n), "\n");
+    for (const std::string& v : l.versions_added)
+      absl::StrAppend(&out, "  ", green("version added"), ": ", Printable(v), "\n");
+    for (const std::string& n : l.needed_removed)
+      absl::StrAppend(&out, "  ", green("no longer needs"), ": ", Printable(n), "\n");
     for (const ExportChange& c : l.changed) {
       absl::StrAppend(&out, "  ", red("changed"), ": ", Printable(c.demangled),
                       "\n       now: ", Printable(c.new_demangled), "\n");
@@ -251,11 +294,13 @@ std::string RenderDiffJson(const AbiDiff& diff) {
   j["breaking"] = diff.breaking();
   J libs = J::array();
   for (const LibraryDiff& l : diff.libraries) {
-    libs.push_back({{"old_library", l.old_library},
-                    {"new_library", l.new_library},
-                    {"removed", changes(l.removed)},
-                    {"changed", changes(l.changed)},
-                    {"added", changes(l.added)}});
+    J lib = {{"old_library", l.old_library},       {"new_library", l.new_library},
+             {"removed", changes(l.removed)},      {"changed", changes(l.changed)},
+             {"added", changes(l.added)},          {"versions_removed", l.versions_removed},
+             {"versions_added", l.versions_added}, {"needed_removed", l.needed_removed},
+             {"needed_added", l.needed_added}};
+    if (!l.new_soname.empty()) lib["soname"] = {{"old", l.old_soname}, {"new", l.new_soname}};
+    libs.push_back(std::move(lib));
   }
   j["libraries"] = std::move(libs);
   return DumpJson(j);

@@ -148,7 +148,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                                     const std::vector<InputFile>& providers,
                                     const std::vector<InputFile>& preload, const InputFile* python,
                                     const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
-                                    ParseCache* parses) {
+                                    ParseCache* parses, size_t own_package) {
   const std::string& module_path = module_input.name;
   // open_verify refuses a header before anything is parsed (docs/loader-model.md A11): with the
   // ELF magic, that is the loader's answer, not an input error.
@@ -205,7 +205,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // DT_NEEDED. Those of another class or machine: named one by one, a mistake in the input; inside
   // a directory or archive, skipped with a note.
   std::vector<Object*> provider_objects;
-  for (const InputFile& p : providers) {
+  absl::flat_hash_set<const Object*> own_package_objects;
+  for (size_t i = 0; i < providers.size(); ++i) {
+    const InputFile& p = providers[i];
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
     if (o->elf->machine() != loader.machine() || o->elf->is_64() != probe_elf.is_64()) {
       const std::string what =
@@ -217,13 +219,14 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
       continue;
     }
     provider_objects.push_back(o);
+    if (i < own_package) own_package_objects.insert(o);
   }
   for (Object* o : provider_objects)
     ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
   // What the providers needed and we could not find was loaded with them (C2a).
   for (const MapFailure& f : failures) {
     if (f.requester != nullptr && f.requester->preexisting &&
-        f.kind == ProblemKind::kMissingLibrary)
+        f.kind == ProblemKind::kMissingLibrary && !own_package_objects.contains(f.requester))
       loader.AssumeLoaded(f.name);
   }
 
@@ -827,8 +830,9 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       std::vector<InputFile> providers = e.bundled;
       providers.insert(providers.end(), build_providers[b].begin(), build_providers[b].end());
       ABICHECK_ASSIGN_OR_RETURN(
-          Report r, CheckObjects(e.module, providers, build_preload[b], python ? &*python : nullptr,
-                                 options, ModuleAlreadyLoaded::kIsAnError, &parses));
+          Report r,
+          CheckObjects(e.module, providers, build_preload[b], python ? &*python : nullptr, options,
+                       ModuleAlreadyLoaded::kIsAnError, &parses, e.bundled.size()));
       m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
     }
   }

@@ -21,7 +21,10 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module,
                                     const std::vector<InputFile>& preload, const InputFile* python,
                                     const CheckOptions& options,
                                     ModuleAlreadyLoaded if_loaded = ModuleAlreadyLoaded::kIsAnError,
-                                    ParseCache* parses = nullptr);
+                                    ParseCache* parses = nullptr, size_t own_package = 0);
+// `own_package`: the first that many providers are the module's own package's objects (E7), which
+// count as loaded but are checked themselves — unlike the build's libraries, their dependencies
+// that cannot be found are not assumed loaded (C2a).
 
 // Fills m->recommendation from the cells (two or more builds): the build with the fewest failing
 // modules, the newest among equals. A build marked in `unusable` (import torch itself fails with

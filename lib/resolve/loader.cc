@@ -350,9 +350,11 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     if (!NameMatches(*m, name)) m->names.emplace_back(name);
     return m;
   }
-  if (!preexisting && assumed_.contains(name)) {
-    // Loaded with the providers, unreadable here (C2a): no failure, no object to search.
-    if (std::find(assumed_used_.begin(), assumed_used_.end(), name) == assumed_used_.end())
+  if (assumed_.contains(name)) {
+    // Loaded with the providers, unreadable here (C2a): no failure, no object to search. Only a
+    // new object's need makes the load depend on it (a provider's own was known already).
+    if (!requester->preexisting &&
+        std::find(assumed_used_.begin(), assumed_used_.end(), name) == assumed_used_.end())
       assumed_used_.emplace_back(name);
     return nullptr;
   }

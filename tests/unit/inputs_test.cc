@@ -11,6 +11,7 @@
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/elf/elf_constants.h"
 #include "lib/io/blob.h"
 #include "lib/io/zip_archive.h"
 #include "tests/support/index_reseal.h"
@@ -346,14 +347,53 @@ TEST(DiffTest, PairsLibrariesByStemAndAddedOnlyIsNotBreaking) {
   TempDir d;
   std::filesystem::create_directories(d.path() + "/a");
   std::filesystem::create_directories(d.path() + "/b");
-  d.Write("a/libc10.so.2.6", Lib("libc10.so.2.6", {"keep"}));
-  d.Write("b/libc10.so.2.14", Lib("libc10.so.2.14", {"keep", "newer"}));
+  d.Write("a/libc10.so", Lib("libc10.so", {"keep"}));
+  d.Write("b/libc10.so", Lib("libc10.so", {"keep", "newer"}));
   absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/a", d.path() + "/b");
   ASSERT_TRUE(diff.ok()) << diff.status();
   ASSERT_EQ(diff->libraries.size(), 1u);
-  EXPECT_EQ(diff->libraries[0].old_library, d.path() + "/a/libc10.so.2.6");
-  EXPECT_EQ(diff->libraries[0].new_library, d.path() + "/b/libc10.so.2.14");
+  EXPECT_EQ(diff->libraries[0].old_library, d.path() + "/a/libc10.so");
+  EXPECT_EQ(diff->libraries[0].new_library, d.path() + "/b/libc10.so");
   EXPECT_FALSE(diff->breaking());
+}
+
+// Issue 15: the soname change is what every module meets first (2.6 -> 2.14: "cannot open
+// shared object file"), so diff reports it, as breaking, with removed version definitions and
+// new DT_NEEDED entries.
+TEST(DiffTest, SonameVersionsAndNeededChangesAreReported) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/a");
+  std::filesystem::create_directories(d.path() + "/b");
+  d.Write("a/libc10.so.2.6", Lib("libc10.so.2.6", {"keep"}));
+  d.Write("b/libc10.so.2.14", Lib("libc10.so.2.14", {"keep"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/a", d.path() + "/b");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  EXPECT_EQ(diff->libraries[0].old_soname, "libc10.so.2.6");
+  EXPECT_EQ(diff->libraries[0].new_soname, "libc10.so.2.14");
+  EXPECT_TRUE(diff->breaking());
+  EXPECT_THAT(RenderDiffText(*diff, false),
+              HasSubstr("soname:  libc10.so.2.6 -> libc10.so.2.14 (every module naming "
+                        "libc10.so.2.6 in DT_NEEDED fails first"));
+  EXPECT_THAT(RenderDiffJson(*diff),
+              HasSubstr("\"soname\": {\n        \"old\": \"libc10.so.2.6\""));
+
+  ElfBuilder v1, v2;
+  v1.soname = v2.soname = "libv.so";
+  v1.verdefs = {{"libv.so", 1, elf::VER_FLG_BASE}, {"V1", 2}, {"V2", 3}};
+  v2.verdefs = {{"libv.so", 1, elf::VER_FLG_BASE}, {"V2", 2}, {"V3", 3}};
+  v2.needed = {"libcudart.so.13"};
+  d.Write("v1.so", v1.Build());
+  d.Write("v2.so", v2.Build());
+  diff = DiffBuilds(d.path() + "/v1.so", d.path() + "/v2.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  EXPECT_THAT(diff->libraries[0].versions_removed, ElementsAre("V1"));
+  EXPECT_THAT(diff->libraries[0].versions_added, ElementsAre("V3"));
+  EXPECT_THAT(diff->libraries[0].needed_added, ElementsAre("libcudart.so.13"));
+  EXPECT_TRUE(diff->breaking());
+  EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("version removed: V1"));
+  EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("needs now: libcudart.so.13"));
 }
 
 }  // namespace
