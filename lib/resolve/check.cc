@@ -295,11 +295,16 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // report says so. Each (requester, name) once: BFS walks a provider's DT_NEEDED again.
   std::vector<Problem> map_problems;
   absl::flat_hash_set<std::pair<const Object*, std::string>> seen_failures;
-  std::vector<std::string> unknown_provider_deps;
+  // Per missing name, the given libraries that need it, in the order met.
+  std::vector<std::pair<std::string, std::vector<std::string>>> unknown_provider_deps;
   for (const MapFailure& f : failures) {
     if (!seen_failures.insert({f.requester, f.name}).second) continue;
     if (f.requester->preexisting) {
-      unknown_provider_deps.push_back(absl::StrCat(f.name, " (needed by ", f.requester->path, ")"));
+      auto it = std::find_if(unknown_provider_deps.begin(), unknown_provider_deps.end(),
+                             [&](const auto& e) { return e.first == f.name; });
+      if (it == unknown_provider_deps.end())
+        it = unknown_provider_deps.insert(unknown_provider_deps.end(), {f.name, {}});
+      it->second.push_back(Basename(f.requester->path));
       continue;
     }
     Problem p;
@@ -321,10 +326,23 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     map_problems.push_back(std::move(p));
   }
   if (!unknown_provider_deps.empty()) {
+    // One line: each missing name once, with how many of the given libraries need it.
+    std::vector<std::string> items;
+    for (const auto& [name, by] : unknown_provider_deps) {
+      items.push_back(absl::StrCat(name, " (needed by ",
+                                   by.size() == 1
+                                       ? by.front()
+                                       : absl::StrCat(by.size(), " of them: ", by.front(), ", ",
+                                                      by[1], by.size() > 2 ? ", ..." : ""),
+                                   ")"));
+    }
     report.warnings.push_back(
         {module_path,
-         absl::StrCat("not found here, so not checked: dependencies of the given libraries, ",
-                      "which were loaded with them: ", absl::StrJoin(unknown_provider_deps, ", "),
+         absl::StrCat(unknown_provider_deps.size(),
+                      unknown_provider_deps.size() == 1 ? " dependency" : " dependencies",
+                      " of the given libraries not found here, so not checked (they were loaded "
+                      "with them): ",
+                      absl::StrJoin(items, ", "),
                       ". Give them too (or --sysroot) to check symbols they define.")});
   }
 
