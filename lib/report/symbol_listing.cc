@@ -13,6 +13,7 @@
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
 #include "lib/index/index_file.h"
+#include "lib/inputs/inputs.h"
 #include "lib/io/mapped_file.h"
 #include "lib/report/json_report.h"
 #include "lib/report/text_util.h"
@@ -78,14 +79,45 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
 
 absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
                            absl::FunctionRef<void(absl::string_view)> sink) {
-  ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  if (HasIndexMagic(file.bytes())) {
+  // WHEEL!MEMBER names one shared object inside a wheel (as the reports name it); a wheel alone
+  // is answered with its members to choose from.
+  std::shared_ptr<const Blob> member;
+  std::optional<MappedFile> file;
+  if (const size_t bang = path.find(".whl!"); bang != std::string::npos) {
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path.substr(0, bang + 4), {}));
+    for (const InputFile& f : in.objects) {
+      if (f.name == path) member = f.blob;
+    }
+    if (member == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat(path, ": no shared object of that name in ", path.substr(0, bang + 4)));
+    }
+  } else {
+    ABICHECK_ASSIGN_OR_RETURN(file, MappedFile::Open(path));
+  }
+  const absl::Span<const uint8_t> bytes = member ? member->bytes() : file->bytes();
+  if (HasIndexMagic(bytes)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path,
                      ": an abicheck index, which keeps no symbol values: "
                      "list the build's libraries themselves"));
   }
-  ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, file.bytes()));
+  if (bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4) {
+    absl::StatusOr<ExpandedInput> in = ExpandInput(path, {});
+    std::string which;
+    if (in.ok() && !in->objects.empty()) {
+      which = absl::StrCat(
+          ": name one of its ", in->objects.size(),
+          in->objects.size() == 1 ? " shared object" : " shared objects", " as ",
+          in->objects.front().name,
+          in->objects.size() > 1 ? absl::StrCat(" (or ", in->objects[1].name, ", ...)") : "");
+    } else {
+      which = ": it holds no shared object";
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": a zip archive (wheel), not an ELF file", which));
+  }
+  ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, bytes));
   const ElfFile& elf = *parsed.elf;
   const SymbolTable& t = *parsed.syms;
   // Rows one by one, in table order, with nm's filters and version suffixes.

@@ -573,10 +573,11 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
 absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) {
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
   if (in.kind != "file") {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": is a ", in.kind, "; the ", role,
-                     " must be one file (to check every module of a wheel or ",
-                     "directory, name the build with --against)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": is ",
+        !in.kind.empty() && absl::StrContains("aeiou", in.kind.substr(0, 1)) ? "an " : "a ",
+        in.kind, "; the ", role, " must be one file (to check every module of a wheel or ",
+        "directory, name the build with --against)"));
   }
   return std::move(in.objects.front());
 }

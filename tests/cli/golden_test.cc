@@ -227,6 +227,32 @@ TEST(CliTest, InputErrorStillWritesSarifAndJunit) {
   EXPECT_NE(out.find("bad.so"), std::string::npos) << out;
 }
 
+// Issue 15: `symbols x.whl` names the wheel's members to choose from, and WHEEL!MEMBER lists one;
+// a wheel given where one file is needed is "an archive", in English.
+TEST(CliTest, SymbolsOfAWheelMember) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("missing_function", std::string(ABICHECK_GOLDEN_OUT) + "/whl", &sc))
+      << sc.log;
+  const std::string whl = sc.out + "/pkg-1.0-py3-none-any.whl";
+  std::string out;
+  ASSERT_EQ(RunShell("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], \"w\"); "
+                     "z.write(sys.argv[2], \"pkg/libfoo.so\"); z.close()' " +
+                         ShellQuote(whl) + " " + ShellQuote(sc.providers[0]),
+                     &out),
+            0)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " symbols " + ShellQuote(whl), &out), 3);
+  EXPECT_NE(out.find("a zip archive (wheel), not an ELF file: name one of its 1 shared object as " +
+                     whl + "!pkg/libfoo.so"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " symbols " + ShellQuote(whl + "!pkg/libfoo.so"), &out), 0) << out;
+  EXPECT_NE(out.find(" T foo_keep"), std::string::npos) << out;
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(whl) + " --host-only", &out), 3) << out;
+  EXPECT_NE(out.find("is an archive; the module must be one file"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" a archive"), std::string::npos) << out;
+}
+
 TEST(CliTest, QuietOutputAndJunit) {
   Scenario sc;
   ASSERT_TRUE(
