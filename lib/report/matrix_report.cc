@@ -68,17 +68,30 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
     ++suffix;
   }
   std::vector<std::string> labels;
-  for (const auto& v : parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto& v = parts[i];
     std::vector<std::string> mid(v.begin() + std::min(prefix, v.size()),
                                  v.end() - std::min(suffix, v.size()));
-    labels.push_back(mid.empty() ? absl::StrJoin(v, "/") : absl::StrJoin(mid, "/"));
+    std::string label = mid.empty() ? absl::StrJoin(v, "/") : absl::StrJoin(mid, "/");
+    // Nothing shared was cut from the front: an absolute path keeps its leading '/'.
+    if ((prefix == 0 || mid.empty()) && absl::StartsWith(builds[i], "/")) label.insert(0, "/");
+    labels.push_back(std::move(label));
   }
   return labels;
 }
 
 std::string ModuleRowLabel(const Matrix& m, size_t i) {
-  if (i < m.module_info.size() && !m.module_info[i].label.empty()) return m.module_info[i].label;
-  return Short(m.modules[i]);
+  auto label = [&](size_t k) {
+    return k < m.module_info.size() && !m.module_info[k].label.empty() ? m.module_info[k].label
+                                                                       : Short(m.modules[k]);
+  };
+  // Two rows that would read alike (the same module of two wheels) are named in full, wheel
+  // included.
+  const std::string mine = label(i);
+  for (size_t k = 0; k < m.modules.size(); ++k) {
+    if (k != i && label(k) == mine) return m.modules[i];
+  }
+  return mine;
 }
 
 std::string StableAbiLines(const Matrix& m) {
@@ -138,6 +151,9 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
                   "against: ", working.empty() ? "none" : absl::StrJoin(working, ", "), "\n");
   if (m.has_recommendation)
     absl::StrAppend(&out, "recommendation: ", m.recommendation.summary, "\n");
+  // What the inputs held that was skipped or changed (a duplicate input, unverified CRCs, ...).
+  for (const Warning& n : m.notes)
+    absl::StrAppend(&out, "note: ", Printable(n.object), ": ", Printable(n.message), "\n");
   absl::StrAppend(&out, StableAbiLines(m));
   // What each package says it was built for, once per package.
   std::vector<std::string> seen;

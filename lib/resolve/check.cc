@@ -1,6 +1,8 @@
 // Check(): the phases of dl_open_worker for one module — map the dependency closure, check the
 // versions every new object needs, relocate — collecting every failure where ld.so stops at the
 // first one, and marking that first one (docs/loader-model.md §C1).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <functional>
 #include <utility>
@@ -765,9 +767,31 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
                                    const std::vector<std::string>& build_args,
                                    const CheckOptions& options, const InputLimits& limits) {
   Matrix m;
+  // The same input given twice (by the same name, or another name of the same file) is checked
+  // once, with a note.
+  auto dedupe = [&](const std::vector<std::string>& args, const char* role) {
+    std::vector<std::string> kept;
+    std::vector<std::pair<uint64_t, uint64_t>> ids;
+    for (const std::string& a : args) {
+      struct stat st;
+      const bool have = ::stat(a.c_str(), &st) == 0;
+      const std::pair<uint64_t, uint64_t> id{have ? st.st_dev : 0, have ? st.st_ino : 0};
+      const bool dup = std::find(kept.begin(), kept.end(), a) != kept.end() ||
+                       (have && std::find(ids.begin(), ids.end(), id) != ids.end());
+      if (dup) {
+        m.notes.push_back({a, absl::StrCat("given twice as ", role, ": checked once")});
+        continue;
+      }
+      kept.push_back(a);
+      if (have) ids.push_back(id);
+    }
+    return kept;
+  };
+  const std::vector<std::string> unique_modules = dedupe(module_inputs, "a module input");
+  const std::vector<std::string> unique_builds = dedupe(build_args, "a build (--against)");
   // An index of several builds is several columns.
   std::vector<std::string> builds;
-  for (const std::string& b : build_args) {
+  for (const std::string& b : unique_builds) {
     ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> names, IndexBuilds(b));
     if (names.size() > 1) {
       for (const std::string& n : names) builds.push_back(absl::StrCat(b, "#", n));
@@ -786,7 +810,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   // are kept whole (docs/gpu-model.md).
   InputLimits module_limits = limits;
   module_limits.whole_members = limits.whole_members || !options.gpu.empty();
-  for (const std::string& in : module_inputs) {
+  for (const std::string& in : unique_modules) {
     ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
     if (!in_index.empty()) {
       return absl::InvalidArgumentError(

@@ -253,6 +253,35 @@ TEST(CliTest, SymbolsOfAWheelMember) {
   EXPECT_EQ(out.find(" a archive"), std::string::npos) << out;
 }
 
+// Issue 15: matrix rows and columns can be told apart — the same module of two packages is named
+// in full, an absolute --against path keeps its '/', and an input given twice is checked once.
+TEST(CliTest, MatrixRowsAndColumnsAreDistinguishable) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("missing_function", std::string(ABICHECK_GOLDEN_OUT) + "/rows", &sc))
+      << sc.log;
+  const std::string a = sc.out + "_pkg_a", b = sc.out + "_pkg_b";  // outside the build
+  std::string out;
+  ASSERT_EQ(RunShell("mkdir -p " + ShellQuote(a) + " " + ShellQuote(b) + " && cp " +
+                         ShellQuote(sc.module) + " " + ShellQuote(a + "/mod.so") + " && cp " +
+                         ShellQuote(sc.module) + " " + ShellQuote(b + "/mod.so"),
+                     &out),
+            0);
+  const std::string build = fs::path(sc.providers[0]).parent_path().string();
+  ASSERT_TRUE(build.starts_with("/"));
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(a) + " " + ShellQuote(b) + " " +
+                         ShellQuote(a) + " --against " + ShellQuote(build) + " --no-diagnose",
+                     &out),
+            1);
+  EXPECT_NE(out.find(a + "/mod.so "), std::string::npos) << out;
+  EXPECT_NE(out.find(b + "/mod.so "), std::string::npos) << out;
+  EXPECT_NE(out.find("  " + build), std::string::npos) << "the column keeps its '/':\n" << out;
+  EXPECT_NE(out.find("given twice as a module input: checked once"), std::string::npos) << out;
+  const std::string table = out.substr(0, out.find("\n\n"));
+  EXPECT_EQ(table.find(a + "/mod.so ", table.find(a + "/mod.so ") + 1), std::string::npos)
+      << "one row for the input given twice:\n"
+      << table;
+}
+
 TEST(CliTest, QuietOutputAndJunit) {
   Scenario sc;
   ASSERT_TRUE(
