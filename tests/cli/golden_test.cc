@@ -282,6 +282,32 @@ TEST(CliTest, MatrixRowsAndColumnsAreDistinguishable) {
       << table;
 }
 
+// Issue 15: a read that takes more than a second reports progress also when stderr is not a
+// terminal (a CI log), as a line every few seconds; -q silences it. Without the delay: a line.
+TEST(CliTest, ProgressLinesInALog) {
+  const std::string dir = std::string(ABICHECK_GOLDEN_OUT) + "/progress";
+  const std::string lib = "/lib/x86_64-linux-gnu/libstdc++.so.6";
+  if (!fs::exists(lib)) GTEST_SKIP() << lib << " is not on this machine";
+  std::string out;
+  ASSERT_EQ(RunShell("mkdir -p " + ShellQuote(dir) +
+                         " && python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "
+                         "\"w\"); z.write(sys.argv[2], \"big/libbig.so\"); z.close()' " +
+                         ShellQuote(dir + "/big-1.0-py3-none-any.whl") + " " + ShellQuote(lib),
+                     &out),
+            0)
+      << out;
+  // Progress from the first update on (the read here takes under a second).
+  const std::string cmd = "ABICHECK_PROGRESS_AFTER_MS=0 " + Tool() + " check " +
+                          ShellQuote(dir + "/big-1.0-py3-none-any.whl") + " --against " +
+                          ShellQuote(dir + "/big-1.0-py3-none-any.whl") +
+                          " --no-diagnose -o /dev/null";
+  std::string log;
+  RunShell(cmd + " 2>&1 >/dev/null | cat", &log);
+  EXPECT_NE(log.find("abicheck: reading archives: "), std::string::npos) << log;
+  RunShell(cmd + " -q 2>&1 >/dev/null | cat", &log);
+  EXPECT_EQ(log.find("reading archives"), std::string::npos) << log;
+}
+
 TEST(CliTest, QuietOutputAndJunit) {
   Scenario sc;
   ASSERT_TRUE(

@@ -112,7 +112,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   const std::string& format = out.format;
   if (!against.empty()) {
     options.providers = extra_providers;
-    ProgressBar bar;
+    ProgressBar bar(out.quiet);
     limits.progress = bar.Callback();
     limits.verify_crc = !fast;
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);

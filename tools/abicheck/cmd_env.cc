@@ -95,7 +95,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   options.use_host = !no_host;
   AddEnvironmentLibraryPath(ignore_env, &options);
   options.diagnose = !no_diagnose;
-  ProgressBar bar;
+  ProgressBar bar(out.quiet);
   limits.progress = bar.Callback();
   limits.verify_crc = !fast;
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);

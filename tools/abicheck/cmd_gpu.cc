@@ -69,7 +69,7 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
     }
     targets.push_back(*cc);
   }
-  ProgressBar bar;
+  ProgressBar bar(out.quiet);
   limits.whole_members = true;  // device code lies in the middle of a library
   limits.progress = bar.Callback();
   std::string text;

@@ -37,7 +37,7 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
     return ParseErrorExit(app, e, prog);
   }
   if (OutputIsAnInput(prog, output, builds)) return kExitUsage;
-  ProgressBar bar;
+  ProgressBar bar(quiet);
   limits.progress = bar.Callback();
   absl::StatusOr<std::string> summary = BuildIndex(builds, names, output, limits);
   bar.Finish();

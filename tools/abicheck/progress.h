@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 
@@ -15,8 +16,13 @@ namespace abicheck::cli {
 
 class ProgressBar {
  public:
-  ProgressBar()
-      : enabled_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+  // On a terminal, a bar redrawn in place; otherwise (a CI log) a line every few seconds, unless
+  // `quiet` (-q). Either starts only once reading has taken a second.
+  explicit ProgressBar(bool quiet = false)
+      : terminal_(::isatty(STDERR_FILENO) == 1),
+        enabled_(terminal_ || !quiet),
+        start_(std::chrono::steady_clock::now()),
+        after_(DelayFromEnvironment()) {}
   ~ProgressBar() { Finish(); }
 
   std::function<void(uint64_t, uint64_t)> Callback() {
@@ -32,8 +38,17 @@ class ProgressBar {
  private:
   void Update(uint64_t done, uint64_t total) {
     const auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::seconds(1) || total == 0) return;
+    if (now - start_ < after_ || total == 0) return;
     std::lock_guard<std::mutex> lock(mu_);
+    if (!terminal_) {
+      if (now - last_ < std::chrono::seconds(5)) return;
+      last_ = now;
+      std::fprintf(stderr, "abicheck: reading archives: %.0f%% (%llu / %llu MB)\n",
+                   100.0 * double(done) / double(total),
+                   static_cast<unsigned long long>(done >> 20),
+                   static_cast<unsigned long long>(total >> 20));
+      return;
+    }
     if (now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     const int width = 30,
@@ -46,8 +61,19 @@ class ProgressBar {
     drawn_ = true;
   }
 
+  // ABICHECK_PROGRESS_AFTER_MS (docs/abicheck.1): how long a read runs before progress shows;
+  // 1000 by default.
+  static std::chrono::milliseconds DelayFromEnvironment() {
+    const char* v = std::getenv("ABICHECK_PROGRESS_AFTER_MS");
+    char* end = nullptr;
+    const long ms = v != nullptr ? std::strtol(v, &end, 10) : -1;  // NOLINT(runtime/int)
+    return std::chrono::milliseconds(v != nullptr && *end == '\0' && ms >= 0 ? ms : 1000);
+  }
+
+  const bool terminal_;
   const bool enabled_;
   const std::chrono::steady_clock::time_point start_;
+  const std::chrono::milliseconds after_;
   std::chrono::steady_clock::time_point last_{};
   std::mutex mu_;
   bool drawn_ = false;
