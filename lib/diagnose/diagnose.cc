@@ -83,6 +83,24 @@ std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_vie
   return newest;
 }
 
+std::string TorchReleaseOfSoname(absl::string_view soname) {
+  for (absl::string_view lib :
+       {"libc10.so.", "libc10_cuda.so.", "libtorch.so.", "libtorch_cpu.so.", "libtorch_cuda.so.",
+        "libtorch_python.so.", "libshm.so.", "libtorch_global_deps.so."}) {
+    if (!absl::StartsWith(soname, lib)) continue;
+    absl::string_view v = soname.substr(lib.size());
+    const size_t dot = v.find('.');
+    if (dot == absl::string_view::npos || dot == 0) return "";
+    const size_t end = v.find('.', dot + 1);
+    absl::string_view major_minor = v.substr(0, end);
+    for (char c : major_minor) {
+      if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) && c != '.') return "";
+    }
+    return std::string(major_minor);
+  }
+  return "";
+}
+
 std::string VersionHint(const std::vector<VersionDef>& defs, absl::string_view wanted,
                         absl::string_view library) {
   // The library's versions of the wanted one's family, oldest and newest: the wanted version is
@@ -404,7 +422,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
   for (const Problem& p : report->problems) {
     if (p.kind == ProblemKind::kVersionNotFound) missing_versions.insert(p.version);
   }
-  int diagnosed = 0;
+  int diagnosed = 0, undiagnosed = 0;
   for (Problem& p : report->problems) {
     if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
       // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
@@ -423,6 +441,16 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
         }
       }
     }
+    if (p.kind == ProblemKind::kMissingLibrary) {
+      // A torch library's versioned soname says which torch the module was built for
+      // (libc10.so.2.6: torch 2.6, as Debian's and source builds name them).
+      if (const std::string release = TorchReleaseOfSoname(p.library); !release.empty()) {
+        p.hint = absl::StrCat(p.hint.empty() ? "" : absl::StrCat(p.hint, "; "),
+                              "the module was built for torch ", release, " (it names ", p.library,
+                              "): check it against a torch ", release,
+                              " build, or rebuild it against this one");
+      }
+    }
     if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
       p.hint = absl::StrCat("no file named ", p.library,
                             " among the given libraries or on the search path");
@@ -434,7 +462,11 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
         break;
       }
     }
-    if (p.kind != ProblemKind::kUndefinedSymbol || diagnosed >= kMaxDiagnosed) continue;
+    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+    if (diagnosed >= kMaxDiagnosed) {
+      ++undiagnosed;
+      continue;
+    }
     ++diagnosed;
     HashedName name(p.symbol);
     // 1. Defined with the same name, but in a loaded library outside the module's scope.
@@ -541,6 +573,14 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                                   ", which the loaded library does not define (above)")
                    : "no library in the load exports this name, under any version";
     }
+  }
+  if (undiagnosed > 0) {
+    // The cap is said, not silent: the rest are listed with ld.so's words only.
+    report->warnings.push_back(
+        {report->module,
+         absl::StrFormat("diagnosis stopped after %d undefined symbols: the other %d are listed "
+                         "without nearest candidates",
+                         kMaxDiagnosed, undiagnosed)});
   }
   ClassifyStringAbi(scope, report);
   for (Problem& p : report->problems) {

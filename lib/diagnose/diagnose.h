@@ -28,6 +28,9 @@ std::string StripAbiTags(absl::string_view name);
 absl::string_view VersionFamily(absl::string_view version);
 int CompareVersionNames(absl::string_view a, absl::string_view b);
 std::string NewestInFamily(const std::vector<VersionDef>& defs, absl::string_view wanted);
+// "2.6" for libc10.so.2.6 (and libtorch_cpu.so.2.14.1 -> "2.14"): the torch release a versioned
+// torch soname names; "" for anything else.
+std::string TorchReleaseOfSoname(absl::string_view soname);
 // What a missing version means, from the library's own definitions: the module needs a newer
 // library, an older one, another build, or another library altogether.
 std::string VersionHint(const std::vector<VersionDef>& defs, absl::string_view wanted,

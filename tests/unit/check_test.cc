@@ -286,6 +286,16 @@ TEST(DemangleTest, SplitAndDescribe) {
 namespace abicheck {
 namespace {
 
+// Issue 15: a module's versioned torch sonames say which torch it was built for.
+TEST(TorchReleaseTest, FromVersionedSonames) {
+  EXPECT_EQ(TorchReleaseOfSoname("libc10.so.2.6"), "2.6");
+  EXPECT_EQ(TorchReleaseOfSoname("libtorch_cpu.so.2.14.1"), "2.14");
+  EXPECT_EQ(TorchReleaseOfSoname("libc10.so.1.13"), "1.13");
+  EXPECT_EQ(TorchReleaseOfSoname("libc10.so"), "");
+  EXPECT_EQ(TorchReleaseOfSoname("libc10.so.2"), "");
+  EXPECT_EQ(TorchReleaseOfSoname("libcudart.so.12.8"), "");
+}
+
 // Issue 15: a missing version is explained by where it lies among the library's own versions —
 // not always as "built against a newer library".
 TEST(VersionHintTest, SaysNewerOlderGapOrUnrelated) {

@@ -322,6 +322,29 @@ TEST(SparseImageTest, RangeSetMerges) {
 namespace abicheck {
 namespace {
 
+// Issue 15: diagnosis stops after 256 undefined symbols, and the report says so.
+TEST(DiagnosisCapTest, SaysThatItCutTheList) {
+  TempDir d;
+  std::vector<std::string> refs;
+  for (int i = 0; i < 300; ++i) refs.push_back(absl::StrCat("gone_", i));
+  const std::string lib = d.Write("libt.so", Lib("libt.so", {"kept"}));
+  const std::string mod = d.Write("mod.so", Mod({"libt.so"}, refs));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->problems.size(), 300u);
+  bool said = false;
+  for (const Warning& w : r->warnings) {
+    said |= w.message ==
+            "diagnosis stopped after 256 undefined symbols: the other 44 are listed without "
+            "nearest candidates";
+  }
+  EXPECT_TRUE(said) << RenderText(*r, false).substr(0, 400);
+  EXPECT_FALSE(r->problems[10].hint.empty());
+  EXPECT_TRUE(r->problems[299].hint.empty());
+}
+
 TEST(DiffTest, RemovedChangedAdded) {
   TempDir d;
   d.Write("old.so", Lib("libx.so.1", {"_Z3addii", "keep", "gone"}));
