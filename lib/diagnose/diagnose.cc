@@ -546,13 +546,18 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
           p.candidates.push_back(std::move(c));
         }
       }
-      // Closest first; a candidate with more differences than the best one is noise.
+      // The same qualified name always wins over another one (at::_ops::narrow::call with
+      // SymInt parameters, not at::_ops::diagonal_copy::call with the same ones); then closest
+      // first. A candidate of another scope, or with more differences than the best, is noise.
+      auto same_name = [](const Candidate& c) { return c.relation == "signature_changed"; };
       std::stable_sort(p.candidates.begin(), p.candidates.end(),
-                       [](const Candidate& a, const Candidate& b) {
+                       [&](const Candidate& a, const Candidate& b) {
+                         if (same_name(a) != same_name(b)) return same_name(a);
                          return a.differences.size() < b.differences.size();
                        });
       while (p.candidates.size() > 1 &&
-             p.candidates.back().differences.size() > p.candidates.front().differences.size()) {
+             (same_name(p.candidates.back()) != same_name(p.candidates.front()) ||
+              p.candidates.back().differences.size() > p.candidates.front().differences.size())) {
         p.candidates.pop_back();
       }
       if (!p.candidates.empty()) {

@@ -322,6 +322,30 @@ TEST(SparseImageTest, RangeSetMerges) {
 namespace abicheck {
 namespace {
 
+// Issue 15, on real torch symbols: int64_t -> c10::SymInt in at::_ops::narrow::call. The same
+// qualified name wins over another op with the module's exact parameter list.
+TEST(DiagnosisRankingTest, SameQualifiedNameWins) {
+  TempDir d;
+  const std::string lib =
+      d.Write("libtorch_cpu.so",
+              Lib("libtorch_cpu.so", {"_ZN2at4_ops13diagonal_copy4callERKNS_6TensorElll",
+                                      "_ZN2at4_ops6narrow4callERKNS_6TensorElN3c106SymIntES6_"}));
+  const std::string mod =
+      d.Write("mod.so", Mod({"libtorch_cpu.so"}, {"_ZN2at4_ops6narrow4callERKNS_6TensorElll"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  ASSERT_FALSE(r->problems[0].candidates.empty()) << RenderText(*r, false);
+  const Candidate& c = r->problems[0].candidates[0];
+  EXPECT_EQ(c.demangled,
+            "at::_ops::narrow::call(at::Tensor const&, long, c10::SymInt, c10::SymInt)");
+  EXPECT_EQ(c.relation, "signature_changed");
+  EXPECT_EQ(r->problems[0].candidates.size(), 1u) << "diagonal_copy is noise beside it";
+  EXPECT_THAT(r->problems[0].hint, HasSubstr("compiled against another declaration of call"));
+}
+
 // Issue 15: diagnosis stops after 256 undefined symbols, and the report says so.
 TEST(DiagnosisCapTest, SaysThatItCutTheList) {
   TempDir d;
