@@ -75,6 +75,12 @@ absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build,
 
 std::string BareName(const std::string& key) { return key.substr(0, key.find('@')); }
 
+size_t CommonPrefix(absl::string_view a, absl::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
 ExportChange Entry(const std::string& key) {
   ExportChange c;
   c.symbol = key;
@@ -141,7 +147,15 @@ LibraryDiff Compare(const Library* a, const Library* b) {
               (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2)))
             continue;
           std::vector<std::string> diff = DescribeDifferences(f, cand.second);
-          if (best == nullptr || diff.size() < best_diff.size()) {
+          // Ties (overloads whose parts compare alike, e.g. template arguments the comparison
+          // does not see) go to the candidate whose demangled name agrees longest with the
+          // removed one: const_data_ptr<unsigned short const, 0> pairs with <unsigned short
+          // const>, not <unsigned long const>.
+          const bool better = best == nullptr || diff.size() < best_diff.size() ||
+                              (diff.size() == best_diff.size() &&
+                               CommonPrefix(c.demangled, Entry(cand.first).demangled) >
+                                   CommonPrefix(c.demangled, Entry(best->first).demangled));
+          if (better) {
             best = &cand;
             best_diff = std::move(diff);
           }
@@ -152,11 +166,17 @@ LibraryDiff Compare(const Library* a, const Library* b) {
         ExportChange n = Entry(best->first);
         c.new_symbol = n.symbol;
         c.new_demangled = n.demangled;
-        c.differences =
-            best_diff.empty()
-                ? std::vector<std::string>{"version: " + k.substr(BareName(k).size()) + " → " +
-                                           best->first.substr(BareName(best->first).size())}
-                : best_diff;
+        if (best_diff.empty()) {
+          // Same parts: either the version moved, or something the parts do not show (template
+          // arguments, qualifiers) — said with both names, never as an empty "version:  → ".
+          const std::string va = k.substr(BareName(k).size()),
+                            vb = best->first.substr(BareName(best->first).size());
+          best_diff.push_back(
+              va != vb ? absl::StrCat("version: ", va.empty() ? "(unversioned)" : va, " → ",
+                                      vb.empty() ? "(unversioned)" : vb)
+                       : absl::StrCat("mangled name: ", BareName(k), " → ", BareName(best->first)));
+        }
+        c.differences = best_diff;
         d.changed.push_back(std::move(c));
         continue;
       }

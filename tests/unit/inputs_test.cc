@@ -390,6 +390,28 @@ TEST(DiffTest, RemovedChangedAdded) {
   EXPECT_THAT(RenderDiffJson(*diff), HasSubstr("\"new_symbol\": \"_Z3addij\""));
 }
 
+// Issue 15: overloads that compare alike pair by the closest name, and a pair whose parts agree
+// says what differs (never an empty "version:  → ").
+TEST(DiffTest, OverloadsPairByTheClosestName) {
+  TempDir d;
+  d.Write("old.so", Lib("libt.so", {"_ZNK2at10TensorBase14const_data_ptrIKtLi0EEEPT_v"}));
+  d.Write("new.so", Lib("libt.so", {"_ZNK2at10TensorBase14const_data_ptrIKmEEPT_v",
+                                    "_ZNK2at10TensorBase14const_data_ptrIKtEEPT_v"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  const LibraryDiff& l = diff->libraries[0];
+  ASSERT_EQ(l.changed.size(), 1u) << RenderDiffText(*diff, false);
+  EXPECT_EQ(l.changed[0].new_demangled,
+            "unsigned short const* at::TensorBase::const_data_ptr<unsigned short const>() const");
+  ASSERT_EQ(l.added.size(), 1u);
+  EXPECT_EQ(l.added[0].symbol, "_ZNK2at10TensorBase14const_data_ptrIKmEEPT_v");
+  for (const std::string& x : l.changed[0].differences) {
+    EXPECT_EQ(x.find("version:  "), std::string::npos) << x;
+    EXPECT_FALSE(x.empty());
+  }
+}
+
 TEST(DiffTest, PairsLibrariesByStemAndAddedOnlyIsNotBreaking) {
   TempDir d;
   std::filesystem::create_directories(d.path() + "/a");
