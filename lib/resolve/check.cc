@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <utility>
 
@@ -586,6 +587,47 @@ absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) 
 
 // How a row of the matrix is shown: the member's path inside a wheel, the path below a
 // directory, the file name of a file.
+std::vector<std::string> PackagesOf(const ExpandedInput& ex) {
+  // One package for a wheel, a file or a package's own directory; per top-level entry for a
+  // directory of installed packages (it has a *.dist-info or *.egg-info directory).
+  std::vector<std::string> out(ex.objects.size());
+  if (ex.kind != "directory") return out;
+  std::error_code ec;
+  bool site = false;
+  for (const auto& d : std::filesystem::directory_iterator(ex.path, ec)) {
+    const std::string n = d.path().filename().string();
+    if (absl::EndsWith(n, ".dist-info") || absl::EndsWith(n, ".egg-info")) site = true;
+  }
+  if (!site) return out;
+  for (size_t i = 0; i < ex.objects.size(); ++i) {
+    absl::string_view rest = ex.objects[i].name;
+    if (!absl::ConsumePrefix(&rest, ex.path)) continue;
+    while (absl::ConsumePrefix(&rest, "/")) {
+    }
+    std::string top(rest.substr(0, rest.find('/')));
+    if (absl::EndsWith(top, ".libs"))
+      top.resize(top.size() - 5);  // auditwheel's vendored libraries
+    out[i] = top;
+  }
+  return out;
+}
+
+void MarkOrderDependent(const std::vector<InputFile>& others, Report* r) {
+  // docs/loader-model.md E9: a missing library that another package in the same directory
+  // ships is there only if that package was imported first.
+  for (Problem& p : r->problems) {
+    if (p.kind != ProblemKind::kMissingLibrary) continue;
+    for (const InputFile& f : others) {
+      if (Basename(f.name) != p.library) continue;
+      p.hint = absl::StrCat("order-dependent: ", f.name, " provides ", p.library,
+                            ", but it belongs to another package: this loads only if that "
+                            "package is imported first (and loads it RTLD_GLOBAL or by this "
+                            "name); depend on it explicitly, or bundle the library");
+      break;
+    }
+  }
+}
+
 std::string ModuleLabel(const ExpandedInput& in, const InputFile& f) {
   if (size_t bang = f.name.rfind('!'); bang != std::string::npos) return f.name.substr(bang + 1);
   if (in.kind == "directory" && absl::StartsWith(f.name, in.path)) {
@@ -803,6 +845,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   struct ModuleEntry {
     InputFile module;
     std::vector<InputFile> bundled;
+    std::vector<InputFile> other_packages;  // a site-packages directory's other packages' objects
     ModuleInfo info;
   };
   std::vector<ModuleEntry> modules;
@@ -824,12 +867,17 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     }
     const PackageMetadata md = ParseMetadata(TextMember(ex, ".dist-info/METADATA"));
     // docs/loader-model.md E6, E7: every shared object a package ships is loaded and checked;
-    // its siblings count as loaded for it.
+    // its siblings count as loaded for it. A directory that holds installed packages (a
+    // site-packages: it has *.dist-info) is several packages, one per top-level entry
+    // ("torchvision" with its "torchvision.libs"): a module sees its own package's objects; what
+    // only another package provides depends on import order (E9).
+    const std::vector<std::string> package = PackagesOf(ex);
     for (size_t i = 0; i < ex.objects.size(); ++i) {
       ModuleEntry e;
       e.module = ex.objects[i];
       for (size_t j = 0; j < ex.objects.size(); ++j) {
-        if (j != i) e.bundled.push_back(ex.objects[j]);
+        if (j == i) continue;
+        (package[j] == package[i] ? e.bundled : e.other_packages).push_back(ex.objects[j]);
       }
       e.info.label = ModuleLabel(ex, e.module);
       e.info.package = md.name;
@@ -876,6 +924,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
           Report r,
           CheckObjects(e.module, providers, build_preload[b], python ? &*python : nullptr, options,
                        ModuleAlreadyLoaded::kIsAnError, &parses, e.bundled.size()));
+      if (!r.loads && !e.other_packages.empty()) MarkOrderDependent(e.other_packages, &r);
       m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
     }
   }

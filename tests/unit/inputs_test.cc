@@ -346,6 +346,32 @@ TEST(DiagnosisRankingTest, SameQualifiedNameWins) {
   EXPECT_THAT(r->problems[0].hint, HasSubstr("compiled against another declaration of call"));
 }
 
+// Issue 15: in a directory of installed packages, one package's library does not satisfy another
+// package's module — that depends on import order, and the report says so.
+TEST(SitePackagesTest, AnotherPackagesLibraryIsOrderDependent) {
+  TempDir d;
+  for (const char* dir :
+       {"site/pkg_a", "site/pkg_a-1.0.dist-info", "site/pkg_b", "site/pkg_b.libs", "build"})
+    std::filesystem::create_directories(d.path() + "/" + dir);
+  d.Write("site/pkg_a/liba.so", Lib("liba.so", {"a_fn"}));
+  d.Write("site/pkg_b.libs/libb.so", Lib("libb.so", {"b_fn"}));
+  d.Write("site/pkg_b/mod.so", Mod({"libb.so", "liba.so", "libt.so"}, {"a_fn", "b_fn", "t_fn"}));
+  d.Write("build/libt.so", Lib("libt.so", {"t_fn"}));
+  CheckOptions o = NoHostOptions();
+  absl::StatusOr<Matrix> m = CheckMatrix({d.path() + "/site"}, {d.path() + "/build"}, o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Report* mod = nullptr;
+  for (const MatrixCell& c : m->cells) {
+    if (c.module == d.path() + "/site/pkg_b/mod.so") mod = &c.report;
+  }
+  ASSERT_NE(mod, nullptr);
+  EXPECT_FALSE(mod->loads);
+  ASSERT_EQ(mod->problems.size(), 2u) << RenderText(*mod, false);  // liba.so, then a_fn
+  EXPECT_EQ(mod->problems[0].library, "liba.so") << "libb.so is its own package's (pkg_b.libs)";
+  EXPECT_THAT(mod->problems[0].hint,
+              HasSubstr("order-dependent: " + d.path() + "/site/pkg_a/liba.so provides liba.so"));
+}
+
 // Issue 15: diagnosis stops after 256 undefined symbols, and the report says so.
 TEST(DiagnosisCapTest, SaysThatItCutTheList) {
   TempDir d;
