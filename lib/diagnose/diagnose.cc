@@ -412,6 +412,44 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
   return out;
 }
 
+// One change repeated across an API (int -> long in one parameter of 57 functions) is one cause
+// with a count and examples, not 57 unrelated findings.
+void GroupRepeatedChanges(Report* report) {
+  constexpr int kMinRepeats = 3;
+  std::vector<std::pair<std::string, std::vector<Problem*>>> groups;
+  for (Problem& p : report->problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol || p.candidates.empty() || !p.cause.empty())
+      continue;
+    const Candidate& c = p.candidates.front();
+    if (c.relation != "signature_changed" || c.differences.size() != 1) continue;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == c.differences.front(); });
+    if (it == groups.end()) it = groups.insert(groups.end(), {c.differences.front(), {}});
+    it->second.push_back(&p);
+  }
+  int n = 0;
+  for (auto& [change, members] : groups) {
+    if (static_cast<int>(members.size()) < kMinRepeats) continue;
+    Cause cause;
+    cause.id = absl::StrCat("same_change_", ++n);
+    std::vector<std::string> examples;
+    for (size_t i = 0; i < members.size() && i < 3; ++i) {
+      FunctionParts f;
+      examples.push_back(SplitFunction(members[i]->symbol, &f) && !f.base.empty()
+                             ? absl::StrCat(f.context.empty() ? "" : f.context + "::", f.base)
+                             : members[i]->demangled);
+    }
+    cause.summary =
+        absl::StrCat("one change, ", change, ", in ", members.size(), " functions (e.g. ",
+                     absl::StrJoin(examples, ", "), members.size() > 3 ? ", ..." : "",
+                     "): the module was built against a build that declared them "
+                     "otherwise");
+    cause.problems = static_cast<int>(members.size());
+    for (Problem* p : members) p->cause = cause.id;
+    report->causes.push_back(std::move(cause));
+  }
+}
+
 }  // namespace
 
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
@@ -587,6 +625,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                          "without nearest candidates",
                          kMaxDiagnosed, undiagnosed)});
   }
+  GroupRepeatedChanges(report);
   ClassifyStringAbi(scope, report);
   for (Problem& p : report->problems) {
     if (p.cause == "cxx11_string_abi") {

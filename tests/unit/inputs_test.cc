@@ -372,6 +372,30 @@ TEST(SitePackagesTest, AnotherPackagesLibraryIsOrderDependent) {
               HasSubstr("order-dependent: " + d.path() + "/site/pkg_a/liba.so provides liba.so"));
 }
 
+// Issue 15: one change repeated across an API is one cause, with a count and examples.
+TEST(DiagnosisCausesTest, RepeatedChangeIsOneCause) {
+  TempDir d;
+  // ns::f1..f4(int) became (long); ns::g(int) became (unsigned int): a change of its own.
+  const std::string lib = d.Write(
+      "libt.so",
+      Lib("libt.so", {"_ZN2ns2f1El", "_ZN2ns2f2El", "_ZN2ns2f3El", "_ZN2ns2f4El", "_ZN2ns1gEj"}));
+  const std::string mod = d.Write(
+      "mod.so",
+      Mod({"libt.so"}, {"_ZN2ns2f1Ei", "_ZN2ns2f2Ei", "_ZN2ns2f3Ei", "_ZN2ns2f4Ei", "_ZN2ns1gEi"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->causes.size(), 1u) << RenderText(*r, false);
+  EXPECT_EQ(r->causes[0].problems, 4);
+  EXPECT_THAT(r->causes[0].summary,
+              HasSubstr("one change, parameter 1: int → long, in 4 functions (e.g. ns::f1, "
+                        "ns::f2, ns::f3, ...)"));
+  int in_cause = 0;
+  for (const Problem& p : r->problems) in_cause += p.cause == r->causes[0].id;
+  EXPECT_EQ(in_cause, 4);
+}
+
 // Issue 15: diagnosis stops after 256 undefined symbols, and the report says so.
 TEST(DiagnosisCapTest, SaysThatItCutTheList) {
   TempDir d;
