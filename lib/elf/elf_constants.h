@@ -17,11 +17,11 @@ inline constexpr uint16_t EM_386 = 3, EM_ARM = 40, EM_X86_64 = 62, EM_AARCH64 = 
                           EM_S390 = 22, EM_RISCV = 243;
 inline constexpr uint16_t PN_XNUM = 0xffff;
 
-inline constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_GNU_STACK = 0x6474e551,
+inline constexpr uint32_t PT_LOAD = 1, PT_DYNAMIC = 2, PT_TLS = 7, PT_GNU_STACK = 0x6474e551,
                           PT_GNU_PROPERTY = 0x6474e553;
 // .note.gnu.property: NT_GNU_PROPERTY_TYPE_0 and the x86 ISA level an object needs.
 inline constexpr uint32_t NT_GNU_PROPERTY_TYPE_0 = 5, GNU_PROPERTY_X86_ISA_1_NEEDED = 0xc0008002;
-inline constexpr uint32_t PF_X = 1;
+inline constexpr uint32_t PF_X = 1, PF_W = 2;
 
 inline constexpr int64_t DT_NULL = 0, DT_NEEDED = 1, DT_PLTRELSZ = 2, DT_HASH = 4, DT_STRTAB = 5,
                          DT_SYMTAB = 6, DT_RELA = 7, DT_RELASZ = 8, DT_RELAENT = 9, DT_STRSZ = 10,

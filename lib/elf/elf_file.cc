@@ -182,6 +182,9 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
       case elf::PT_GNU_PROPERTY:
         ParseProperties(s);
         break;
+      case elf::PT_TLS:
+        if (!tls_) tls_ = s;
+        break;
       default:
         break;
     }

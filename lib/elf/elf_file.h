@@ -80,8 +80,11 @@ class ElfFile {
   uint64_t flags_1() const { return flags_1_; }
   // PT_GNU_STACK flags, or nullopt when the header is absent (the loader then assumes PF_X).
   std::optional<uint32_t> gnu_stack_flags() const { return gnu_stack_flags_; }
-  // The number of PT_LOAD program headers.
+  // The number of PT_LOAD program headers, and the headers.
   size_t load_count() const { return loads_.size(); }
+  const std::vector<Segment>& loads() const { return loads_; }
+  // PT_TLS, when there is one (its file part is .tdata, the rest .tbss).
+  const std::optional<Segment>& tls() const { return tls_; }
   // GNU_PROPERTY_X86_ISA_1_NEEDED from PT_GNU_PROPERTY (bit 0 baseline, 1 x86-64-v2, 2 v3, 3 v4),
   // 0 when the object carries none.
   uint32_t x86_isa_needed() const { return x86_isa_needed_; }
@@ -118,6 +121,7 @@ class ElfFile {
   uint16_t e_machine_ = 0;
   std::vector<Segment> loads_;
   std::optional<uint32_t> gnu_stack_flags_;
+  std::optional<Segment> tls_;
   std::vector<std::pair<uint64_t, uint64_t>> footprint_;
   std::vector<std::pair<uint64_t, uint64_t>> string_footprint_;  // the strings PT_DYNAMIC names
   bool has_dynamic_ = false;

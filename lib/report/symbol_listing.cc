@@ -23,8 +23,11 @@
 namespace abicheck {
 namespace {
 
-// nm's letter for a dynamic symbol, from what the symbol itself says (no section flags).
-char TypeLetter(const Symbol& s) {
+// nm's letter for a dynamic symbol. nm reads the section a symbol lies in; we read what the
+// loader reads, the program headers: in an executable segment T, in a read-only one R, in a
+// writable one D — or B past its file part (.bss); TLS: D in PT_TLS's file part (.tdata), B past
+// it (.tbss). Functions are T wherever they are.
+char TypeLetter(const Symbol& s, const ElfFile& elf) {
   if (!s.defined()) {
     if (s.bind() == elf::STB_WEAK) return s.type() == elf::STT_OBJECT ? 'v' : 'w';
     return 'U';
@@ -33,12 +36,24 @@ char TypeLetter(const Symbol& s) {
   if (s.type() == elf::STT_GNU_IFUNC) return 'i';
   if (s.bind() == elf::STB_WEAK) return s.type() == elf::STT_OBJECT ? 'V' : 'W';
   char c = 'T';
-  if (s.shndx == elf::SHN_ABS)
+  if (s.shndx == elf::SHN_ABS) {
     c = 'A';
-  else if (s.shndx == elf::SHN_COMMON)
+  } else if (s.shndx == elf::SHN_COMMON) {
     c = 'C';
-  else if (s.type() == elf::STT_OBJECT || s.type() == elf::STT_TLS)
-    c = 'D';
+  } else if (s.type() == elf::STT_TLS) {
+    c = elf.tls() && s.value >= elf.tls()->filesz ? 'B' : 'D';
+  } else if (s.type() != elf::STT_FUNC) {
+    c = s.type() == elf::STT_OBJECT ? 'D' : 'T';
+    for (const Segment& seg : elf.loads()) {
+      if (s.value < seg.vaddr || s.value - seg.vaddr >= std::max(seg.memsz, seg.filesz)) continue;
+      if (seg.flags & elf::PF_W) {
+        c = s.value - seg.vaddr >= seg.filesz ? 'B' : 'D';
+      } else {
+        c = (seg.flags & elf::PF_X) && s.type() != elf::STT_OBJECT ? 'T' : 'R';
+      }
+      break;
+    }
+  }
   return s.bind() == elf::STB_LOCAL ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
@@ -46,6 +61,7 @@ struct Row {
   Symbol sym;
   absl::string_view version;
   bool default_version = false;
+  char letter = 'U';  // TypeLetter
 };
 
 // One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
@@ -59,7 +75,7 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
   } else {
     out->append(width + 1, ' ');
   }
-  out->push_back(TypeLetter(r.sym));
+  out->push_back(r.letter);
   out->push_back(' ');
   // Control bytes only in hostile files: escape them, copy everything else as is.
   if (std::any_of(name.begin(), name.end(),
@@ -131,7 +147,7 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
       if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
       if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined()))
         continue;
-      Row row{*s, {}, false};
+      Row row{*s, {}, false, TypeLetter(*s, elf)};
       if (t.has_versym()) {
         const uint16_t vs = t.Versym(i);
         const VersionSlot* slot = t.Slot(vs & 0x7fff);
@@ -213,7 +229,7 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
       j["version"] = std::string(r.version);
       j["default"] = r.default_version;
     }
-    j["type"] = std::string(1, TypeLetter(r.sym));
+    j["type"] = std::string(1, r.letter);
     j["defined"] = r.sym.defined();
     j["value"] = r.sym.value;
     j["size"] = r.sym.size;

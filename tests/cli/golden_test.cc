@@ -308,6 +308,36 @@ TEST(CliTest, ProgressLinesInALog) {
   EXPECT_EQ(log.find("reading archives"), std::string::npos) << log;
 }
 
+// Issue 15: `symbols` equals `nm -D` (binutils) line for line on real libraries — the type
+// letter included (B, R, V, W, i, u from the program headers, as nm has them from sections).
+TEST(CliTest, SymbolsEqualsNmOnRealLibraries) {
+  std::vector<std::string> libs;
+  for (const char* l : {"/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libc.so.6",
+                        "/usr/local/cuda/lib64/libcudart.so.13"}) {
+    if (fs::exists(l)) libs.push_back(l);
+  }
+  if (const char* home = std::getenv("HOME")) {
+    // A torch build from the PyPI corpus, when tests/pypi has installed one.
+    const fs::path venvs = fs::path(home) / ".cache/abicheck-corpus/pypi/venvs";
+    std::error_code ec;
+    for (const auto& v : fs::directory_iterator(venvs, ec)) {
+      const fs::path lib = v.path() / "lib/python3.12/site-packages/torch/lib/libtorch_cpu.so";
+      if (fs::exists(lib)) {
+        libs.push_back(lib.string());
+        break;
+      }
+    }
+  }
+  if (libs.empty()) GTEST_SKIP() << "none of the real libraries is on this machine";
+  for (const std::string& l : libs) {
+    std::string nm, ours;
+    ASSERT_EQ(RunShellStdout("nm -D " + ShellQuote(l) + " | LC_ALL=C sort", &nm), 0) << l;
+    ASSERT_EQ(RunShellStdout(Tool() + " symbols " + ShellQuote(l) + " | LC_ALL=C sort", &ours), 0);
+    ASSERT_FALSE(nm.empty()) << l;
+    EXPECT_TRUE(nm == ours) << l << ": abicheck symbols differs from nm -D (diff them to see)";
+  }
+}
+
 TEST(CliTest, QuietOutputAndJunit) {
   Scenario sc;
   ASSERT_TRUE(
