@@ -21,9 +21,10 @@ absl::Status Corrupt(const std::string& name, absl::string_view what) {
 
 }  // namespace
 
-OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t want_machine) {
-  // open_verify (dl-load.c), in its order. The header is read little-endian: ld.so compares
-  // e_ident byte by byte and reads the rest in its own byte order, refusing the other one first.
+OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t want_machine,
+                       bool want_big_endian) {
+  // open_verify (dl-load.c), in its order. ld.so compares e_ident byte by byte and reads the
+  // rest in its own byte order, refusing the other one first.
   auto refused = [](const char* e) { return OpenVerdict{OpenVerdict::kRefused, e}; };
   const size_t ehsize = want_64 ? 64 : 52;
   if (bytes.size() < ehsize) return refused("file too short");
@@ -31,8 +32,9 @@ OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t w
   if (!std::equal(kMagic, kMagic + 4, bytes.begin())) return refused("invalid ELF header");
   if (bytes[elf::EI_CLASS] != (want_64 ? elf::ELFCLASS64 : elf::ELFCLASS32))
     return OpenVerdict{OpenVerdict::kOtherClass, nullptr};
-  if (bytes[elf::EI_DATA] != elf::ELFDATA2LSB)
-    return refused("ELF file data encoding not little-endian");
+  if (bytes[elf::EI_DATA] != (want_big_endian ? elf::ELFDATA2MSB : elf::ELFDATA2LSB))
+    return refused(want_big_endian ? "ELF file data encoding not big-endian"
+                                   : "ELF file data encoding not little-endian");
   if (bytes[elf::EI_VERSION] != elf::EV_CURRENT)
     return refused("ELF file version ident does not match current one");
   const uint8_t osabi = bytes[elf::EI_OSABI], abiversion = bytes[elf::EI_ABIVERSION];
@@ -45,7 +47,7 @@ OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t w
   for (int i = elf::EI_PAD; i < elf::EI_NIDENT; ++i) {
     if (bytes[i] != 0) return refused("nonzero padding in e_ident");
   }
-  ByteReader r(bytes, /*big_endian=*/false);
+  ByteReader r(bytes, want_big_endian);
   if (*r.ReadAt<uint32_t>(20) != elf::EV_CURRENT)
     return refused("ELF file version does not match current one");
   if (*r.ReadAt<uint16_t>(18) != want_machine)

@@ -50,7 +50,9 @@ struct OpenVerdict {
   Kind kind = kOk;
   const char* error = nullptr;  // kRefused: ld.so's errstring
 };
-OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t want_machine);
+// `want_big_endian`: the byte order of the loader that runs (the module's).
+OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t want_machine,
+                       bool want_big_endian = false);
 
 class ElfFile {
  public:

@@ -157,9 +157,12 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // ELF magic, that is the loader's answer, not an input error.
   if (const absl::Span<const uint8_t> b = module_input.blob->bytes();
       b.size() >= 20 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
-    const OpenVerdict v = OpenVerify(b, b[elf::EI_CLASS] == elf::ELFCLASS64,
-                                     static_cast<uint16_t>(b[18] | b[19] << 8));
-    if (v.kind == OpenVerdict::kRefused && b[elf::EI_DATA] != elf::ELFDATA2MSB) {
+    // The module's own class, byte order and machine pick the loader: those checks pass.
+    const bool be = b[elf::EI_DATA] == elf::ELFDATA2MSB;
+    const OpenVerdict v =
+        OpenVerify(b, b[elf::EI_CLASS] == elf::ELFCLASS64,
+                   static_cast<uint16_t>(be ? (b[18] << 8 | b[19]) : (b[18] | b[19] << 8)), be);
+    if (v.kind == OpenVerdict::kRefused) {
       Report refused;
       refused.module = module_path;
       Problem p;
@@ -184,6 +187,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     ABICHECK_ASSIGN_OR_RETURN(device, ResolveDeviceTarget(options, cache, probe_elf.machine()));
   }
   Loader loader(options, probe_elf.machine(), probe_elf.is_64(), std::move(cache), parses);
+  loader.SetBigEndian(probe_elf.big_endian());
 
   Report report;
   report.module = module_path;

@@ -269,7 +269,7 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   }
   // open_verify (docs/loader-model.md A11): another class is remembered (a later "wrong ELF
   // class" error), another machine is skipped silently, anything else refused ends the search.
-  const OpenVerdict verdict = OpenVerify(parsed->blob->bytes(), is_64_, machine_);
+  const OpenVerdict verdict = OpenVerify(parsed->blob->bytes(), is_64_, machine_, big_endian_);
   switch (verdict.kind) {
     case OpenVerdict::kRefused:
       return absl::FailedPreconditionError(absl::StrCat(path, ": ", verdict.error));

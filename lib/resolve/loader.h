@@ -123,6 +123,8 @@ class Loader {
   // The parses shared with the other checks of this call; nullptr when this loader's are its own.
   ParseCache* shared_parses() const { return own_parses_ ? nullptr : parses_; }
   uint16_t machine() const { return machine_; }
+  // The byte order of the module, hence of the loader that runs it (little-endian by default).
+  void SetBigEndian(bool big_endian) { big_endian_ = big_endian; }
 
  private:
   // _dl_map_object: an already-loaded match, or a search; nullptr with `failure` filled.
@@ -166,6 +168,7 @@ class Loader {
   ParseCache* parses_;
   uint16_t machine_;
   bool is_64_;
+  bool big_endian_ = false;
   LdCache cache_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
