@@ -230,9 +230,11 @@ std::string Loader::SubstituteDst(absl::string_view in, const Object& owner) con
 }
 
 std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object& owner) const {
-  // fillin_rpath: an empty element stays (the current directory); one whose tokens cannot be
-  // replaced is dropped.
+  // decompose_rpath: an empty DT_RPATH/DT_RUNPATH string is no path at all; fillin_rpath: inside
+  // a list, an empty element stays (the current directory), one whose tokens cannot be replaced
+  // is dropped.
   std::vector<std::string> dirs;
+  if (list.empty()) return dirs;
   for (absl::string_view d : absl::StrSplit(list, ':')) {
     if (d.empty()) {
       dirs.emplace_back();
