@@ -387,6 +387,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
             failures.begin(), failures.end(),
             [&](const MapFailure& f) { return f.requester == o && f.name == need.file; });
         if (load_failed) continue;  // reported above; ld.so stopped there
+        const std::vector<std::string>& assumed = loader.assumed_used();
+        if (std::find(assumed.begin(), assumed.end(), need.file) != assumed.end())
+          continue;  // loaded with the providers, unreadable here (C2a): its versions unchecked
         // No such file was ever requested (a DT_NEEDED entry removed, the verneed left behind):
         // glibc 2.36 asserts (docs/loader-model.md B5).
         refuse(&version_problems, ProblemKind::kLoaderAssertion, o->path,

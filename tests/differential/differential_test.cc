@@ -256,10 +256,13 @@ TEST(ProviderDependency, SatisfiesTheSameDtNeededByName) {
   ASSERT_EQ(RunShell("rm -rf " + ShellQuote(dir) + " && mkdir -p " + ShellQuote(dir + "/q") +
                          " && cd " + ShellQuote(dir) +
                          " && printf 'int q(void) { return 1; }\\n' > q.c"
+                         " && printf 'Q_1 { global: q; local: *; };\\n' > q.map"
                          " && printf 'int q(void); int p(void) { return q(); }\\n' > p.c"
                          " && printf 'int p(void); int q(void); int use(void) { return p() + q(); "
                          "}\\n' > mod.c"
-                         " && cc -shared -fPIC -o q/libq.so q.c -Wl,-soname,libq.so"
+                         // Versioned, so the module also has a version requirement on libq.so.
+                         " && cc -shared -fPIC -o q/libq.so q.c -Wl,-soname,libq.so "
+                         "-Wl,--version-script=q.map"
                          " && cc -shared -fPIC -o libp.so p.c -Wl,-soname,libp.so -Lq -lq "
                          "-Wl,-rpath,'$ORIGIN/q'"
                          " && cc -shared -fPIC -o mod.so mod.c -L. -Lq -lp -lq",
