@@ -130,6 +130,18 @@ std::string RefusalHint(absl::string_view message) {
   return "";
 }
 
+// The report of a module the loader refuses outright: that one problem, ld.so's first error.
+Report ModuleRefused(Report report, std::string message, std::string hint) {
+  Problem p;
+  p.kind = ProblemKind::kNotLoadable;
+  p.object = report.module;
+  p.message = std::move(message);
+  p.hint = std::move(hint);
+  p.first = true;
+  report.problems.push_back(std::move(p));
+  return report;
+}
+
 // The order in which dl_open_worker relocates new objects: dependencies before dependents
 // (the reverse of l_initfini, a depth-first post-order from the module).
 std::vector<const Object*> RelocationOrder(const Object* module) {
@@ -165,13 +177,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     if (v.kind == OpenVerdict::kRefused) {
       Report refused;
       refused.module = module_path;
-      Problem p;
-      p.kind = ProblemKind::kNotLoadable;
-      p.object = module_path;
-      p.message = absl::StrCat(module_path, ": ", v.error);
-      p.first = true;
-      refused.problems.push_back(std::move(p));
-      return refused;
+      return ModuleRefused(std::move(refused), absl::StrCat(module_path, ": ", v.error), "");
     }
   }
   // The module decides which loader runs: its machine and class.
@@ -255,14 +261,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   }
   // _dl_map_object_from_fd's refusals of the module itself (docs/loader-model.md A9, A10, A12).
   if (const char* refusal = MapRefusal(*module->elf, GlibcRelease(options))) {
-    Problem p;
-    p.kind = ProblemKind::kNotLoadable;
-    p.object = module_path;
-    p.message = absl::StrCat(module_path, ": ", refusal);
-    p.hint = RefusalHint(p.message);
-    p.first = true;
-    report.problems.push_back(std::move(p));
-    return report;
+    const std::string message = absl::StrCat(module_path, ": ", refusal);
+    return ModuleRefused(std::move(report), message, RefusalHint(message));
   }
 
   ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist,

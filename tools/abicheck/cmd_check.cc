@@ -42,25 +42,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                  "the Python interpreter (executable or libpython) that provides Py* symbols");
   app.add_option("-L,--library-path", library_path,
                  "a directory searched like LD_LIBRARY_PATH (':' separates several)");
-  app.add_option("--sysroot", options.sysroot,
-                 "search the host directories and ld.so.cache under this root")
-      ->check(CLI::ExistingDirectory);
   bool ignore_env = false;
-  app.add_flag("--ignore-env", ignore_env,
-               "do not search LD_LIBRARY_PATH from the environment (searched by default, after -L, "
-               "as the loader would)");
-  app.add_option("--glibc", options.glibc,
-                 "the glibc release whose loader is modelled where releases differ (2.41 and later "
-                 "refuse objects that need an executable stack); default: this host's")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            int a, b;
-            char end;
-            return std::sscanf(v.c_str(), "%d.%d%c", &a, &b, &end) == 2
-                       ? std::string()
-                       : std::string("give a release such as 2.36 or 2.41");
-          },
-          "MAJOR.MINOR"));
+  AddLoaderOptions(app, &options, &ignore_env);
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--host-only", host_only, "check against the host's libraries alone (no PROVIDER)");
   bool no_diagnose = false;

@@ -34,6 +34,8 @@ struct OutputOptions {
 };
 // --gpu and --cuda-driver (docs/gpu-model.md) into `options`, for check and env.
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
+// --sysroot (must exist), --ignore-env and --glibc (MAJOR.MINOR), for check and env.
+void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env);
 // A command-line parse error, in our words: "abicheck: --gpu: ..." and where to read the usage
 // (exit 2); --help and --version print and return 0.
 int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog);

@@ -34,6 +34,27 @@ void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver)
                  "'host' (the version in the name of the host's libcuda.so.1, never loaded)");
 }
 
+void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env) {
+  app.add_option("--sysroot", options->sysroot,
+                 "search the host directories and ld.so.cache under this root")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--ignore-env", *ignore_env,
+               "do not search LD_LIBRARY_PATH from the environment (searched by default, after -L, "
+               "as the loader would)");
+  app.add_option("--glibc", options->glibc,
+                 "the glibc release whose loader is modelled where releases differ (2.41 and later "
+                 "refuse objects that need an executable stack); default: this host's")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            int a, b;
+            char end;
+            return std::sscanf(v.c_str(), "%d.%d%c", &a, &b, &end) == 2
+                       ? std::string()
+                       : std::string("give a release such as 2.36 or 2.41");
+          },
+          "MAJOR.MINOR"));
+}
+
 int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog) {
   if (e.get_exit_code() == 0) return app.exit(e);
   std::fprintf(stderr, "%s: %s\nRun '%s --help' for more information.\n", prog.c_str(), e.what(),
