@@ -7,7 +7,7 @@
 #   bench/compare.sh [CORPUS_DIR]        (installs the comparison tools from Debian if missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-corpus=$(cd "${1:-$root/corpus}" && pwd)
+corpus=$(cd "${1:-$HOME/.cache/abicheck-corpus/debian}" && pwd)
 runs=${ABICHECK_BENCH_RUNS:-5}
 fast_runs=${ABICHECK_BENCH_FAST_RUNS:-40}
 need=()

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fetches real libtorch builds and extension modules from Debian's archive (suites and packages: README, "Corpus")
 # into a folder of our own, without touching the machine's apt configuration.
-#   bench/fetch-corpus.sh [DEST]   (default: $ABICHECK_CORPUS or ./corpus)
+#   bench/fetch-corpus.sh [DEST]   (default: $ABICHECK_CORPUS or ~/.cache/abicheck-corpus/debian)
 # Prints the destination on success; exits 2 when the archive cannot be reached.
 set -euo pipefail
-dest=${1:-${ABICHECK_CORPUS:-$PWD/corpus}}
+dest=${1:-${ABICHECK_CORPUS:-$HOME/.cache/abicheck-corpus/debian}}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 uri=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)

@@ -5,6 +5,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup-deps.sh
+# The real-file corpora are cached under ~/.cache/abicheck-corpus and skip when the disk has no
+# room for them: the free space, at the start and the end, tells which happened and why.
+disk() { echo "== disk $1: $(df -h --output=avail "$HOME" | tail -1 | tr -d ' ') free for the corpus cache, $(df -h --output=avail . | tail -1 | tr -d ' ') for the builds"; }
+disk start
+trap 'disk end' EXIT
 echo "== format"
 scripts/check-format.sh
 jobs=$(nproc)
