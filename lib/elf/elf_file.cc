@@ -148,7 +148,7 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
                                           "end of the file (0x%x)",
                                           phnum, want, phoff, reader_.size()));
   }
-  std::optional<Segment> dynamic;
+  std::optional<Segment> dynamic, relro;
   for (uint32_t i = 0; i < phnum; ++i) {
     const uint64_t at = phoff + uint64_t{i} * want;
     Segment s;
@@ -173,10 +173,17 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
                                                 "runs past the end of the file (0x%x)",
                                                 i, s.offset, s.filesz, reader_.size()));
         }
+        // A segment no address space can hold: mmap fails (or the kernel's overcommit policy
+        // decides) — a corrupt file either way (docs/loader-model.md B7).
+        if (s.memsz > (uint64_t{1} << 40) || s.vaddr > (uint64_t{1} << 47)) {
+          return Corrupt(name_, absl::StrFormat("program header %u (PT_LOAD): 0x%x bytes at 0x%x "
+                                                "cannot be mapped",
+                                                i, s.memsz, s.vaddr));
+        }
         loads_.push_back(s);
         break;
       case elf::PT_DYNAMIC:
-        if (!dynamic) dynamic = s;  // ld.so uses the first one.
+        dynamic = s;  // _dl_map_object_from_fd keeps the last one (B7)
         break;
       case elf::PT_GNU_STACK:
         gnu_stack_flags_ = s.flags;
@@ -187,9 +194,23 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
       case elf::PT_TLS:
         if (!tls_) tls_ = s;
         break;
+      case 0x6474e552:  // PT_GNU_RELRO
+        relro = s;
+        break;
       default:
         break;
     }
+  }
+  // _dl_protect_relro makes PT_GNU_RELRO read-only after relocation; outside the writable
+  // segments that changes other pages (or fails half-way): a corrupt file (B7).
+  if (relro && relro->memsz > 0 && !loads_.empty() &&
+      std::none_of(loads_.begin(), loads_.end(), [&](const Segment& l) {
+        return (l.flags & elf::PF_W) && relro->vaddr >= l.vaddr && relro->memsz <= l.memsz &&
+               relro->vaddr - l.vaddr <= l.memsz - relro->memsz;
+      })) {
+    return Corrupt(name_, absl::StrFormat("PT_GNU_RELRO 0x%x+0x%x is not inside a writable "
+                                          "PT_LOAD segment",
+                                          relro->vaddr, relro->memsz));
   }
   if (dynamic) return ParseDynamic(*dynamic);
   return absl::OkStatus();
@@ -257,13 +278,21 @@ std::optional<uint64_t> ElfFile::DynamicValue(int64_t tag) const {
 }
 
 absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
-  // ld.so reads PT_DYNAMIC through its mapping (p_vaddr), which for every sane file is also its
-  // file range; we take the file range and require it to be readable.
+  // ld.so reads PT_DYNAMIC through its mapping (l_ld = p_vaddr), which for every sane file is
+  // also its file range; we require both: the file range readable, and the same bytes at p_vaddr
+  // in a PT_LOAD segment (elsewhere the loader reads other memory, or faults: B7).
   std::optional<ByteReader> bytes = reader_.Slice(dyn.offset, dyn.filesz);
   if (!bytes) {
     return Corrupt(name_, absl::StrFormat("PT_DYNAMIC: file range 0x%x+0x%x runs past the end of "
                                           "the file (0x%x)",
                                           dyn.offset, dyn.filesz, reader_.size()));
+  }
+  if (std::optional<ByteReader> mapped = VaddrSlice(dyn.vaddr, dyn.filesz);
+      dyn.filesz > 0 && !loads_.empty() &&
+      (!mapped || mapped->data().data() != bytes->data().data())) {
+    return Corrupt(name_, absl::StrFormat("PT_DYNAMIC: its address 0x%x does not map its file "
+                                          "range 0x%x+0x%x",
+                                          dyn.vaddr, dyn.offset, dyn.filesz));
   }
   has_dynamic_ = true;
   footprint_.emplace_back(dyn.offset, dyn.filesz);

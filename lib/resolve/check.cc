@@ -142,6 +142,26 @@ Report ModuleRefused(Report report, std::string message, std::string hint) {
   return report;
 }
 
+// A function a relocation binds to must be code of its object: the loader stores its address for
+// calls, wherever it points (docs/loader-model.md B7). Outside, the file is corrupt.
+absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
+  if (def.shndx == elf::SHN_ABS || def.shndx == elf::SHN_UNDEF) return absl::OkStatus();
+  if (def.value == 0 && def.type() != elf::STT_TLS && def.type() != elf::STT_SECTION) {
+    // Address 0 is the ELF header: no definition lives there.
+    return absl::DataLossError(absl::StrFormat(
+        "%s: .dynsym: %s is defined at address 0, the ELF header", elf.name(), def.name));
+  }
+  if (def.type() != elf::STT_FUNC && def.type() != elf::STT_GNU_IFUNC) return absl::OkStatus();
+  for (const Segment& s : elf.loads()) {
+    if ((s.flags & elf::PF_X) && def.value >= s.vaddr && def.value - s.vaddr < s.memsz)
+      return absl::OkStatus();
+  }
+  return absl::DataLossError(
+      absl::StrFormat("%s: .dynsym: function %s at 0x%x is outside the "
+                      "object's code",
+                      elf.name(), def.name, def.value));
+}
+
 // The order in which dl_open_worker relocates new objects: dependencies before dependents
 // (the reverse of l_initfini, a depth-first post-order from the module).
 std::vector<const Object*> RelocationOrder(const Object* module) {
@@ -260,8 +280,13 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     return already;
   }
   // _dl_map_object_from_fd's refusals of the module itself (docs/loader-model.md A9, A10, A12).
-  if (const char* refusal = MapRefusal(*module->elf, GlibcRelease(options))) {
-    const std::string message = absl::StrCat(module_path, ": ", refusal);
+  if (MapRefusalResult refusal = MapRefusal(*module->elf, GlibcRelease(options))) {
+    if (refusal.assertion) {
+      report = ModuleRefused(std::move(report), refusal.message, "");
+      report.problems.back().kind = ProblemKind::kLoaderAssertion;
+      return report;
+    }
+    const std::string message = absl::StrCat(module_path, ": ", refusal.message);
     return ModuleRefused(std::move(report), message, RefusalHint(message));
   }
 
@@ -464,76 +489,98 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
   }
   std::vector<Problem> symbol_problems;
+  // One reference of object `o`: looked up in the scope as elf_machine_rela's RESOLVE_MAP does.
+  auto check_reference = [&](const Object* o, const Reference& ref) -> absl::Status {
+    Symbol sym = o->syms->GetOrEmpty(ref.symbol);
+    if (o == module && sym.shndx == elf::SHN_UNDEF && !sym.name.empty()) {
+      // E8: how the module itself uses torch.
+      if (IsTorchShimName(sym.name)) {
+        ++report.torch_shim_references;
+      } else if (IsTorchCxxName(sym.name)) {
+        if (report.torch_cxx_references++ < 3)
+          report.torch_cxx_examples.push_back(Demangle(sym.name));
+      }
+    }
+    if (sym.name.empty()) {
+      return absl::DataLossError(absl::StrFormat(
+          "%s: .dynsym entry %u: name offset is outside .dynstr", o->path, ref.symbol));
+    }
+    // elf_machine_rela: local symbols and hidden/internal ones bind to themselves, no lookup.
+    if (sym.bind() == elf::STB_LOCAL || sym.visibility() == elf::STV_HIDDEN ||
+        sym.visibility() == elf::STV_INTERNAL) {
+      if (sym.shndx != elf::SHN_UNDEF) return CheckDefinitionAddress(*o->elf, sym);
+      // Bound to itself though undefined: to the object's own address st_value (B7).
+      return absl::DataLossError(absl::StrFormat(
+          "%s: .dynsym: %s is undefined but %s: the loader binds it to the object's address 0x%x",
+          o->path, sym.name, sym.bind() == elf::STB_LOCAL ? "local" : "hidden", sym.value));
+    }
+    ++report.references_checked;
+    std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
+    HashedName name(sym.name);
+    bool asserts = false;
+    std::optional<Binding> b =
+        loader.Lookup(scope, name, want ? &*want : nullptr, ref.plt_class, &asserts);
+    if (asserts) {
+      refuse(&symbol_problems, ProblemKind::kLoaderAssertion, o->path,
+             "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion "
+             "`version->filename == NULL || ! _dl_name_match_p (version->filename, map)' "
+             "failed!");
+      symbol_problems.back().symbol = std::string(sym.name);
+      symbol_problems.back().demangled = Demangle(sym.name);
+      if (want) symbol_problems.back().version = std::string(want->name);
+      return absl::OkStatus();
+    }
+    if (b) {
+      if (!b->object->syms->external())  // an index keeps no addresses
+        ABICHECK_RETURN_IF_ERROR(CheckDefinitionAddress(*b->object->elf, b->symbol));
+      const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b->symbol.type() == elf::STT_TLS;
+      if (sym.type() != elf::STT_NOTYPE && ref_tls != def_tls) {
+        report.warnings.push_back(
+            {o->path, absl::StrCat("symbol ", sym.name, ": ", ref_tls ? "TLS" : "non-TLS",
+                                   " reference bound to a ", def_tls ? "TLS" : "non-TLS",
+                                   " definition in ", b->object->path)});
+      }
+      return absl::OkStatus();
+    }
+    if (sym.bind() == elf::STB_WEAK) {
+      ++report.weak_unresolved;
+      return absl::OkStatus();
+    }
+    if (options.python.empty() && IsInterpreterSymbol(sym.name)) {
+      ++report.interpreter_symbols;
+      return absl::OkStatus();
+    }
+    if (!loader.assumed_used().empty()) {
+      ++report.unverified_references;  // may be defined by an assumed-loaded library (C2a)
+      return absl::OkStatus();
+    }
+    Problem p;
+    p.kind = ProblemKind::kUndefinedSymbol;
+    p.object = o->path;
+    p.symbol = std::string(sym.name);
+    p.demangled = Demangle(sym.name);
+    if (want) p.version = std::string(want->name);
+    p.message = absl::StrCat(o->path, ": undefined symbol: ", sym.name,
+                             want ? absl::StrCat(", version ", want->name) : "");
+    symbol_problems.push_back(std::move(p));
+    return absl::OkStatus();
+  };
+  bool stopped = false;  // at a relocation ld.so cannot apply (B7): nothing after it is relocated
   for (const Object* o : RelocationOrder(module)) {
-    if (o->preexisting) continue;
+    if (o->preexisting || stopped) continue;
     ABICHECK_ASSIGN_OR_RETURN(std::vector<Reference> refs, o->syms->References());
     for (const Reference& ref : refs) {
-      Symbol sym = o->syms->GetOrEmpty(ref.symbol);
-      if (o == module && sym.shndx == elf::SHN_UNDEF && !sym.name.empty()) {
-        // E8: how the module itself uses torch.
-        if (IsTorchShimName(sym.name)) {
-          ++report.torch_shim_references;
-        } else if (IsTorchCxxName(sym.name)) {
-          if (report.torch_cxx_references++ < 3)
-            report.torch_cxx_examples.push_back(Demangle(sym.name));
-        }
+      if (ref.symbol != 0) {  // (0: a relocation that names no symbol, where ld.so stops)
+        ABICHECK_RETURN_IF_ERROR(check_reference(o, ref));
       }
-      if (sym.name.empty()) {
-        return absl::DataLossError(absl::StrFormat(
-            "%s: .dynsym entry %u: name offset is outside .dynstr", o->path, ref.symbol));
-      }
-      // elf_machine_rela: local symbols and hidden/internal ones bind to themselves, no lookup.
-      if (sym.bind() == elf::STB_LOCAL || sym.visibility() == elf::STV_HIDDEN ||
-          sym.visibility() == elf::STV_INTERNAL) {
-        continue;
-      }
-      ++report.references_checked;
-      std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
-      HashedName name(sym.name);
-      bool asserts = false;
-      std::optional<Binding> b =
-          loader.Lookup(scope, name, want ? &*want : nullptr, ref.plt_class, &asserts);
-      if (asserts) {
-        refuse(&symbol_problems, ProblemKind::kLoaderAssertion, o->path,
-               "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion "
-               "`version->filename == NULL || ! _dl_name_match_p (version->filename, map)' "
-               "failed!");
-        symbol_problems.back().symbol = std::string(sym.name);
-        symbol_problems.back().demangled = Demangle(sym.name);
-        if (want) symbol_problems.back().version = std::string(want->name);
-        continue;
-      }
-      if (b) {
-        const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b->symbol.type() == elf::STT_TLS;
-        if (sym.type() != elf::STT_NOTYPE && ref_tls != def_tls) {
-          report.warnings.push_back(
-              {o->path, absl::StrCat("symbol ", sym.name, ": ", ref_tls ? "TLS" : "non-TLS",
-                                     " reference bound to a ", def_tls ? "TLS" : "non-TLS",
-                                     " definition in ", b->object->path)});
-        }
-        continue;
-      }
-      if (sym.bind() == elf::STB_WEAK) {
-        ++report.weak_unresolved;
-        continue;
-      }
-      if (options.python.empty() && IsInterpreterSymbol(sym.name)) {
-        ++report.interpreter_symbols;
-        continue;
-      }
-      if (!loader.assumed_used().empty()) {
-        ++report.unverified_references;  // may be defined by an assumed-loaded library (C2a)
-        continue;
-      }
-      Problem p;
-      p.kind = ProblemKind::kUndefinedSymbol;
-      p.object = o->path;
-      p.symbol = std::string(sym.name);
-      p.demangled = Demangle(sym.name);
-      if (want) p.version = std::string(want->name);
-      p.message = absl::StrCat(o->path, ": undefined symbol: ", sym.name,
-                               want ? absl::StrCat(", version ", want->name) : "");
-      symbol_problems.push_back(std::move(p));
+      if (ref.stop == Reference::Stop::kNone) continue;
+      const bool assertion = ref.stop == Reference::Stop::kRelativeAssertion;
+      refuse(&symbol_problems,
+             assertion ? ProblemKind::kLoaderAssertion : ProblemKind::kNotLoadable, o->path,
+             assertion ? RelocationStopMessage(ref)
+                       : absl::StrCat(o->path, ": ", RelocationStopMessage(ref)));
+      stopped = true;
+      break;
     }
   }
   for (auto* group : {&map_problems, &version_problems, &isa_problems, &symbol_problems}) {

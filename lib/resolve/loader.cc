@@ -89,19 +89,36 @@ std::pair<int, int> GlibcRelease(const CheckOptions& options) {
   return {2, 36};
 }
 
-const char* MapRefusal(const ElfFile& elf, std::pair<int, int> glibc) {
-  // _dl_map_object_from_fd, in its order (docs/loader-model.md A9, A10, A12).
-  if (elf.load_count() == 0) return "object file has no loadable segments";
-  if (elf.type() == elf::ET_EXEC) return "cannot dynamically load executable";
-  if (!elf.has_dynamic()) return "object file has no dynamic section";
+MapRefusalResult MapRefusal(const ElfFile& elf, std::pair<int, int> glibc) {
+  // _dl_map_object_from_fd, in its order (docs/loader-model.md A9, A10, A11, A12).
+  for (const Segment& s : elf.loads()) {
+    if (((s.vaddr - s.offset) & 0xfff) != 0)  // GLRO(dl_pagesize): 4 KiB on x86-64
+      return {"ELF load command address/offset not page-aligned"};
+  }
+  if (elf.load_count() == 0) return {"object file has no loadable segments"};
+  if (elf.type() == elf::ET_EXEC) return {"cannot dynamically load executable"};
+  // _dl_map_segments reserves first segment's page .. last segment's end in one mmap.
+  const uint64_t map_start = elf.loads().front().vaddr & ~uint64_t{0xfff};
+  const uint64_t alloc_end = elf.loads().back().vaddr + elf.loads().back().memsz;
+  if (alloc_end <= map_start || alloc_end - map_start > (uint64_t{1} << 40))
+    return {"failed to map segment from shared object"};
+  if (!elf.has_dynamic()) return {"object file has no dynamic section"};
+  // elf_get_dynamic_info asserts that x86-64's PLT relocations are RELA (B7).
+  if (elf.machine() == elf::EM_X86_64 && elf.is_64() &&
+      elf.DynamicValue(elf::DT_PLTREL).value_or(elf::DT_RELA) != elf::DT_RELA) {
+    return {
+        "Inconsistency detected by ld.so: get-dynamic-info.h: 115: elf_get_dynamic_info: "
+        "Assertion `info[DT_PLTREL]->d_un.d_val == DT_RELA' failed!",
+        true};
+  }
   // glibc 2.41: dlopen no longer makes the stack executable; a missing PT_GNU_STACK means an
   // executable stack on x86-64 and AArch64 alike.
   if (glibc >= std::pair{2, 41} && (!elf.gnu_stack_flags() || (*elf.gnu_stack_flags() & elf::PF_X)))
-    return "cannot enable executable stack as shared object requires: Invalid argument";
+    return {"cannot enable executable stack as shared object requires: Invalid argument"};
   if ((elf.flags_1() & elf::DF_1_PIE) != 0)
-    return "cannot dynamically load position-independent executable";
-  if ((elf.flags_1() & elf::DF_1_NOOPEN) != 0) return "shared object cannot be dlopen()ed";
-  return nullptr;
+    return {"cannot dynamically load position-independent executable"};
+  if ((elf.flags_1() & elf::DF_1_NOOPEN) != 0) return {"shared object cannot be dlopen()ed"};
+  return {};
 }
 
 std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol) {
@@ -298,8 +315,11 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   }
   const ElfFile& elf = *parsed->elf;
   // _dl_map_object_from_fd names the object by the name it was requested under.
-  if (const char* refusal = MapRefusal(elf, glibc_))
-    return absl::FailedPreconditionError(absl::StrCat(name, ": ", refusal));
+  if (MapRefusalResult refusal = MapRefusal(elf, glibc_)) {
+    return refusal.assertion
+               ? absl::AbortedError(refusal.message)
+               : absl::FailedPreconditionError(absl::StrCat(name, ": ", refusal.message));
+  }
   auto obj = std::make_unique<Object>();
   obj->file_id = parsed->file_id;
   obj->blob = parsed->blob;
@@ -451,10 +471,12 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
       if (!dep.ok()) {
         // "invalid ELF header", "shared object cannot be dlopen()ed" and the like end the load
         // with their own message.
-        if (absl::IsFailedPrecondition(dep.status())) {
+        // An assertion (AbortedError) ends the process with its own text.
+        if (absl::IsFailedPrecondition(dep.status()) || absl::IsAborted(dep.status())) {
           failure.requester = l;
           failure.name = name;
-          failure.kind = ProblemKind::kNotLoadable;
+          failure.kind = absl::IsAborted(dep.status()) ? ProblemKind::kLoaderAssertion
+                                                       : ProblemKind::kNotLoadable;
           failure.message = std::string(dep.status().message());
           failures->push_back(failure);
           if (fresh) l->deps.push_back(nullptr);

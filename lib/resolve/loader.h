@@ -51,7 +51,12 @@ bool NameMatches(const Object& o, absl::string_view name);
 // What _dl_map_object_from_fd refuses after open_verify accepted the file (docs/loader-model.md
 // A9, A10, A12), as ld.so's errstring; nullptr when the object maps. `glibc` is the release
 // modelled (CheckOptions::glibc, {2, 36} when empty).
-const char* MapRefusal(const ElfFile& elf, std::pair<int, int> glibc);
+struct MapRefusalResult {
+  const char* message = nullptr;  // ld.so's errstring, or the whole text of its assertion
+  bool assertion = false;         // the process ends (Inconsistency detected by ld.so)
+  explicit operator bool() const { return message != nullptr; }
+};
+MapRefusalResult MapRefusal(const ElfFile& elf, std::pair<int, int> glibc);
 
 // The glibc release a check models: CheckOptions::glibc ("2.41"), else this host's.
 std::pair<int, int> GlibcRelease(const CheckOptions& options);

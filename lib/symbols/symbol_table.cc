@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -248,9 +250,14 @@ absl::Status SymbolTable::ReadVersions() {
   if (std::optional<uint64_t> vd = elf.DynamicValue(elf::DT_VERDEF)) {
     std::optional<ByteReader> sec = elf.VaddrToSegmentEnd(*vd);
     if (!sec) return Corrupt(elf, ".gnu.version_d (DT_VERDEF) is not inside a loaded segment");
-    const uint64_t num = elf.DynamicValue(elf::DT_VERDEFNUM).value_or(kMaxVersionEntries);
+    // _dl_check_map_versions and match_symbol follow vd_next until it is 0; DT_VERDEFNUM is
+    // not read (docs/loader-model.md B6).
     uint64_t off = 0;
-    for (uint64_t i = 0; i < std::min<uint64_t>(num, kMaxVersionEntries); ++i) {
+    for (uint64_t i = 0;; ++i) {
+      if (i == kMaxVersionEntries) {
+        return Corrupt(elf,
+                       absl::StrFormat(".gnu.version_d: more than %u entries", kMaxVersionEntries));
+      }
       auto where = [&] { return absl::StrFormat(".gnu.version_d entry %u", i); };
       std::optional<uint16_t> vd_version = sec->ReadAt<uint16_t>(off);
       std::optional<uint16_t> vd_flags = sec->ReadAt<uint16_t>(off + 2);
@@ -287,13 +294,16 @@ absl::Status SymbolTable::ReadVersions() {
   if (std::optional<uint64_t> vn = elf.DynamicValue(elf::DT_VERNEED)) {
     std::optional<ByteReader> sec = elf.VaddrToSegmentEnd(*vn);
     if (!sec) return Corrupt(elf, ".gnu.version_r (DT_VERNEED) is not inside a loaded segment");
-    const uint64_t num = elf.DynamicValue(elf::DT_VERNEEDNUM).value_or(kMaxVersionEntries);
+    // The same for vn_next and vna_next: DT_VERNEEDNUM and vn_cnt are not read.
     uint64_t off = 0;
     uint32_t total_aux = 0;
-    for (uint64_t i = 0; i < std::min<uint64_t>(num, kMaxVersionEntries); ++i) {
+    for (uint64_t i = 0;; ++i) {
+      if (i == kMaxVersionEntries) {
+        return Corrupt(elf,
+                       absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
+      }
       auto where = [&] { return absl::StrFormat(".gnu.version_r entry %u", i); };
       std::optional<uint16_t> vn_version = sec->ReadAt<uint16_t>(off);
-      std::optional<uint16_t> vn_cnt = sec->ReadAt<uint16_t>(off + 2);
       std::optional<uint32_t> vn_file = sec->ReadAt<uint32_t>(off + 4);
       std::optional<uint32_t> vn_aux = sec->ReadAt<uint32_t>(off + 8);
       std::optional<uint32_t> vn_next = sec->ReadAt<uint32_t>(off + 12);
@@ -307,7 +317,7 @@ absl::Status SymbolTable::ReadVersions() {
       footprint_.emplace_back(elf.OffsetOf(*sec) + off, 16);
       ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(*vn_file, where));
       uint64_t aoff = off + *vn_aux;
-      for (uint32_t j = 0; j < *vn_cnt; ++j) {
+      for (uint32_t j = 0;; ++j) {
         auto awhere = [&] { return absl::StrFormat("%s aux %u", where(), j); };
         std::optional<uint32_t> vna_hash = sec->ReadAt<uint32_t>(aoff);
         std::optional<uint16_t> vna_flags = sec->ReadAt<uint16_t>(aoff + 4);
@@ -486,6 +496,142 @@ bool IsPltClass(uint16_t machine, uint32_t type, bool in_jmprel) {
 
 }  // namespace
 
+std::string RelocationStopMessage(const Reference& r) {
+  if (r.stop == Reference::Stop::kRelativeAssertion) {
+    return "Inconsistency detected by ld.so: ../sysdeps/x86_64/dl-machine.h: 487: "
+           "elf_machine_rela_relative: Assertion `ELFW(R_TYPE) (reloc->r_info) == "
+           "R_X86_64_RELATIVE' failed!";
+  }
+  // _dl_reloc_bad_type: two hex digits, or eight when the type does not fit in a byte.
+  return r.type > 0xff ? absl::StrFormat("unexpected reloc type 0x%08x", r.type)
+                       : absl::StrFormat("unexpected reloc type 0x%02x", r.type);
+}
+
+namespace {
+
+// elf_machine_rela's cases on x86-64 (docs/loader-model.md B7); the rest are _dl_reloc_bad_type.
+bool IsKnownX86_64Type(uint32_t type) {
+  switch (type) {
+    case elf::R_X86_64_NONE:
+    case elf::R_X86_64_64:
+    case elf::R_X86_64_PC32:
+    case elf::R_X86_64_COPY:
+    case elf::R_X86_64_GLOB_DAT:
+    case elf::R_X86_64_JUMP_SLOT:
+    case elf::R_X86_64_RELATIVE:
+    case elf::R_X86_64_32:
+    case elf::R_X86_64_DTPMOD64:
+    case elf::R_X86_64_DTPOFF64:
+    case elf::R_X86_64_TPOFF64:
+    case elf::R_X86_64_SIZE32:
+    case elf::R_X86_64_SIZE64:
+    case elf::R_X86_64_TLSDESC:
+    case elf::R_X86_64_IRELATIVE:
+    case elf::R_X86_64_RELATIVE64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// How many bytes an x86-64 relocation of `type` writes at its target.
+uint64_t X86_64TargetSize(uint32_t type) {
+  switch (type) {
+    case elf::R_X86_64_PC32:
+    case elf::R_X86_64_32:
+    case elf::R_X86_64_SIZE32:
+      return 4;
+    case elf::R_X86_64_TLSDESC:
+      return 16;
+    default:
+      return 8;
+  }
+}
+
+// Whether [vaddr, vaddr + len) lies inside one PT_LOAD segment with `flags`: in its memory
+// image, or for code (PF_X) in its file-backed part (past it are zero-filled pages).
+bool InSegment(const ElfFile& elf, uint64_t vaddr, uint64_t len, uint32_t flags) {
+  for (const Segment& s : elf.loads()) {
+    if ((s.flags & flags) != flags) continue;
+    const uint64_t size = (flags & elf::PF_X) ? std::min(s.filesz, s.memsz) : s.memsz;
+    if (vaddr >= s.vaddr && len <= size && vaddr - s.vaddr <= size - len) return true;
+  }
+  return false;
+}
+
+const char* DynamicTagName(int64_t tag) {
+  switch (tag) {
+    case elf::DT_INIT_ARRAYSZ:
+      return "DT_INIT_ARRAYSZ";
+    case elf::DT_FINI_ARRAYSZ:
+      return "DT_FINI_ARRAYSZ";
+    case elf::DT_RELASZ:
+      return "DT_RELASZ";
+    case elf::DT_RELAENT:
+      return "DT_RELAENT";
+    case elf::DT_JMPREL:
+      return "DT_JMPREL";
+    case elf::DT_PLTRELSZ:
+      return "DT_PLTRELSZ";
+    case elf::DT_INIT:
+      return "DT_INIT";
+    case elf::DT_FINI:
+      return "DT_FINI";
+    default:
+      return "a dynamic entry";
+  }
+}
+
+// What ld.so dereferences without a check (docs/loader-model.md B7): a table address without its
+// size reads a null entry of l_info[]; DT_INIT and DT_FINI are called, DT_INIT_ARRAY and
+// DT_FINI_ARRAY read, wherever they point. Either faults: the file is corrupt.
+absl::Status CheckUncheckedTables(const ElfFile& elf, bool x86_64) {
+  struct Pair {
+    int64_t addr, size;
+    const char* what;
+  };
+  std::vector<Pair> pairs = {{elf::DT_INIT_ARRAY, elf::DT_INIT_ARRAYSZ, "DT_INIT_ARRAY"},
+                             {elf::DT_FINI_ARRAY, elf::DT_FINI_ARRAYSZ, "DT_FINI_ARRAY"}};
+  if (x86_64) {
+    pairs.push_back({elf::DT_RELA, elf::DT_RELASZ, "DT_RELA"});
+    pairs.push_back({elf::DT_RELA, elf::DT_RELAENT, "DT_RELA"});
+    pairs.push_back({elf::DT_PLTREL, elf::DT_JMPREL, "DT_PLTREL"});
+    pairs.push_back({elf::DT_PLTREL, elf::DT_PLTRELSZ, "DT_PLTREL"});
+  }
+  // A table's size without the table: its relocations are never applied, its pointers stay
+  // unrelocated — never made by a linker.
+  if (x86_64 && !elf.DynamicValue(elf::DT_RELA) &&
+      (elf.DynamicValue(elf::DT_RELASZ) || elf.DynamicValue(elf::DT_RELACOUNT))) {
+    return Corrupt(elf,
+                   "DT_RELASZ or DT_RELACOUNT without DT_RELA: its relocations are not applied");
+  }
+  for (const Pair& p : pairs) {
+    if (elf.DynamicValue(p.addr) && !elf.DynamicValue(p.size)) {
+      return Corrupt(elf, absl::StrFormat("%s without %s: the loader reads a missing entry", p.what,
+                                          DynamicTagName(p.size)));
+    }
+  }
+  for (int64_t tag : {elf::DT_INIT, elf::DT_FINI}) {
+    std::optional<uint64_t> at = elf.DynamicValue(tag);
+    if (at && !InSegment(elf, *at, 1, elf::PF_X)) {
+      return Corrupt(
+          elf, absl::StrFormat("%s 0x%x is outside the object's code", DynamicTagName(tag), *at));
+    }
+  }
+  for (const Pair& p : {pairs[0], pairs[1]}) {
+    std::optional<uint64_t> at = elf.DynamicValue(p.addr);
+    if (!at) continue;
+    const uint64_t size = *elf.DynamicValue(p.size);
+    if (!InSegment(elf, *at, size, 0)) {
+      return Corrupt(elf, absl::StrFormat("%s: 0x%x bytes at 0x%x are outside the loaded segments",
+                                          p.what, size, *at));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   const ElfFile& elf = *elf_;
   if (external()) {
@@ -493,19 +639,56 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
         elf.name(),
         ": an index holds what a library exports, not its relocations: check the library itself"));
   }
+  // x86-64 is modelled exactly (docs/loader-model.md B7): no DT_REL (ELF_MACHINE_NO_REL), the
+  // first DT_RELACOUNT entries asserted R_X86_64_RELATIVE, unknown types refused, targets
+  // written inside the writable segments (all of them under DT_TEXTREL). Other machines: their
+  // symbol references only.
+  const bool x86_64 = elf.machine() == elf::EM_X86_64 && elf.is_64();
+  ABICHECK_RETURN_IF_ERROR(CheckUncheckedTables(elf, x86_64));
+  // _dl_check_map_versions sets l_versyms from DT_VERSYM without looking: version tables without
+  // it fault the loader.
+  if ((!defs_.empty() || !needs_.empty()) && !has_versym_) {
+    return Corrupt(elf, "version tables (DT_VERNEED/DT_VERDEF) without .gnu.version (DT_VERSYM)");
+  }
+  const bool textrel = elf.DynamicValue(elf::DT_TEXTREL).has_value() ||
+                       (elf.DynamicValue(elf::DT_FLAGS).value_or(0) & elf::DF_TEXTREL) != 0;
   struct Range {
     int64_t addr_tag, size_tag, ent_tag;
     bool rela;
     const char* name;
   };
   std::vector<std::pair<Range, bool>> ranges;  // (range, is_jmprel)
-  ranges.push_back(
-      {{elf::DT_REL, elf::DT_RELSZ, elf::DT_RELENT, false, ".rel.dyn (DT_REL)"}, false});
+  if (!x86_64) {
+    ranges.push_back(
+        {{elf::DT_REL, elf::DT_RELSZ, elf::DT_RELENT, false, ".rel.dyn (DT_REL)"}, false});
+  }
   ranges.push_back(
       {{elf::DT_RELA, elf::DT_RELASZ, elf::DT_RELAENT, true, ".rela.dyn (DT_RELA)"}, false});
   const bool plt_rela = elf.DynamicValue(elf::DT_PLTREL).value_or(elf::DT_RELA) == elf::DT_RELA;
-  ranges.push_back(
-      {{elf::DT_JMPREL, elf::DT_PLTRELSZ, 0, plt_rela, ".rela.plt (DT_JMPREL)"}, true});
+  // _ELF_DYNAMIC_DO_RELOC relocates DT_JMPREL only when DT_PLTREL is there.
+  if (!x86_64 || elf.DynamicValue(elf::DT_PLTREL)) {
+    ranges.push_back(
+        {{elf::DT_JMPREL, elf::DT_PLTRELSZ, 0, plt_rela, ".rela.plt (DT_JMPREL)"}, true});
+  }
+
+  // The constructors and destructors call_init and _dl_fini call: each slot of DT_INIT_ARRAY and
+  // DT_FINI_ARRAY as relocated (a relative relocation's addend) or as in the file.
+  struct Slots {
+    uint64_t addr = 0, size = 0;
+    const char* what = nullptr;
+  };
+  std::vector<Slots> arrays;
+  for (auto [tag, size_tag, what] :
+       {std::tuple{elf::DT_INIT_ARRAY, elf::DT_INIT_ARRAYSZ, "DT_INIT_ARRAY"},
+        std::tuple{elf::DT_FINI_ARRAY, elf::DT_FINI_ARRAYSZ, "DT_FINI_ARRAY"}}) {
+    if (std::optional<uint64_t> a = elf.DynamicValue(tag); a && x86_64)
+      arrays.push_back({*a, *elf.DynamicValue(size_tag) / 8 * 8, what});
+  }
+  absl::flat_hash_map<uint64_t, std::optional<uint64_t>> slot_values;  // nullopt: symbolic
+  auto in_arrays = [&](uint64_t at) {
+    return std::any_of(arrays.begin(), arrays.end(),
+                       [&](const Slots& a) { return at >= a.addr && at - a.addr < a.size; });
+  };
 
   std::vector<Reference> refs;
   absl::flat_hash_set<uint64_t> seen;
@@ -530,21 +713,86 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
                                           range.name, size, *addr));
     }
     const uint64_t n = size / ent;
+    // elf_dynamic_do_Rela: the first DT_RELACOUNT entries of DT_RELA are relative ones.
+    const uint64_t relative =
+        x86_64 && !jmprel ? std::min(n, elf.DynamicValue(elf::DT_RELACOUNT).value_or(0)) : 0;
     for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t offset = *bytes->ReadWord(i * ent, elf.word_size());
       const uint64_t info = *bytes->ReadWord(i * ent + elf.word_size(), elf.word_size());
       const uint32_t sym =
           elf.is_64() ? static_cast<uint32_t>(info >> 32) : static_cast<uint32_t>(info >> 8);
       const uint32_t type =
           elf.is_64() ? static_cast<uint32_t>(info) : static_cast<uint32_t>(info & 0xff);
-      if (sym == 0) continue;
-      if (sym >= count_) {
+      if (x86_64) {
+        if (i < relative && type != elf::R_X86_64_RELATIVE && type != elf::R_X86_64_RELATIVE64) {
+          refs.push_back({0, false, Reference::Stop::kRelativeAssertion, type});
+          return refs;
+        }
+        if (type == elf::R_X86_64_NONE) continue;
+        // Every other relocation writes at its target: outside the mapped, writable memory the
+        // loader faults (a corrupt file, not a verdict).
+        if (IsKnownX86_64Type(type) &&
+            !InSegment(elf, offset, X86_64TargetSize(type), textrel ? 0 : elf::PF_W)) {
+          return Corrupt(elf, absl::StrFormat("%s entry %u: it writes at 0x%x, outside the "
+                                              "object's writable segments",
+                                              range.name, i, offset));
+        }
+        if (type == elf::R_X86_64_IRELATIVE && range.rela) {
+          const uint64_t resolver = *bytes->ReadWord(i * ent + 16, 8);
+          if (!InSegment(elf, resolver, 1, elf::PF_X)) {
+            return Corrupt(elf, absl::StrFormat("%s entry %u: its resolver 0x%x is outside the "
+                                                "object's code",
+                                                range.name, i, resolver));
+          }
+        }
+        if (!arrays.empty() && in_arrays(offset)) {
+          const bool relative = type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64;
+          slot_values[offset] =
+              relative ? std::optional<uint64_t>(*bytes->ReadWord(i * ent + 16, 8)) : std::nullopt;
+        }
+        if (type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64) continue;
+      }
+      if (sym >= count_ && sym != 0) {
         return Corrupt(elf,
                        absl::StrFormat("%s entry %u: symbol index %u is past the end of .dynsym "
                                        "(%u entries)",
                                        range.name, i, sym, count_));
       }
+      if (sym != 0 && has_versym()) {
+        // do-rel.h: &l_versions[versym & 0x7fff], read whatever it holds (l_nversions entries;
+        // none without version tables): past the end, the loader reads garbage.
+        const uint16_t ndx = Versym(sym) & 0x7fff;
+        if (slots_.empty() ? ndx != elf::VER_NDX_LOCAL : ndx >= slots_.size()) {
+          return Corrupt(elf, absl::StrFormat(".gnu.version entry %u: version index %u is past "
+                                              "the version table (%u entries)",
+                                              sym, ndx, slots_.size()));
+        }
+      }
+      const bool bad_type = x86_64 && !IsKnownX86_64Type(type);
+      if (sym == 0 && !bad_type) continue;
       const bool plt = IsPltClass(elf.machine(), type, jmprel);
+      if (bad_type) {
+        refs.push_back({sym, plt, Reference::Stop::kBadType, type});
+        return refs;
+      }
       if (seen.insert((uint64_t{sym} << 1) | plt).second) refs.push_back({sym, plt});
+    }
+  }
+  for (const Slots& a : arrays) {
+    for (uint64_t at = a.addr; at < a.addr + a.size; at += 8) {
+      std::optional<uint64_t> target;
+      if (auto it = slot_values.find(at); it != slot_values.end()) {
+        if (!it->second) continue;  // bound to a symbol: that definition's code
+        target = it->second;
+      } else if (std::optional<ByteReader> raw = elf.VaddrSlice(at, 8)) {
+        target = raw->ReadWord(0, 8);
+      } else {
+        target = 0;  // zero-filled
+      }
+      if (!InSegment(elf, *target, 1, elf::PF_X)) {
+        return Corrupt(elf, absl::StrFormat("%s entry %u calls 0x%x, outside the object's code",
+                                            a.what, (at - a.addr) / 8, *target));
+      }
     }
   }
   return refs;

@@ -82,11 +82,20 @@ struct VersionNeed {
   std::vector<VersionNeedAux> aux;
 };
 
-// A symbol named by a dynamic relocation: what ld.so will look up.
+// A symbol named by a dynamic relocation: what ld.so will look up. The last entry of a list may
+// instead be the relocation where _dl_relocate_object stops (docs/loader-model.md B7): one of
+// the first DT_RELACOUNT that is not R_X86_64_RELATIVE (an assertion), or one of a type
+// elf_machine_rela does not know (_dl_reloc_bad_type) — looked up first when it names a symbol.
 struct Reference {
+  enum class Stop : uint8_t { kNone, kRelativeAssertion, kBadType };
   uint32_t symbol = 0;
   bool plt_class = false;  // ELF_RTYPE_CLASS_PLT: such lookups also reject SHN_UNDEF definitions
+  Stop stop = Stop::kNone;
+  uint32_t type = 0;  // the relocation type, when it stops there
 };
+// ld.so's words for a relocation it stops at: "unexpected reloc type 0x%02x" (eight digits past
+// 0xff), or its assertion's text.
+std::string RelocationStopMessage(const Reference& r);
 
 // A name with its GNU hash, and its SysV hash made when first asked for (most libraries have
 // only .gnu.hash).
@@ -188,7 +197,10 @@ class SymbolTable {
   void ForEachNamedSymbol(const HashedName& name, F&& f) const;
 
   // Every symbol named by DT_RELA/DT_REL/DT_JMPREL entries, deduplicated, in relocation order
-  // (DT_REL, DT_RELA, then DT_JMPREL: the order _dl_relocate_object processes them).
+  // (DT_REL, DT_RELA, then DT_JMPREL: the order _dl_relocate_object processes them; x86-64 has
+  // no DT_REL), up to the first relocation ld.so stops at. A relocation that would write outside
+  // the object's writable segments, call outside its code, or read a version past its version
+  // table is a corrupt input (ld.so crashes or reads garbage there: docs/loader-model.md B7).
   absl::StatusOr<std::vector<Reference>> References() const;
 
   // Every byte range (file offset, length) this table read or will read — symbols, strings,

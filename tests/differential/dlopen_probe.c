@@ -30,5 +30,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   printf("loaded\n");
+  fflush(
+      stdout); /* said before exit runs the destructors, which may crash (the mutation campaign) */
   return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef ABICHECK_TESTS_UNIT_ELF_BUILDER_H_
 #define ABICHECK_TESTS_UNIT_ELF_BUILDER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -234,7 +235,9 @@ class ElfBuilder {
     Put16(is64 ? 52 : 40, static_cast<uint16_t>(ehsize));
     Put16(is64 ? 54 : 42, static_cast<uint16_t>(phentsize));
     Put16(is64 ? 56 : 44, 2);
-    PutPhdr(L.phoff, 1, 5, 0, L.size);                                // PT_LOAD
+    // PT_LOAD, read-write-execute, its memory image reaching past the file to the relocation
+    // targets at 0x2000 (the loader writes there: docs/loader-model.md B7).
+    PutPhdr(L.phoff, 1, 7, 0, L.size, std::max<uint64_t>(L.size, 0x3000 + 8 * relocs.size()));
     PutPhdr(L.phoff + phentsize, 2, 6, L.dynamic, dsz * dyn.size());  // PT_DYNAMIC
     if (layout != nullptr) *layout = L;
     return bytes_;
@@ -263,7 +266,9 @@ class ElfBuilder {
   void Put32(uint64_t at, uint64_t v) { PutN(at, v, 4); }
   void Put64(uint64_t at, uint64_t v) { PutN(at, v, 8); }
   void PutWord(uint64_t at, uint64_t v) { PutN(at, v, is64 ? 8 : 4); }
-  void PutPhdr(uint64_t at, uint32_t type_, uint32_t flags, uint64_t off, uint64_t size) {
+  void PutPhdr(uint64_t at, uint32_t type_, uint32_t flags, uint64_t off, uint64_t size,
+               uint64_t memsz = 0) {
+    if (memsz == 0) memsz = size;
     Put32(at, type_);
     if (is64) {
       Put32(at + 4, flags);
@@ -271,14 +276,14 @@ class ElfBuilder {
       Put64(at + 16, off);
       Put64(at + 24, off);
       Put64(at + 32, size);
-      Put64(at + 40, size);
+      Put64(at + 40, memsz);
       Put64(at + 48, 0x1000);
     } else {
       Put32(at + 4, static_cast<uint32_t>(off));
       Put32(at + 8, static_cast<uint32_t>(off));
       Put32(at + 12, static_cast<uint32_t>(off));
       Put32(at + 16, static_cast<uint32_t>(size));
-      Put32(at + 20, static_cast<uint32_t>(size));
+      Put32(at + 20, static_cast<uint32_t>(memsz));
       Put32(at + 24, flags);
       Put32(at + 28, 0x1000);
     }
