@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -147,6 +148,9 @@ struct LoadedLibrary {
 };
 
 struct Warning {
+  Warning() = default;
+  Warning(std::string object_, std::string message_, std::string kind_ = "")
+      : object(std::move(object_)), message(std::move(message_)), kind(std::move(kind_)) {}
   std::string object;
   std::string message;
   // "" for a note; "second_copy": the load brings in another copy of a library the build

@@ -489,6 +489,15 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                               " build, or rebuild it against this one");
       }
     }
+    if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty() &&
+        (Basename(p.library) == "libcuda.so.1" || Basename(p.library) == "libnvidia-ml.so.1")) {
+      // The driver's own libraries: no wheel and no CUDA toolkit provides them.
+      p.hint = absl::StrCat(
+          p.library,
+          " is the NVIDIA driver's library: it comes with the GPU driver (the driver package of "
+          "the distribution, or NVIDIA's installer), not with CUDA wheels or the toolkit; on a "
+          "machine without the driver, a module that needs it directly cannot be imported");
+    }
     if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
       p.hint = absl::StrCat("no file named ", p.library,
                             " among the given libraries or on the search path");

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -232,8 +234,20 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
           "%s: more than %d files (raise it with --max-files)", path, limits.max_files));
     }
     // Symlinks to files are followed (libc10.so -> libc10.so.2.6.0); each file is listed once.
+    // A dangling symlink is no file; anything else that cannot be looked at — a name longer than
+    // PATH_MAX, a directory that cannot be listed — is an input error naming it (never skipped
+    // without a word: the answer would be about fewer files than were given).
     struct stat st;
-    if (::stat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::stat(it->path().c_str(), &st) != 0) {
+      const int err = errno;
+      if (err == ENOENT) continue;
+      return absl::UnavailableError(absl::StrCat(it->path().string(), ": ", std::strerror(err)));
+    }
+    if (S_ISDIR(st.st_mode) && ::access(it->path().c_str(), R_OK | X_OK) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          it->path().string(), ": Permission denied (a directory that cannot be listed)"));
+    }
+    if (!S_ISREG(st.st_mode)) continue;
     if (!seen.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}).second)
       continue;
     files.push_back(it->path().string());
@@ -241,10 +255,7 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
     absl::StatusOr<MappedFile> m = MappedFile::Open(f);
-    if (!m.ok()) {
-      out->notes.push_back(std::string(m.status().message()));
-      continue;
-    }
+    if (!m.ok()) return m.status();  // unreadable: "FILE: Permission denied"
     if (!HasElfMagic(m->bytes())) continue;
     out->objects.push_back(InputFile{f, f, std::make_shared<MappedBlob>(*std::move(m)), nullptr});
   }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <filesystem>
 #include <optional>
 
@@ -391,6 +392,11 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
           "%s: more than %d files (raise it with --max-files)", site, limits.max_files));
     }
     const std::string name = it->path().filename().string();
+    // What cannot be read is an input error naming it, never skipped without a word (issue 17).
+    if (::access(it->path().c_str(), R_OK) != 0 && errno == EACCES &&
+        (it->is_directory(ec) || LooksLikeSharedObject(name))) {
+      return absl::PermissionDeniedError(absl::StrCat(it->path().string(), ": Permission denied"));
+    }
     if (it->is_directory(ec)) {
       // torch is the build and nvidia/ its CUDA libraries: none of their objects is checked as a
       // package's, so their thousands of files are not walked.

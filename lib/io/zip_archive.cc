@@ -95,18 +95,25 @@ struct ZipArchive::Handle {
   }
 };
 
-absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle() const {
+absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle(bool check) const {
   // libzip reads the file with its own buffered I/O: reading an 870 MB wheel through a mapping
   // would put every page of it in our resident set.
   ABICHECK_RETURN_IF_ERROR(LoadLibZip().status());
   int err = 0;
   auto h = std::make_unique<Handle>();
-  h->za = Z().open(path_.c_str(), ZIP_RDONLY, &err);
+  h->za = Z().open(path_.c_str(), ZIP_RDONLY | (check ? ZIP_CHECKCONS : 0), &err);
   if (h->za == nullptr) {
     zip_error_t ze;
     Z().error_init_with_code(&ze, err);
     std::string msg = Z().error_strerror(&ze);
     Z().error_fini(&ze);
+    // A local header that says another name, method, CRC or size than its central-directory entry:
+    // Python's zipfile, and so pip, refuses the member; what pip would install is unknown.
+    if (err == ZIP_ER_INCONS) {
+      absl::StrAppend(&msg,
+                      " (a member's local header disagrees with the central directory on "
+                      "its name, method, CRC or sizes: pip refuses such a wheel)");
+    }
     return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", msg));
   }
   return h;
@@ -137,7 +144,7 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   a->path_ = path;
   a->limits_ = limits;
   ABICHECK_RETURN_IF_ERROR(StatFileId(path).status());
-  ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, a->OpenHandle());
+  ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, a->OpenHandle(/*check=*/true));
   struct Keep {  // the first handle serves the first reader
     const ZipArchive* a;
     std::unique_ptr<Handle>* h;

@@ -66,7 +66,9 @@ class ZipArchive {
  private:
   ZipArchive() = default;
   struct Handle;
-  absl::StatusOr<std::unique_ptr<Handle>> OpenHandle() const;
+  // `check`: ZIP_CHECKCONS, every local header against its central-directory entry (the first
+  // handle only: the archive does not change between them).
+  absl::StatusOr<std::unique_ptr<Handle>> OpenHandle(bool check = false) const;
   // A handle for one reader at a time: opening one reads the whole central directory, so each is
   // reused (one per thread at most) — one open per member made archives quadratic.
   absl::StatusOr<std::unique_ptr<Handle>> Borrow() const;

@@ -746,9 +746,11 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
           }
         }
         if (!arrays.empty() && in_arrays(offset)) {
-          const bool relative = type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64;
-          slot_values[offset] =
-              relative ? std::optional<uint64_t>(*bytes->ReadWord(i * ent + 16, 8)) : std::nullopt;
+          const bool is_relative =
+              type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64;
+          slot_values[offset] = is_relative
+                                    ? std::optional<uint64_t>(*bytes->ReadWord(i * ent + 16, 8))
+                                    : std::nullopt;
         }
         if (type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64) continue;
       }

@@ -84,5 +84,56 @@ PY
 # grows linearly: 35,000 take half as long), so this one case has a longer budget.
 budget=180 expect 0 "loads" "$A" check m.so --against many --no-diagnose
 rm -rf many
+# A central-directory entry whose local header names another file (Python's zipfile refuses it:
+# "File name in directory ... and header ... differ"), and one whose local header declares other
+# sizes: both refused, never read as some member.
+python3 - m.so <<'PY'
+import struct, sys, zipfile
+with zipfile.ZipFile("renamed.whl", "w", zipfile.ZIP_DEFLATED) as z:
+    z.write(sys.argv[1], "pkg/_a.so")
+    z.write(sys.argv[1], "pkg/_b.so")
+data = bytearray(open("renamed.whl", "rb").read())
+second = data.index(b"PK\x03\x04", 4)       # the second member's local header
+name_at = second + 30
+data[name_at + len("pkg/_")] = ord("c")        # its local name now pkg/_c.so
+open("renamed.whl", "wb").write(data)
+sizes = bytearray(open("renamed.whl", "rb").read().replace(b"pkg/_c.so", b"pkg/_b.so"))
+struct.pack_into("<I", sizes, second + 22, struct.unpack_from("<I", sizes, second + 22)[0] + 1)
+open("resized.whl", "wb").write(sizes)
+try:  # the oracle: Python refuses the renamed one (it reads sizes from the central directory
+    with zipfile.ZipFile("renamed.whl") as z:  # only; such a wheel is refused, not guessed at)
+        for n in z.namelist(): z.read(n)
+    print("python reads renamed.whl"); sys.exit(1)
+except zipfile.BadZipFile:
+    pass
+PY
+[ $? -eq 0 ] && ok || bad "Python's zipfile read a wheel it should refuse"
+expect 3 "disagrees with the central directory" "$A" check renamed.whl --against lib.so
+expect 3 "disagrees with the central directory" "$A" check resized.whl --against lib.so
+# Unreadable files and directories are input errors naming them, in a directory given as
+# providers, to index, to diff, and in an environment — never left out without a word. As root
+# (which reads everything) the cases run as nobody, from a scratch directory nobody can reach.
+perm=$(mktemp -d) && chmod 755 "$perm" && cp "$A" "$perm/abicheck" && cp m.so lib.so "$perm/" &&
+  mkdir -p "$perm/prov" "$perm/out" "$perm/venv/lib/python3.12/site-packages/pkg" &&
+  cp lib.so "$perm/prov/libok.so" && cp lib.so "$perm/prov/liblocked.so" && chmod 777 "$perm/out" &&
+  cp lib.so "$perm/venv/lib/python3.12/site-packages/pkg/_locked.so" && chmod -R a+rX "$perm" &&
+  chmod 000 "$perm/prov/liblocked.so" "$perm/venv/lib/python3.12/site-packages/pkg/_locked.so"
+as=(); [ "$(id -u)" = 0 ] && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+P="$perm/abicheck"
+expect 3 "liblocked.so: Permission denied" "${as[@]}" "$P" check "$perm/m.so" --against "$perm/prov"
+expect 3 "liblocked.so: Permission denied" "${as[@]}" "$P" index "$perm/prov" -o "$perm/out/x.abix"
+[ ! -e "$perm/out/x.abix" ] && ok || bad "index left a file behind after the error"
+expect 3 "liblocked.so: Permission denied" "${as[@]}" "$P" diff "$perm/prov" "$perm/prov"
+expect 3 "_locked.so: Permission denied" "${as[@]}" "$P" env "$perm/venv"
+chmod 644 "$perm/prov/liblocked.so" && mkdir "$perm/prov/sub" && chmod 000 "$perm/prov/sub"
+expect 3 "sub: Permission denied" "${as[@]}" "$P" check "$perm/m.so" --against "$perm/prov"
+chmod 755 "$perm/prov/sub" && expect 0 "loads" "${as[@]}" "$P" check "$perm/m.so" --against "$perm/prov"
+# A path longer than PATH_MAX (4,096) inside a directory given as input: an input error, not a
+# library left out.
+long=$(printf 'd%.0s' $(seq 1 250))
+(cd "$perm/prov/sub" && for i in $(seq 1 18); do mkdir "$long" && cd "$long" || exit 1; done &&
+  cp "$perm/lib.so" libdeep.so) && chmod -R a+rX "$perm/prov"
+expect 3 "File name too long" "${as[@]}" "$P" check "$perm/m.so" --against "$perm/prov" --max-depth 40
+rm -rf "$perm"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -82,6 +82,17 @@ TEST(CheckInputTest, ExecutableModuleIsNotLoadable) {
   EXPECT_THAT(r->problems[0].message, HasSubstr("prog: cannot dynamically load executable"));
 }
 
+TEST(CheckInputTest, TheDriversLibraryIsNamedAsSuch) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libcuda.so.1"};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kMissingLibrary);
+  EXPECT_THAT(r->problems[0].hint, HasSubstr("libcuda.so.1 is the NVIDIA driver's library"));
+}
+
 TEST(CheckInputTest, ForeignMachineProviderIsAnInputError) {
   TempDir d;
   std::string mod = d.Write("mod.so", ElfBuilder().Build());

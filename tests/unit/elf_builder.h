@@ -51,6 +51,7 @@ class ElfBuilder {
   std::vector<VerdefSpec> verdefs;  // include the BASE entry yourself
   std::vector<VerneedSpec> verneeds;
   std::vector<uint32_t> relocs;  // symbol indices, one R_X86_64_GLOB_DAT each
+  uint64_t relacount = 0;        // DT_RELACOUNT, when not 0
   bool with_hash = true;
   bool with_versym = false;
 
@@ -206,6 +207,7 @@ class ElfBuilder {
       dyn.push_back({"DT_RELA", {7, L.rela}});
       dyn.push_back({"DT_RELASZ", {8, relasz * relocs.size()}});
       dyn.push_back({"DT_RELAENT", {9, relasz}});
+      if (relacount != 0) dyn.push_back({"DT_RELACOUNT", {0x6ffffff9, relacount}});
     }
     dyn.push_back({"DT_NULL", {0, 0}});
     Align(8);

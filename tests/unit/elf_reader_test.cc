@@ -18,6 +18,7 @@ using ::abicheck::testing::ElfBuilder;
 using ::abicheck::testing::Layout;
 using ::abicheck::testing::StatusIs;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 ElfBuilder Basic() {
   ElfBuilder b;
@@ -268,6 +269,58 @@ TEST(SymbolTableTest, RelocationSymbolIndexPastTable) {
       StatusIs(
           absl::StatusCode::kDataLoss,
           ".rela.dyn (DT_RELA) entry 0: symbol index 99 is past the end of .dynsym (4 entries)"));
+}
+
+// docs/loader-model.md B7: where _dl_relocate_object stops, and what it would fault on.
+TEST(SymbolTableTest, UnknownRelocationTypeStopsAfterItsLookup) {
+  for (auto [type, text] : {std::pair{uint32_t{0x99}, "unexpected reloc type 0x99"},
+                            std::pair{uint32_t{0x1234}, "unexpected reloc type 0x00001234"}}) {
+    Layout L;
+    std::vector<uint8_t> b = Basic().Build(&L);
+    Patch64(b, L.rela + 8, (uint64_t{2} << 32) | type);
+    std::unique_ptr<ElfFile> keep;
+    absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+    ASSERT_TRUE(t.ok());
+    absl::StatusOr<std::vector<Reference>> refs = t->References();
+    ASSERT_TRUE(refs.ok()) << refs.status();
+    ASSERT_EQ(refs->size(), 1u);
+    EXPECT_EQ((*refs)[0].symbol, 2u);  // looked up first, then refused
+    EXPECT_EQ((*refs)[0].stop, Reference::Stop::kBadType);
+    EXPECT_EQ(RelocationStopMessage((*refs)[0]), text);
+  }
+}
+
+TEST(SymbolTableTest, RelativeCountCoversANonRelativeRelocation) {
+  ElfBuilder e = Basic();
+  e.relacount = 1;  // the GLOB_DAT is among the "relative" ones: ld.so asserts
+  std::vector<uint8_t> b = e.Build();
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<std::vector<Reference>> refs = t->References();
+  ASSERT_TRUE(refs.ok()) << refs.status();
+  ASSERT_EQ(refs->size(), 1u);
+  EXPECT_EQ((*refs)[0].stop, Reference::Stop::kRelativeAssertion);
+  EXPECT_THAT(RelocationStopMessage((*refs)[0]), HasSubstr("elf_machine_rela_relative"));
+}
+
+TEST(SymbolTableTest, RelocationsThatLookNothingUpOrWriteOutside) {
+  Layout L;
+  std::vector<uint8_t> b = Basic().Build(&L);
+  Patch64(b, L.rela + 8, (uint64_t{2} << 32) | 8);  // R_X86_64_RELATIVE naming a symbol
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<std::vector<Reference>> refs = t->References();
+  ASSERT_TRUE(refs.ok()) << refs.status();
+  EXPECT_TRUE(refs->empty());
+  Patch64(b, L.rela + 8, (uint64_t{2} << 32) | 6);
+  Patch64(b, L.rela, 0x7000000);  // the GLOB_DAT now writes where nothing is mapped
+  t = ReadTable(b, &keep);
+  ASSERT_TRUE(t.ok());
+  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss,
+                                        "it writes at 0x7000000, outside the object's writable "
+                                        "segments"));
 }
 
 TEST(SymbolTableTest, RelocationSizeNotMultipleOfEntry) {

@@ -200,10 +200,12 @@ TEST(ZipInputTest, CorruptMemberFailsItsCrc) {
     ASSERT_TRUE(in.ok()) << in.status();
     EXPECT_THAT(in->notes, Contains(HasSubstr("--fast: the CRC-32 of its 1 shared objects")));
   }
-  {  // deflated: the central directory's CRC changed
+  {  // deflated: the recorded CRC changed, in the central directory and the local header alike
+     // (one of them alone is an inconsistent archive, refused before any member is read)
     std::vector<uint8_t> z = Read(WriteZip(d, "d.whl", {{"lib/libx.so", lib, true}}));
     for (size_t i = 0; i + 4 < z.size(); ++i) {
       if (z[i] == 'P' && z[i + 1] == 'K' && z[i + 2] == 1 && z[i + 3] == 2) z[i + 16] ^= 1;
+      if (z[i] == 'P' && z[i + 1] == 'K' && z[i + 2] == 3 && z[i + 3] == 4) z[i + 14] ^= 1;
     }
     EXPECT_THAT(ExpandInput(d.Write("d2.whl", z), InputLimits{}),
                 StatusIs(absl::StatusCode::kDataLoss, "the archive records 0x"));
