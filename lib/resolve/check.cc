@@ -896,11 +896,15 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     }
   }
   // Modules, each with the shared objects that came with it (its package's own libraries).
+  // The module's siblings are indexes into the input's objects, not copies: a wheel of n objects
+  // would otherwise hold n^2 of them.
   struct ModuleEntry {
-    InputFile module;
-    std::vector<InputFile> bundled;
-    std::vector<InputFile> other_packages;  // a site-packages directory's other packages' objects
+    std::shared_ptr<const std::vector<InputFile>> objects;  // everything its input expanded to
+    size_t self = 0;
+    std::vector<uint32_t> bundled;         // its own package's other objects
+    std::vector<uint32_t> other_packages;  // a site-packages directory's other packages' objects
     ModuleInfo info;
+    const InputFile& module() const { return (*objects)[self]; }
   };
   std::vector<ModuleEntry> modules;
   // A module's device code lies in the middle of the file: with a GPU to judge, archive members
@@ -926,18 +930,21 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     // ("torchvision" with its "torchvision.libs"): a module sees its own package's objects; what
     // only another package provides depends on import order (E9).
     const std::vector<std::string> package = PackagesOf(ex);
-    for (size_t i = 0; i < ex.objects.size(); ++i) {
+    auto objects = std::make_shared<const std::vector<InputFile>>(ex.objects);
+    for (size_t i = 0; i < objects->size(); ++i) {
       ModuleEntry e;
-      e.module = ex.objects[i];
-      for (size_t j = 0; j < ex.objects.size(); ++j) {
+      e.objects = objects;
+      e.self = i;
+      for (size_t j = 0; j < objects->size(); ++j) {
         if (j == i) continue;
-        (package[j] == package[i] ? e.bundled : e.other_packages).push_back(ex.objects[j]);
+        (package[j] == package[i] ? e.bundled : e.other_packages)
+            .push_back(static_cast<uint32_t>(j));
       }
-      e.info.label = ModuleLabel(ex, e.module);
+      e.info.label = ModuleLabel(ex, e.module());
       e.info.package = md.name;
       e.info.version = md.version;
       e.info.torch_requirements = md.torch_requirements;
-      e.info.extension_module = DefinesPyInit(e.module);
+      e.info.extension_module = DefinesPyInit(e.module());
       modules.push_back(std::move(e));
     }
   }
@@ -964,22 +971,28 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     build_preload.push_back(common_preload);
   }
   for (const ModuleEntry& e : modules) {
-    m.modules.push_back(e.module.name);
+    m.modules.push_back(e.module().name);
     m.module_info.push_back(e.info);
   }
   m.builds = builds;
   if (m.builds.empty()) m.builds.push_back("(given libraries)");
   ParseCache parses;  // each build's libraries are parsed once for all the modules
   for (const ModuleEntry& e : modules) {
+    std::vector<InputFile> others;
+    if (!e.other_packages.empty()) {
+      for (uint32_t j : e.other_packages) others.push_back((*e.objects)[j]);
+    }
     for (size_t b = 0; b < build_providers.size(); ++b) {
-      std::vector<InputFile> providers = e.bundled;
+      std::vector<InputFile> providers;
+      providers.reserve(e.bundled.size() + build_providers[b].size());
+      for (uint32_t j : e.bundled) providers.push_back((*e.objects)[j]);
       providers.insert(providers.end(), build_providers[b].begin(), build_providers[b].end());
       ABICHECK_ASSIGN_OR_RETURN(
           Report r,
-          CheckObjects(e.module, providers, build_preload[b], python ? &*python : nullptr, options,
-                       ModuleAlreadyLoaded::kIsAnError, &parses, e.bundled.size()));
-      if (!r.loads && !e.other_packages.empty()) MarkOrderDependent(e.other_packages, &r);
-      m.cells.push_back({e.module.name, m.builds[b], std::move(r)});
+          CheckObjects(e.module(), providers, build_preload[b], python ? &*python : nullptr,
+                       options, ModuleAlreadyLoaded::kIsAnError, &parses, e.bundled.size()));
+      if (!r.loads && !others.empty()) MarkOrderDependent(others, &r);
+      m.cells.push_back({e.module().name, m.builds[b], std::move(r)});
     }
   }
   MarkTorchAbi(&m);

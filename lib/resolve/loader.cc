@@ -41,13 +41,10 @@ std::string Dirname(const std::string& path) {
 
 // The directory $ORIGIN stands for: the absolute directory of the path the object was opened
 // under, symlinks not resolved (dl-object.c _dl_new_object).
-std::string OriginOf(const std::string& path) {
-  std::string abs = path;
-  if (abs.empty() || abs[0] != '/') {
-    char buf[4096];
-    if (::getcwd(buf, sizeof buf) != nullptr) abs = absl::StrCat(buf, "/", path);
-  }
-  return Dirname(abs);
+// $ORIGIN: the directory of the path the object was opened under, made absolute against `cwd`.
+std::string OriginOf(const std::string& path, const std::string& cwd) {
+  if (!path.empty() && path[0] == '/') return Dirname(path);
+  return Dirname(cwd.empty() ? path : absl::StrCat(cwd, "/", path));
 }
 
 // fillin_rpath: an empty element is the current directory; trailing slashes are dropped and one
@@ -139,6 +136,8 @@ Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCach
       machine_(machine),
       is_64_(is_64),
       cache_(std::move(cache)) {
+  // The working directory once per check, not once per object (a system call each).
+  if (char buf[4096]; ::getcwd(buf, sizeof buf) != nullptr) cwd_ = buf;
   if (options_.sysroot == "/") options_.sysroot.clear();
   // Debian's system search path (`ld.so --help`): the multiarch directories, then /lib, /usr/lib.
   const std::string ma = Multiarch(machine);
@@ -178,7 +177,7 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
   obj->syms = parsed.syms;
   obj->path = path;
   obj->names = std::move(names);
-  obj->origin = OriginOf(opened_as);
+  obj->origin = OriginOf(opened_as, cwd_);
   obj->found_by = std::move(found_by);
   obj->loader = loader;
   obj->preexisting = preexisting;

@@ -175,6 +175,7 @@ class Loader {
   bool is_64_;
   bool big_endian_ = false;
   LdCache cache_;
+  std::string cwd_;  // for $ORIGIN of relative paths
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
   absl::flat_hash_set<std::string> absent_;      // paths that failed to open
