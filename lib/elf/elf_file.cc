@@ -173,9 +173,12 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
                                                 "runs past the end of the file (0x%x)",
                                                 i, s.offset, s.filesz, reader_.size()));
         }
-        // A segment no address space can hold: mmap fails (or the kernel's overcommit policy
-        // decides) — a corrupt file either way (docs/loader-model.md B7).
-        if (s.memsz > (uint64_t{1} << 40) || s.vaddr > (uint64_t{1} << 47)) {
+        // A segment no address space can hold, or writable zero-filled pages past 64 GiB: mmap
+        // fails, or the kernel's overcommit policy decides — a corrupt file either way
+        // (docs/loader-model.md B7).
+        if (s.memsz > (uint64_t{1} << 40) || s.vaddr > (uint64_t{1} << 47) ||
+            ((s.flags & elf::PF_W) && s.memsz > s.filesz &&
+             s.memsz - s.filesz > (uint64_t{1} << 36))) {
           return Corrupt(name_, absl::StrFormat("program header %u (PT_LOAD): 0x%x bytes at 0x%x "
                                                 "cannot be mapped",
                                                 i, s.memsz, s.vaddr));
@@ -183,7 +186,8 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
         loads_.push_back(s);
         break;
       case elf::PT_DYNAMIC:
-        dynamic = s;  // _dl_map_object_from_fd keeps the last one (B7)
+        dynamic = s;                               // _dl_map_object_from_fd keeps the last one (B7)
+        if (s.filesz == 0) empty_dynamic_ = true;  // and refuses any that is empty
         break;
       case elf::PT_GNU_STACK:
         gnu_stack_flags_ = s.flags;
@@ -199,6 +203,23 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
         break;
       default:
         break;
+    }
+  }
+  // _dl_map_segments maps each segment, and its zero-filled tail, MAP_FIXED at its address:
+  // segments that overlap clobber each other, or memory past the reservation (B7).
+  {
+    std::vector<const Segment*> by_address;
+    for (const Segment& l : loads_) by_address.push_back(&l);
+    std::sort(by_address.begin(), by_address.end(),
+              [](const Segment* a, const Segment* b) { return a->vaddr < b->vaddr; });
+    for (size_t i = 1; i < by_address.size(); ++i) {
+      const Segment& a = *by_address[i - 1];
+      const Segment& b = *by_address[i];
+      if (a.memsz > b.vaddr - a.vaddr) {
+        return Corrupt(name_, absl::StrFormat("PT_LOAD segments overlap: 0x%x+0x%x reaches into "
+                                              "the one at 0x%x",
+                                              a.vaddr, a.memsz, b.vaddr));
+      }
     }
   }
   // _dl_protect_relro makes PT_GNU_RELRO read-only after relocation; outside the writable

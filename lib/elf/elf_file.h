@@ -68,6 +68,8 @@ class ElfFile {
   const ByteReader& reader() const { return reader_; }
 
   bool has_dynamic() const { return has_dynamic_; }
+  // A PT_DYNAMIC with p_filesz 0 (objcopy --only-keep-debug): ld.so refuses the file.
+  bool empty_dynamic() const { return empty_dynamic_; }
   const std::vector<DynamicEntry>& dynamic() const { return dynamic_; }
   // The last value of `tag` in PT_DYNAMIC, as ld.so's l_info[] keeps it (elf_get_dynamic_info
   // overwrites: docs/loader-model.md C9).
@@ -127,6 +129,7 @@ class ElfFile {
   std::vector<std::pair<uint64_t, uint64_t>> footprint_;
   std::vector<std::pair<uint64_t, uint64_t>> string_footprint_;  // the strings PT_DYNAMIC names
   bool has_dynamic_ = false;
+  bool empty_dynamic_ = false;
   std::vector<DynamicEntry> dynamic_;
   ByteReader dynstr_;
   std::vector<absl::string_view> needed_;

@@ -399,7 +399,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
             absl::StrFormat("%s: unsupported version %u of Verneed record", o->path, need.version));
         break;
       }
-      // find_needed: a loaded object, in load order, that has the file as one of its names.
+      // find_needed: a loaded object, in load order, that has the file as one of its names —
+      // any object of the namespace, so also the main program ("") and what it linked: libc and
+      // the dynamic linker are in every process (docs/loader-model.md B5).
       const Object* provider = nullptr;
       for (const auto& cand : loader.objects()) {
         if (NameMatches(*cand, need.file)) {
@@ -407,6 +409,12 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
           break;
         }
       }
+      const bool in_every_process =
+          need.file == "libc.so.6" || absl::StartsWith(need.file, "ld-linux") || need.file.empty();
+      if (provider == nullptr && in_every_process && !need.file.empty() && options.use_host) {
+        provider = loader.MapProcessLibrary(need.file, const_cast<Object*>(o));
+      }
+      if (provider == nullptr && in_every_process) continue;  // the program's: not known here
       if (provider == nullptr) {
         const bool load_failed = std::any_of(
             failures.begin(), failures.end(),
@@ -487,6 +495,23 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   std::vector<const Object*> scope = global;
   for (const Object* o : searchlist) {
     if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
+  }
+  // Without the interpreter given, the program's own libc and dynamic linker still sit in the
+  // global scope of every process: a module that does not name libc binds to it anyway
+  // (docs/loader-model.md C3). Searched last here, they change no binding the scope already
+  // makes — only what it could not.
+  if (python == nullptr && options.use_host &&
+      std::none_of(scope.begin(), scope.end(),
+                   [](const Object* o) { return NameMatches(*o, "libc.so.6"); })) {
+    if (const Object* libc = loader.MapProcessLibrary("libc.so.6", module)) {
+      absl::StatusOr<std::vector<const Object*>> base =
+          loader.MapDeps(const_cast<Object*>(libc), true, &failures);
+      if (base.ok()) {
+        for (const Object* o : *base) {
+          if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
+        }
+      }
+    }
   }
   std::vector<Problem> symbol_problems;
   // One reference of object `o`: looked up in the scope as elf_machine_rela's RESOLVE_MAP does.

@@ -99,7 +99,7 @@ MapRefusalResult MapRefusal(const ElfFile& elf, std::pair<int, int> glibc) {
   const uint64_t alloc_end = elf.loads().back().vaddr + elf.loads().back().memsz;
   if (alloc_end <= map_start || alloc_end - map_start > (uint64_t{1} << 40))
     return {"failed to map segment from shared object"};
-  if (!elf.has_dynamic()) return {"object file has no dynamic section"};
+  if (!elf.has_dynamic() || elf.empty_dynamic()) return {"object file has no dynamic section"};
   // elf_get_dynamic_info asserts that x86-64's PLT relocations are RELA (B7).
   if (elf.machine() == elf::EM_X86_64 && elf.is_64() &&
       elf.DynamicValue(elf::DT_PLTREL).value_or(elf::DT_RELA) != elf::DT_RELA) {
@@ -362,8 +362,17 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
   return nullptr;
 }
 
+const Object* Loader::MapProcessLibrary(absl::string_view name, Object* requester) {
+  MapFailure ignored;
+  absl::StatusOr<Object*> o = MapObject(name, requester, /*preexisting=*/true, &ignored);
+  return o.ok() ? *o : nullptr;
+}
+
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
                                           bool preexisting, MapFailure* failure) {
+  // _dl_map_object: "" is the main program's l_name, so an empty name is the program itself —
+  // loaded, with nothing of it to search here (docs/loader-model.md C2).
+  if (name.empty()) return nullptr;
   if (const Object* o = FindLoaded(name)) {
     // add_name_to_object: a match by soname makes it one of the object's names (find_needed and
     // check_match compare names only).

@@ -121,6 +121,9 @@ class Loader {
   // dependencies), but is not among the files: a DT_NEEDED entry of that name matches it, as an
   // already-loaded object matches, and the load then depends on a library we cannot read.
   void AssumeLoaded(const std::string& name) { assumed_.insert(name); }
+  // A library every process has (libc, the dynamic linker), mapped from the system as already
+  // loaded when nothing loaded here is it; nullptr when it cannot be found.
+  const Object* MapProcessLibrary(absl::string_view name, Object* requester);
   // The assumed names a DT_NEEDED entry of a new object matched, in the order met.
   const std::vector<std::string>& assumed_used() const { return assumed_used_; }
 

@@ -605,6 +605,9 @@ absl::Status CheckUncheckedTables(const ElfFile& elf, bool x86_64) {
     return Corrupt(elf,
                    "DT_RELASZ or DT_RELACOUNT without DT_RELA: its relocations are not applied");
   }
+  if (x86_64 && elf.DynamicValue(elf::DT_JMPREL) && !elf.DynamicValue(elf::DT_PLTREL)) {
+    return Corrupt(elf, "DT_JMPREL without DT_PLTREL: its relocations are not applied");
+  }
   for (const Pair& p : pairs) {
     if (elf.DynamicValue(p.addr) && !elf.DynamicValue(p.size)) {
       return Corrupt(elf, absl::StrFormat("%s without %s: the loader reads a missing entry", p.what,
