@@ -145,7 +145,8 @@ Report ModuleRefused(Report report, std::string message, std::string hint) {
 // A function a relocation binds to must be code of its object: the loader stores its address for
 // calls, wherever it points (docs/loader-model.md B7). Outside, the file is corrupt.
 absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
-  if (def.shndx == elf::SHN_ABS || def.shndx == elf::SHN_UNDEF) return absl::OkStatus();
+  // Undefined, absolute, common or an extended index (the reserved range): no address to judge.
+  if (def.shndx == elf::SHN_UNDEF || def.shndx >= 0xff00) return absl::OkStatus();
   if (def.value == 0 && def.type() != elf::STT_TLS && def.type() != elf::STT_SECTION) {
     // Address 0 is the ELF header: no definition lives there.
     return absl::DataLossError(absl::StrFormat(

@@ -684,8 +684,15 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   for (auto [tag, size_tag, what] :
        {std::tuple{elf::DT_INIT_ARRAY, elf::DT_INIT_ARRAYSZ, "DT_INIT_ARRAY"},
         std::tuple{elf::DT_FINI_ARRAY, elf::DT_FINI_ARRAYSZ, "DT_FINI_ARRAY"}}) {
-    if (std::optional<uint64_t> a = elf.DynamicValue(tag); a && x86_64)
-      arrays.push_back({*a, *elf.DynamicValue(size_tag) / 8 * 8, what});
+    if (std::optional<uint64_t> a = elf.DynamicValue(tag); a && x86_64) {
+      const uint64_t size = *elf.DynamicValue(size_tag);
+      // Real arrays hold a few entries; a declared size past 2^20 of them (all of it inside a
+      // segment, say a zero-filled one) would only make this walk long (docs/limits.md).
+      if (size > (uint64_t{8} << 20)) {
+        return Corrupt(elf, absl::StrFormat("%s: 0x%x bytes, more than 2^20 entries", what, size));
+      }
+      arrays.push_back({*a, size / 8 * 8, what});
+    }
   }
   absl::flat_hash_map<uint64_t, std::optional<uint64_t>> slot_values;  // nullopt: symbolic
   auto in_arrays = [&](uint64_t at) {
@@ -722,6 +729,9 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
     for (uint64_t i = 0; i < n; ++i) {
       const uint64_t offset = *bytes->ReadWord(i * ent, elf.word_size());
       const uint64_t info = *bytes->ReadWord(i * ent + elf.word_size(), elf.word_size());
+      const uint64_t addend =
+          range.rela ? bytes->ReadWord(i * ent + 2 * elf.word_size(), elf.word_size()).value_or(0)
+                     : 0;
       const uint32_t sym =
           elf.is_64() ? static_cast<uint32_t>(info >> 32) : static_cast<uint32_t>(info >> 8);
       const uint32_t type =
@@ -740,20 +750,16 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
                                               "object's writable segments",
                                               range.name, i, offset));
         }
-        if (type == elf::R_X86_64_IRELATIVE && range.rela) {
-          const uint64_t resolver = *bytes->ReadWord(i * ent + 16, 8);
-          if (!InSegment(elf, resolver, 1, elf::PF_X)) {
-            return Corrupt(elf, absl::StrFormat("%s entry %u: its resolver 0x%x is outside the "
-                                                "object's code",
-                                                range.name, i, resolver));
-          }
+        if (type == elf::R_X86_64_IRELATIVE && range.rela &&
+            !InSegment(elf, addend, 1, elf::PF_X)) {
+          return Corrupt(elf, absl::StrFormat("%s entry %u: its resolver 0x%x is outside the "
+                                              "object's code",
+                                              range.name, i, addend));
         }
         if (!arrays.empty() && in_arrays(offset)) {
           const bool is_relative =
               type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64;
-          slot_values[offset] = is_relative
-                                    ? std::optional<uint64_t>(*bytes->ReadWord(i * ent + 16, 8))
-                                    : std::nullopt;
+          slot_values[offset] = is_relative ? std::optional<uint64_t>(addend) : std::nullopt;
         }
         if (type == elf::R_X86_64_RELATIVE || type == elf::R_X86_64_RELATIVE64) continue;
       }
