@@ -40,8 +40,7 @@ std::string Dirname(const std::string& path) {
 }
 
 // The directory $ORIGIN stands for: the absolute directory of the path the object was opened
-// under, symlinks not resolved (dl-object.c _dl_new_object).
-// $ORIGIN: the directory of the path the object was opened under, made absolute against `cwd`.
+// under (made absolute against `cwd`), symlinks not resolved (dl-object.c _dl_new_object).
 std::string OriginOf(const std::string& path, const std::string& cwd) {
   if (!path.empty() && path[0] == '/') return Dirname(path);
   return Dirname(cwd.empty() ? path : absl::StrCat(cwd, "/", path));
