@@ -12,15 +12,16 @@ exec 9>"$cache/.lock"
 flock 9  # both builds' ctest runs may prepare at once
 rm -f "$cache/UNAVAILABLE"
 unavailable() { echo "$*" > "$cache/UNAVAILABLE"; cat "$cache/UNAVAILABLE"; exit 0; }
-# The corpus takes about 12 GB of wheels and 22 GB of virtualenvs (35 before link-duplicates.py),
-# and the rest of the test run writes up to about 8 GB more (two builds, the Debian corpus, the
-# fault tests' scratch files): on a disk without room for what is still missing and that, say so
-# and skip rather than fill the disk half-way.
+# The corpus takes about 12 GB of wheels and 22 GB of virtualenvs (35 before link-duplicates.py
+# links each new one to those before it, so one virtualenv's 8 GB of duplicates exist for a
+# while), and the rest of the test run writes up to about 8 GB more (two builds, the Debian
+# corpus, the fault tests' scratch files): on a disk without room for what is still missing and
+# that, say so and skip rather than fill the disk half-way.
 have=$(du -sk "$cache" 2>/dev/null | cut -f1)
 avail=$(df --output=avail -k "$cache" | tail -1)
 missing=$(( 34 * 1024 * 1024 - ${have:-0} ))
-if [ "$missing" -gt 0 ] && [ "$avail" -lt $(( missing + 8 * 1024 * 1024 )) ]; then
-  unavailable "not enough disk for the PyPI corpus: $(( avail / 1048576 )) GB free under $cache, about $(( missing / 1048576 )) GB more needed and 8 GB left for the rest of the run"
+if [ "$missing" -gt 0 ] && [ "$avail" -lt $(( missing + 16 * 1024 * 1024 )) ]; then
+  unavailable "not enough disk for the PyPI corpus: $(( avail / 1048576 )) GB free under $cache, about $(( missing / 1048576 )) GB more needed, 8 GB while a virtualenv is linked and 8 GB for the rest of the run"
 fi
 out=$("$root/bench/fetch-pypi-corpus.sh" "$cache" 2>&1)
 rc=$?
@@ -38,6 +39,15 @@ manifest=$root/bench/pypi-corpus.txt
 # What a virtualenv is made of: the torch, deps and ext lines (and this layout's version).
 key=$( (echo layout-1; grep -E '^(torch|deps|ext) ' "$manifest") | sha256sum | cut -c1-16)
 mapfile -t exts < <(awk '$1 == "ext" {print $2}' "$manifest")
+# Identical files at the same path as in the other complete virtualenvs become one (hard links;
+# see the script), once per virtualenv.
+link_venv() {
+  local v=$1 others=() o
+  [ -f "$v/.complete-$key" ] && [ ! -f "$v/.linked-$key" ] || return 0
+  for o in "$cache"/venvs/torch-*; do [ "$o" != "$v" ] && [ -f "$o/.complete-$key" ] && others+=("$o"); done
+  [ ${#others[@]} -eq 0 ] || python3 "$root/tests/pypi/link-duplicates.py" "$v" "${others[@]}" || return 1
+  touch "$v/.linked-$key"
+}
 pipi() {  # venv, pip install arguments...: from the cached wheels only
   local venv=$1; shift
   pip --python "$venv/bin/python" --disable-pip-version-check install --no-index \
@@ -56,16 +66,10 @@ while read -r kind req cuda_req; do
   if [ "$cuda_req" != "$req" ]; then pipi "$v" --no-deps "$req" || exit 1; fi
   pipi "$v" --no-deps "${exts[@]}" || exit 1
   touch "$v/.complete-$key"
+  link_venv "$v" || exit 1  # at once: the next one is built with this one's duplicates gone
   echo "venv $v: $(du -sh "$v" | cut -f1), built in $(( $(date +%s) - start )) s"
 done < "$manifest"
-# Identical files at the same path in two virtualenvs become one (hard links; see the script).
-for v in "$cache"/venvs/torch-*; do
-  [ -f "$v/.complete-$key" ] && [ ! -f "$v/.linked-$key" ] || continue
-  others=()
-  for o in "$cache"/venvs/torch-*; do [ "$o" != "$v" ] && [ -f "$o/.complete-$key" ] && others+=("$o"); done
-  [ ${#others[@]} -eq 0 ] || python3 "$root/tests/pypi/link-duplicates.py" "$v" "${others[@]}" || exit 1
-  touch "$v/.linked-$key"
-done
+for v in "$cache"/venvs/torch-*; do link_venv "$v" || exit 1; done
 # The driver's libcuda.so.1 is not on this machine: the toolkit's stub plays it (it exports the
 # driver API; nothing is run).
 stub=$(ls /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda*/targets/*/lib/stubs/libcuda.so 2>/dev/null | head -1)
