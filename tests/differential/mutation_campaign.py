@@ -119,7 +119,7 @@ def real_loader(path):
         # modelled").
         # A jump to where nothing is mapped counts as the code's too: with seeds 17-21 the only
         # such crash after a "loads" was a function retyped STT_GNU_IFUNC, run as its own
-        # resolver, returning a wild address that the object's constructor then called.
+        # resolver, whose result (0x92) was later jumped to by code running in the process.
         line = out.splitlines()[-1]
         return ("crashed in ld.so" if "/ld-linux" in line else "crashed in its code"), line
     if r.returncode < 0:
