@@ -118,8 +118,8 @@ def real_loader(path):
         # written and is not the loader's rule (docs/loader-model.md, "Deliberately not
         # modelled").
         # A jump to where nothing is mapped counts as the code's too: with seeds 17-21 the only
-        # such crash after a "loads" was a function retyped STT_GNU_IFUNC, run as its own
-        # resolver, whose result (0x92) was later jumped to by code running in the process.
+        # such crash after a "loads" (at 0x92) was in a mutant whose function was retyped
+        # STT_GNU_IFUNC, which the loader runs as that symbol's resolver.
         line = out.splitlines()[-1]
         return ("crashed in ld.so" if "/ld-linux" in line else "crashed in its code"), line
     if r.returncode < 0:
