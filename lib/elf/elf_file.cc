@@ -225,10 +225,7 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
   // _dl_protect_relro makes PT_GNU_RELRO read-only after relocation; outside the writable
   // segments that changes other pages (or fails half-way): a corrupt file (B7).
   if (relro && relro->memsz > 0 && !loads_.empty() &&
-      std::none_of(loads_.begin(), loads_.end(), [&](const Segment& l) {
-        return (l.flags & elf::PF_W) && relro->vaddr >= l.vaddr && relro->memsz <= l.memsz &&
-               relro->vaddr - l.vaddr <= l.memsz - relro->memsz;
-      })) {
+      !Maps(relro->vaddr, relro->memsz, elf::PF_W)) {
     return Corrupt(name_, absl::StrFormat("PT_GNU_RELRO 0x%x+0x%x is not inside a writable "
                                           "PT_LOAD segment",
                                           relro->vaddr, relro->memsz));
@@ -266,6 +263,15 @@ std::optional<ByteReader> ElfFile::VaddrToSegmentEnd(uint64_t vaddr) const {
     }
   }
   return std::nullopt;
+}
+
+bool ElfFile::Maps(uint64_t vaddr, uint64_t len, uint32_t flags, bool file_backed) const {
+  for (const Segment& s : loads_) {
+    if ((s.flags & flags) != flags) continue;
+    const uint64_t size = file_backed ? std::min(s.filesz, s.memsz) : s.memsz;
+    if (vaddr >= s.vaddr && len <= size && vaddr - s.vaddr <= size - len) return true;
+  }
+  return false;
 }
 
 std::optional<ByteReader> ElfFile::VaddrSlice(uint64_t vaddr, uint64_t len) const {

@@ -100,6 +100,10 @@ class ElfFile {
   std::optional<ByteReader> VaddrSlice(uint64_t vaddr, uint64_t len) const;
   // Everything from `vaddr` to the end of the file-backed part of its PT_LOAD segment.
   std::optional<ByteReader> VaddrToSegmentEnd(uint64_t vaddr) const;
+  // Whether [vaddr, vaddr + len) lies inside one PT_LOAD segment whose p_flags include `flags`:
+  // in its memory image, or with `file_backed` in its file-backed part only (past it are
+  // zero-filled pages — no code there).
+  bool Maps(uint64_t vaddr, uint64_t len, uint32_t flags, bool file_backed = false) const;
 
   std::string MachineName() const;
 

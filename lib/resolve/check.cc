@@ -153,10 +153,7 @@ absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
         "%s: .dynsym: %s is defined at address 0, the ELF header", elf.name(), def.name));
   }
   if (def.type() != elf::STT_FUNC && def.type() != elf::STT_GNU_IFUNC) return absl::OkStatus();
-  for (const Segment& s : elf.loads()) {
-    if ((s.flags & elf::PF_X) && def.value >= s.vaddr && def.value - s.vaddr < s.memsz)
-      return absl::OkStatus();
-  }
+  if (elf.Maps(def.value, 1, elf::PF_X)) return absl::OkStatus();
   return absl::DataLossError(
       absl::StrFormat("%s: .dynsym: function %s at 0x%x is outside the "
                       "object's code",
@@ -413,7 +410,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
       const bool in_every_process =
           need.file == "libc.so.6" || absl::StartsWith(need.file, "ld-linux") || need.file.empty();
       if (provider == nullptr && in_every_process && !need.file.empty() && options.use_host) {
-        provider = loader.MapProcessLibrary(need.file, const_cast<Object*>(o));
+        for (const Object* b : loader.ProcessBase(const_cast<Object*>(o))) {
+          if (NameMatches(*b, need.file)) provider = b;
+        }
       }
       if (provider == nullptr && in_every_process) continue;  // the program's: not known here
       if (provider == nullptr) {
@@ -504,14 +503,8 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   if (python == nullptr && options.use_host &&
       std::none_of(scope.begin(), scope.end(),
                    [](const Object* o) { return NameMatches(*o, "libc.so.6"); })) {
-    if (const Object* libc = loader.MapProcessLibrary("libc.so.6", module)) {
-      absl::StatusOr<std::vector<const Object*>> base =
-          loader.MapDeps(const_cast<Object*>(libc), true, &failures);
-      if (base.ok()) {
-        for (const Object* o : *base) {
-          if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
-        }
-      }
+    for (const Object* o : loader.ProcessBase(module)) {
+      if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
     }
   }
   std::vector<Problem> symbol_problems;

@@ -361,10 +361,16 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
   return nullptr;
 }
 
-const Object* Loader::MapProcessLibrary(absl::string_view name, Object* requester) {
+const std::vector<const Object*>& Loader::ProcessBase(Object* requester) {
+  if (process_base_) return *process_base_;
+  process_base_.emplace();
   MapFailure ignored;
-  absl::StatusOr<Object*> o = MapObject(name, requester, /*preexisting=*/true, &ignored);
-  return o.ok() ? *o : nullptr;
+  absl::StatusOr<Object*> libc = MapObject("libc.so.6", requester, /*preexisting=*/true, &ignored);
+  if (!libc.ok() || *libc == nullptr) return *process_base_;
+  std::vector<MapFailure> failures;  // libc's own needs: the dynamic linker, always there
+  absl::StatusOr<std::vector<const Object*>> closure = MapDeps(*libc, true, &failures);
+  if (closure.ok()) *process_base_ = *std::move(closure);
+  return *process_base_;
 }
 
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,

@@ -121,9 +121,10 @@ class Loader {
   // dependencies), but is not among the files: a DT_NEEDED entry of that name matches it, as an
   // already-loaded object matches, and the load then depends on a library we cannot read.
   void AssumeLoaded(const std::string& name) { assumed_.insert(name); }
-  // A library every process has (libc, the dynamic linker), mapped from the system as already
-  // loaded when nothing loaded here is it; nullptr when it cannot be found.
-  const Object* MapProcessLibrary(absl::string_view name, Object* requester);
+  // What every process has loaded (docs/loader-model.md B5, C3): libc and what it needs (the
+  // dynamic linker), mapped once from the system as already loaded — by name if a loaded object
+  // already is it; empty when libc cannot be found.
+  const std::vector<const Object*>& ProcessBase(Object* requester);
   // The assumed names a DT_NEEDED entry of a new object matched, in the order met.
   const std::vector<std::string>& assumed_used() const { return assumed_used_; }
 
@@ -179,6 +180,7 @@ class Loader {
   bool big_endian_ = false;
   LdCache cache_;
   std::string cwd_;  // for $ORIGIN of relative paths
+  std::optional<std::vector<const Object*>> process_base_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
   absl::flat_hash_set<std::string> absent_;      // paths that failed to open

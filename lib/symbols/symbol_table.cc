@@ -548,15 +548,10 @@ uint64_t X86_64TargetSize(uint32_t type) {
   }
 }
 
-// Whether [vaddr, vaddr + len) lies inside one PT_LOAD segment with `flags`: in its memory
-// image, or for code (PF_X) in its file-backed part (past it are zero-filled pages).
+// Whether [vaddr, vaddr + len) lies in a segment with `flags`; code (PF_X) only in the segment's
+// file-backed part.
 bool InSegment(const ElfFile& elf, uint64_t vaddr, uint64_t len, uint32_t flags) {
-  for (const Segment& s : elf.loads()) {
-    if ((s.flags & flags) != flags) continue;
-    const uint64_t size = (flags & elf::PF_X) ? std::min(s.filesz, s.memsz) : s.memsz;
-    if (vaddr >= s.vaddr && len <= size && vaddr - s.vaddr <= size - len) return true;
-  }
-  return false;
+  return elf.Maps(vaddr, len, flags, /*file_backed=*/(flags & elf::PF_X) != 0);
 }
 
 const char* DynamicTagName(int64_t tag) {

@@ -272,16 +272,20 @@ TEST(SymbolTableTest, RelocationSymbolIndexPastTable) {
 }
 
 // docs/loader-model.md B7: where _dl_relocate_object stops, and what it would fault on.
+absl::StatusOr<std::vector<Reference>> ReferencesOf(const std::vector<uint8_t>& bytes) {
+  std::unique_ptr<ElfFile> keep;
+  absl::StatusOr<SymbolTable> t = ReadTable(bytes, &keep);
+  if (!t.ok()) return t.status();
+  return t->References();
+}
+
 TEST(SymbolTableTest, UnknownRelocationTypeStopsAfterItsLookup) {
   for (auto [type, text] : {std::pair{uint32_t{0x99}, "unexpected reloc type 0x99"},
                             std::pair{uint32_t{0x1234}, "unexpected reloc type 0x00001234"}}) {
     Layout L;
     std::vector<uint8_t> b = Basic().Build(&L);
     Patch64(b, L.rela + 8, (uint64_t{2} << 32) | type);
-    std::unique_ptr<ElfFile> keep;
-    absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
-    ASSERT_TRUE(t.ok());
-    absl::StatusOr<std::vector<Reference>> refs = t->References();
+    absl::StatusOr<std::vector<Reference>> refs = ReferencesOf(b);
     ASSERT_TRUE(refs.ok()) << refs.status();
     ASSERT_EQ(refs->size(), 1u);
     EXPECT_EQ((*refs)[0].symbol, 2u);  // looked up first, then refused
@@ -293,11 +297,7 @@ TEST(SymbolTableTest, UnknownRelocationTypeStopsAfterItsLookup) {
 TEST(SymbolTableTest, RelativeCountCoversANonRelativeRelocation) {
   ElfBuilder e = Basic();
   e.relacount = 1;  // the GLOB_DAT is among the "relative" ones: ld.so asserts
-  std::vector<uint8_t> b = e.Build();
-  std::unique_ptr<ElfFile> keep;
-  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
-  ASSERT_TRUE(t.ok());
-  absl::StatusOr<std::vector<Reference>> refs = t->References();
+  absl::StatusOr<std::vector<Reference>> refs = ReferencesOf(e.Build());
   ASSERT_TRUE(refs.ok()) << refs.status();
   ASSERT_EQ(refs->size(), 1u);
   EXPECT_EQ((*refs)[0].stop, Reference::Stop::kRelativeAssertion);
@@ -308,17 +308,12 @@ TEST(SymbolTableTest, RelocationsThatLookNothingUpOrWriteOutside) {
   Layout L;
   std::vector<uint8_t> b = Basic().Build(&L);
   Patch64(b, L.rela + 8, (uint64_t{2} << 32) | 8);  // R_X86_64_RELATIVE naming a symbol
-  std::unique_ptr<ElfFile> keep;
-  absl::StatusOr<SymbolTable> t = ReadTable(b, &keep);
-  ASSERT_TRUE(t.ok());
-  absl::StatusOr<std::vector<Reference>> refs = t->References();
+  absl::StatusOr<std::vector<Reference>> refs = ReferencesOf(b);
   ASSERT_TRUE(refs.ok()) << refs.status();
   EXPECT_TRUE(refs->empty());
   Patch64(b, L.rela + 8, (uint64_t{2} << 32) | 6);
   Patch64(b, L.rela, 0x7000000);  // the GLOB_DAT now writes where nothing is mapped
-  t = ReadTable(b, &keep);
-  ASSERT_TRUE(t.ok());
-  EXPECT_THAT(t->References(), StatusIs(absl::StatusCode::kDataLoss,
+  EXPECT_THAT(ReferencesOf(b), StatusIs(absl::StatusCode::kDataLoss,
                                         "it writes at 0x7000000, outside the object's writable "
                                         "segments"));
 }
