@@ -356,7 +356,7 @@ class CandidateIndex {
         by_length[w.size()].set(static_cast<unsigned char>(w.back()));
     }
     ParseCache* shared = loader.shared_parses();
-    for (const auto& o : loader.objects()) {
+    for (const Object* o : loader.loaded()) {
       if (shared != nullptr && !o->syms->external()) {
         // Checks of one call share the objects: their names by source name are made once.
         const TokenIndex& tokens = TokensOf(*o->syms, shared);
@@ -364,7 +364,7 @@ class CandidateIndex {
           auto it = tokens.find(w);
           if (it == tokens.end()) continue;
           auto& v = buckets_[w];
-          for (uint32_t i : it->second) v.push_back({o.get(), i});
+          for (uint32_t i : it->second) v.push_back({o, i});
         }
         continue;
       }
@@ -380,7 +380,7 @@ class CandidateIndex {
           auto it = wanted.find(token);
           if (it != wanted.end()) {
             auto& v = buckets_[*it];
-            const std::pair<const Object*, uint32_t> hit{o.get(), i};
+            const std::pair<const Object*, uint32_t> hit{o, i};
             if (v.empty() || v.back() != hit) v.push_back(hit);
           }
         });
@@ -465,7 +465,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
       // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
       const std::string stem = p.library.substr(0, p.library.find(".so") + 3);
-      for (const auto& o : loader.objects()) {
+      for (const Object* o : loader.loaded()) {
         const std::string base =
             Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
         if (absl::StartsWith(base, stem + ".") && base != p.library) {
@@ -503,7 +503,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                             " among the given libraries or on the search path");
     }
     if (p.kind == ProblemKind::kVersionNotFound) {
-      for (const auto& o : loader.objects()) {
+      for (const Object* o : loader.loaded()) {
         if (o->path != p.library) continue;
         p.hint = VersionHint(o->syms->version_defs(), p.version, Basename(o->path));
         break;
@@ -517,8 +517,8 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     ++diagnosed;
     HashedName name(p.symbol);
     // 1. Defined with the same name, but in a loaded library outside the module's scope.
-    for (const auto& o : loader.objects()) {
-      if (in_scope.contains(o.get()) || p.candidates.size() >= kMaxCandidates) continue;
+    for (const Object* o : loader.loaded()) {
+      if (in_scope.contains(o) || p.candidates.size() >= kMaxCandidates) continue;
       std::optional<Symbol> s = loader.LookupIn(*o, name, nullptr, false);
       if (!s) continue;
       Candidate c;

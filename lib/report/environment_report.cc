@@ -113,11 +113,12 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
                       RenderText(env.torch_imports[b], color));
     }
   }
+  const std::vector<std::string> rows = ModuleRowLabels(env.matrix);
   for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
       const MatrixCell& c = env.matrix.cells[i * nb + b];
       if (c.report.ok()) continue;
-      absl::StrAppend(&out, "\n== ", Printable(ModuleRowLabel(env.matrix, i)), " (",
+      absl::StrAppend(&out, "\n== ", Printable(rows[i]), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
                       "\n", RenderText(c.report, color));
     }

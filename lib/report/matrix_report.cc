@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -80,24 +81,27 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
   return labels;
 }
 
-std::string ModuleRowLabel(const Matrix& m, size_t i) {
-  auto label = [&](size_t k) {
-    return k < m.module_info.size() && !m.module_info[k].label.empty() ? m.module_info[k].label
-                                                                       : Short(m.modules[k]);
-  };
+std::vector<std::string> ModuleRowLabels(const Matrix& m) {
+  std::vector<std::string> labels(m.modules.size());
+  absl::flat_hash_map<std::string, int> uses;
+  for (size_t k = 0; k < m.modules.size(); ++k) {
+    labels[k] = k < m.module_info.size() && !m.module_info[k].label.empty() ? m.module_info[k].label
+                                                                            : Short(m.modules[k]);
+    ++uses[labels[k]];
+  }
   // Two rows that would read alike (the same module of two wheels) are named in full, wheel
   // included.
-  const std::string mine = label(i);
   for (size_t k = 0; k < m.modules.size(); ++k) {
-    if (k != i && label(k) == mine) return m.modules[i];
+    if (uses[labels[k]] > 1) labels[k] = m.modules[k];
   }
-  return mine;
+  return labels;
 }
 
 std::string StableAbiLines(const Matrix& m) {
   std::string out;
   const std::vector<std::string> labels = BuildLabels(m.builds);
-  for (size_t i = 0; i < m.module_info.size(); ++i) {
+  const std::vector<std::string> rows = ModuleRowLabels(m);
+  for (size_t i = 0; i < m.module_info.size() && i < rows.size(); ++i) {
     const ModuleInfo& info = m.module_info[i];
     if (info.torch_abi != TorchAbi::kStable) continue;
     std::string since;
@@ -108,7 +112,7 @@ std::string StableAbiLines(const Matrix& m) {
           since = absl::StrCat("; loads on torch from ", labels[b], " on (of the builds given)");
       }
     }
-    absl::StrAppend(&out, "stable ABI: ", Printable(ModuleRowLabel(m, i)),
+    absl::StrAppend(&out, "stable ABI: ", Printable(rows[i]),
                     " uses torch only through its stable C shim", since, "\n");
   }
   return out;
@@ -121,7 +125,8 @@ std::string PinText(const std::vector<std::string>& pins) {
 std::string RenderMatrixText(const Matrix& m, bool color) {
   std::string out;
   size_t w0 = 6;
-  for (size_t i = 0; i < m.modules.size(); ++i) w0 = std::max(w0, ModuleRowLabel(m, i).size());
+  const std::vector<std::string> rows = ModuleRowLabels(m);
+  for (const std::string& r : rows) w0 = std::max(w0, r.size());
   const std::vector<std::string> labels = BuildLabels(m.builds);
   std::vector<size_t> widths;
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
@@ -130,7 +135,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
     absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
   out.push_back('\n');
   for (size_t i = 0; i < m.modules.size(); ++i) {
-    absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(ModuleRowLabel(m, i))));
+    absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(rows[i])));
     for (size_t b = 0; b < m.builds.size(); ++b) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       std::string v = absl::StrFormat("%-*s", widths[b], CellVerdict(r));

@@ -28,8 +28,9 @@ inline std::string Printable(absl::string_view s) {
 // components they all share).
 std::vector<std::string> BuildLabels(const std::vector<std::string>& builds);
 struct Matrix;
-// A module row's label: ModuleInfo::label, else the member path or file name.
-std::string ModuleRowLabel(const Matrix& m, size_t i);
+// Each module row's label: ModuleInfo::label, else the member path or file name; rows that would
+// read alike are named in full.
+std::vector<std::string> ModuleRowLabels(const Matrix& m);
 // "stable ABI: X uses torch only through its stable C shim; loads on torch from B on", per
 // stable-ABI row.
 std::string StableAbiLines(const Matrix& m);

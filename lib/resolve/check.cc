@@ -176,16 +176,11 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
 
 }  // namespace
 
-// The check of one module object against objects already expanded from the user's inputs.
-absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
-                                    const std::vector<InputFile>& providers,
-                                    const std::vector<InputFile>& preload, const InputFile* python,
-                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
-                                    ParseCache* parses, size_t own_package) {
-  const std::string& module_path = module_input.name;
+absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, Report* refused) {
+  const std::string& module_path = module.name;
   // open_verify refuses a header before anything is parsed (docs/loader-model.md A11): with the
   // ELF magic, that is the loader's answer, not an input error.
-  if (const absl::Span<const uint8_t> b = module_input.blob->bytes();
+  if (const absl::Span<const uint8_t> b = module.blob->bytes();
       b.size() >= 20 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F') {
     // The module's own class, byte order and machine pick the loader: those checks pass.
     const bool be = b[elf::EI_DATA] == elf::ELFDATA2MSB;
@@ -193,39 +188,45 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
         OpenVerify(b, b[elf::EI_CLASS] == elf::ELFCLASS64,
                    static_cast<uint16_t>(be ? (b[18] << 8 | b[19]) : (b[18] | b[19] << 8)), be);
     if (v.kind == OpenVerdict::kRefused) {
-      Report refused;
-      refused.module = module_path;
-      return ModuleRefused(std::move(refused), absl::StrCat(module_path, ": ", v.error), "");
+      refused->module = module_path;
+      *refused = ModuleRefused(std::move(*refused), absl::StrCat(module_path, ": ", v.error), "");
+      return std::nullopt;
     }
   }
   // The module decides which loader runs: its machine and class.
-  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe_elf,
-                            ElfFile::Parse(module_path, module_input.blob->bytes()));
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile probe, ElfFile::Parse(module_path, module.blob->bytes()));
+  return probe;
+}
+
+absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<InputFile>& providers,
+                                   const std::vector<InputFile>& preload, const InputFile* python,
+                                   const CheckOptions& options, ParseCache* parses,
+                                   size_t own_package) {
+  World w;
+  w.machine = probe.machine();
+  w.is_64 = probe.is_64();
+  w.big_endian = probe.big_endian();
+  w.has_python = python != nullptr;
   LdCache cache;
   if (options.use_host) {
     std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
     ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(sysroot, "/etc/ld.so.cache")));
   }
-  DeviceTarget device;
   if (!options.gpu.empty() || !options.cuda_driver.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(device, ResolveDeviceTarget(options, cache, probe_elf.machine()));
+    ABICHECK_ASSIGN_OR_RETURN(w.device, ResolveDeviceTarget(options, cache, w.machine));
   }
-  Loader loader(options, probe_elf.machine(), probe_elf.is_64(), std::move(cache), parses);
-  loader.SetBigEndian(probe_elf.big_endian());
-
-  Report report;
-  report.module = module_path;
-  for (const std::string& n : options.notes) report.warnings.push_back({module_path, n});
-  std::vector<MapFailure> failures;
+  w.loader = std::make_unique<Loader>(options, w.machine, w.is_64, std::move(cache), parses);
+  Loader& loader = *w.loader;
+  loader.SetBigEndian(w.big_endian);
 
   // Global scope: the interpreter and preloaded objects with their dependencies
   // (docs/loader-model.md §C3).
-  std::vector<const Object*> global;
   auto add_global = [&](const InputFile& in, const char* how) -> absl::Status {
     ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(in, how, /*preexisting=*/true));
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list, loader.MapDeps(o, true, &failures));
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list,
+                              loader.MapDeps(o, true, &w.failures));
     for (const Object* l : list) {
-      if (std::find(global.begin(), global.end(), l) == global.end()) global.push_back(l);
+      if (std::find(w.global.begin(), w.global.end(), l) == w.global.end()) w.global.push_back(l);
     }
     return absl::OkStatus();
   };
@@ -233,32 +234,105 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(add_global(p, "preload"));
 
   // Providers: loaded before, RTLD_LOCAL (docs/loader-model.md §E) — visible only through
-  // DT_NEEDED. Those of another class or machine: named one by one, a mistake in the input; inside
-  // a directory or archive, skipped with a note.
-  std::vector<Object*> provider_objects;
-  absl::flat_hash_set<const Object*> own_package_objects;
+  // DT_NEEDED. Those of another class or machine are not loaded with the module (CheckInWorld
+  // says so).
+  std::vector<bool> opened_new(providers.size(), false);
   for (size_t i = 0; i < providers.size(); ++i) {
-    const InputFile& p = providers[i];
-    ABICHECK_ASSIGN_OR_RETURN(Object * o, loader.OpenGiven(p, "provider", /*preexisting=*/true));
-    if (o->elf->machine() != loader.machine() || o->elf->is_64() != probe_elf.is_64()) {
-      const std::string what =
-          absl::StrFormat("%s: %s %s library cannot be loaded with %s (%s %s)", p.name,
-                          ElfClassName(o->elf->is_64()), o->elf->MachineName(), module_path,
-                          ElfClassName(probe_elf.is_64()), probe_elf.MachineName());
-      if (p.name == p.path && providers.size() == 1) return absl::FailedPreconditionError(what);
-      report.warnings.push_back({p.name, what});
+    const size_t before = loader.object_count();
+    ABICHECK_ASSIGN_OR_RETURN(Object * o,
+                              loader.OpenGiven(providers[i], "provider", /*preexisting=*/true));
+    opened_new[i] = loader.object_count() > before;
+    w.given.push_back(o);
+    if (o->elf->machine() != w.machine || o->elf->is_64() != w.is_64) {
+      w.other_machine.push_back(i);
       continue;
     }
-    provider_objects.push_back(o);
-    if (i < own_package) own_package_objects.insert(o);
+    w.providers.push_back(o);
+    if (i < own_package) w.own_package.insert(o);
   }
-  for (Object* o : provider_objects)
-    ABICHECK_RETURN_IF_ERROR(loader.MapDeps(o, true, &failures).status());
+  std::vector<bool> mapped_new(providers.size(), false);
+  for (size_t i = 0, k = 0; i < providers.size(); ++i) {
+    if (k >= w.providers.size() || w.given[i] != w.providers[k]) continue;
+    ++k;
+    const size_t objects = loader.object_count(), matches = loader.identity_matches();
+    ABICHECK_RETURN_IF_ERROR(loader.MapDeps(w.given[i], true, &w.failures).status());
+    mapped_new[i] = loader.object_count() > objects || loader.identity_matches() > matches;
+  }
   // What the providers needed and we could not find was loaded with them (C2a).
-  for (const MapFailure& f : failures) {
+  for (const MapFailure& f : w.failures) {
     if (f.requester != nullptr && f.requester->preexisting &&
-        f.kind == ProblemKind::kMissingLibrary && !own_package_objects.contains(f.requester))
+        f.kind == ProblemKind::kMissingLibrary && !w.own_package.contains(f.requester))
       loader.AssumeLoaded(f.name);
+  }
+  // Every failure of the world is a preexisting object's: what CheckInWorld reports of them,
+  // each (requester, name) once, grouped by name in the order met.
+  for (const MapFailure& f : w.failures) {
+    if (!w.seen_failures.insert({f.requester, f.name}).second) continue;
+    auto [it, added] = w.missing_index.try_emplace(f.name, w.missing.size());
+    if (added) w.missing.push_back({f.name, {}});
+    w.missing[it->second].needed_by.push_back(f.requester);
+    w.missing[it->second].met_at.push_back(w.seen_failures.size() - 1);
+  }
+  for (const Object* p : w.providers) {
+    const std::string name(p->elf->soname().empty() ? Basename(p->path) : p->elf->soname());
+    if (const size_t so = name.find(".so"); so != std::string::npos)
+      w.by_stem[name.substr(0, so + 3)].push_back(p);
+  }
+  for (const Object* o : loader.loaded()) {
+    if (o->syms->external()) w.indexed.push_back(o);
+  }
+  // docs/loader-model.md E7: a module of the package is checked in this world with its own
+  // object set aside only where the world without it is this one less that object — nothing
+  // else loaded needs it, it brought nothing in, it is not two inputs at once.
+  absl::flat_hash_set<const Object*> needed, twice, once;
+  for (const Object* o : loader.loaded()) {
+    for (const Object* d : o->deps) {
+      if (d != nullptr && d != o) needed.insert(d);
+    }
+  }
+  for (const Object* g : w.given) {
+    if (!once.insert(g).second) twice.insert(g);
+  }
+  w.set_aside_ok.resize(providers.size());
+  for (size_t i = 0; i < providers.size(); ++i) {
+    const Object* o = w.given[i];
+    w.set_aside_ok[i] = opened_new[i] && !mapped_new[i] && !needed.contains(o) &&
+                        !twice.contains(o) && w.own_package.contains(o) &&
+                        std::find(w.global.begin(), w.global.end(), o) == w.global.end();
+  }
+  return w;
+}
+
+absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module_input,
+                                    const std::vector<InputFile>& providers,
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                    const Object* set_aside) {
+  const std::string& module_path = module_input.name;
+  Loader& loader = *w.loader;
+  // What this check loads and names is undone after it: the world serves the next module.
+  struct Undo {
+    Loader& loader;
+    Loader::Mark mark;
+    ~Undo() { loader.Rollback(mark); }
+  } undo{loader, loader.Checkpoint()};
+  loader.SetAside(set_aside);
+  const DeviceTarget& device = w.device;
+  const std::vector<const Object*>& global = w.global;
+
+  Report report;
+  report.module = module_path;
+  for (const std::string& n : options.notes) report.warnings.push_back({module_path, n});
+  // Providers of another class or machine: named one by one, a mistake in the input; inside a
+  // directory or archive, skipped with a note.
+  for (size_t i : w.other_machine) {
+    const InputFile& p = providers[i];
+    const Object* o = w.given[i];
+    if (o == set_aside) continue;
+    const std::string what = absl::StrFormat(
+        "%s: %s %s library cannot be loaded with %s (%s %s)", p.name, ElfClassName(o->elf->is_64()),
+        o->elf->MachineName(), module_path, ElfClassName(w.is_64), MachineName(w.machine));
+    if (p.name == p.path && providers.size() == 1) return absl::FailedPreconditionError(what);
+    report.warnings.push_back({p.name, what});
   }
 
   ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_input, "module", false));
@@ -288,6 +362,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     return ModuleRefused(std::move(report), message, RefusalHint(message));
   }
 
+  std::vector<MapFailure> failures;  // this load's own (the world's are in w.failures)
   ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist,
                             loader.MapDeps(module, false, &failures));
   for (const Object* o : searchlist) {
@@ -307,9 +382,13 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     const size_t so = name.find(".so");
     if (so == std::string::npos) continue;
     const std::string stem = name.substr(0, so + 3);
-    for (const Object* p : provider_objects) {
+    auto same_stem = w.by_stem.find(stem);
+    if (same_stem == w.by_stem.end()) continue;
+    for (const Object* p : same_stem->second) {
       const std::string pname(p->elf->soname().empty() ? Basename(p->path) : p->elf->soname());
-      if (pname == name || !(pname == stem || absl::StartsWith(pname, stem + "."))) continue;
+      if (p == set_aside || pname == name ||
+          !(pname == stem || absl::StartsWith(pname, stem + ".")))
+        continue;
       report.warnings.push_back(
           {o->path,
            absl::StrCat("a second copy of ", stem, ": ", o->names.front(), " is loaded from ",
@@ -324,19 +403,54 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // wherever the provider was: not the module's problem, but the check is partial there, and the
   // report says so. Each (requester, name) once: BFS walks a provider's DT_NEEDED again.
   std::vector<Problem> map_problems;
+  // Per missing name, how many of the given libraries need it and the first two, in the order
+  // met: the world's (without the object set aside), then what this load's walk of them adds.
+  struct Missing {
+    size_t first = 0;  // where it was first met, in the order of the failures
+    const std::string* name = nullptr;
+    size_t count = 0;
+    const Object* by[2] = {nullptr, nullptr};
+    void Add(const Object* o) {
+      if (count < 2) by[count] = o;
+      ++count;
+    }
+  };
+  std::vector<Missing> unknown_provider_deps;
+  absl::flat_hash_map<absl::string_view, size_t> unknown_index;
+  for (const World::MissingName& e : w.missing) {
+    Missing m;
+    m.name = &e.name;
+    for (size_t k = 0; k < e.needed_by.size() && m.count < 2; ++k) {
+      if (e.needed_by[k] == set_aside) continue;
+      if (m.count == 0) m.first = e.met_at[k];
+      m.Add(e.needed_by[k]);
+    }
+    if (m.count == 0) continue;
+    // Each (requester, name) is met once: the object set aside is among them at most once.
+    const bool aside = set_aside != nullptr && w.seen_failures.contains({set_aside, e.name});
+    m.count = e.needed_by.size() - (aside ? 1 : 0);
+    unknown_index[e.name] = unknown_provider_deps.size();
+    unknown_provider_deps.push_back(m);
+  }
   absl::flat_hash_set<std::pair<const Object*, std::string>> seen_failures;
-  // Per missing name, the given libraries that need it, in the order met.
-  std::vector<std::pair<std::string, std::vector<std::string>>> unknown_provider_deps;
+  size_t met = w.seen_failures.size();
   for (const MapFailure& f : failures) {
-    if (!seen_failures.insert({f.requester, f.name}).second) continue;
+    if (w.seen_failures.contains({f.requester, f.name}) ||
+        !seen_failures.insert({f.requester, f.name}).second)
+      continue;
     if (f.requester->preexisting) {
-      auto it = std::find_if(unknown_provider_deps.begin(), unknown_provider_deps.end(),
-                             [&](const auto& e) { return e.first == f.name; });
-      if (it == unknown_provider_deps.end())
-        it = unknown_provider_deps.insert(unknown_provider_deps.end(), {f.name, {}});
-      it->second.push_back(Basename(f.requester->path));
+      auto [it, added] = unknown_index.try_emplace(f.name, unknown_provider_deps.size());
+      if (added) {
+        Missing m;
+        m.first = met;
+        m.name = &f.name;
+        unknown_provider_deps.push_back(m);
+      }
+      unknown_provider_deps[it->second].Add(f.requester);
+      ++met;
       continue;
     }
+    ++met;
     Problem p;
     p.kind = f.kind;
     p.object = f.requester->path;
@@ -355,16 +469,18 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
     }
     map_problems.push_back(std::move(p));
   }
+  std::stable_sort(unknown_provider_deps.begin(), unknown_provider_deps.end(),
+                   [](const Missing& x, const Missing& y) { return x.first < y.first; });
   if (!unknown_provider_deps.empty()) {
     // One line: each missing name once, with how many of the given libraries need it.
     std::vector<std::string> items;
-    for (const auto& [name, by] : unknown_provider_deps) {
-      items.push_back(absl::StrCat(name, " (needed by ",
-                                   by.size() == 1
-                                       ? by.front()
-                                       : absl::StrCat(by.size(), " of them: ", by.front(), ", ",
-                                                      by[1], by.size() > 2 ? ", ..." : ""),
-                                   ")"));
+    for (const Missing& m : unknown_provider_deps) {
+      items.push_back(absl::StrCat(
+          *m.name, " (needed by ",
+          m.count == 1 ? Basename(m.by[0]->path)
+                       : absl::StrCat(m.count, " of them: ", Basename(m.by[0]->path), ", ",
+                                      Basename(m.by[1]->path), m.count > 2 ? ", ..." : ""),
+          ")"));
     }
     report.warnings.push_back(
         {module_path,
@@ -400,13 +516,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
       // find_needed: a loaded object, in load order, that has the file as one of its names —
       // any object of the namespace, so also the main program ("") and what it linked: libc and
       // the dynamic linker are in every process (docs/loader-model.md B5).
-      const Object* provider = nullptr;
-      for (const auto& cand : loader.objects()) {
-        if (NameMatches(*cand, need.file)) {
-          provider = cand.get();
-          break;
-        }
-      }
+      const Object* provider = loader.FirstNamed(need.file);
       const bool in_every_process =
           need.file == "libc.so.6" || absl::StartsWith(need.file, "ld-linux") || need.file.empty();
       if (provider == nullptr && in_every_process && !need.file.empty() && options.use_host) {
@@ -500,7 +610,7 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   // global scope of every process: a module that does not name libc binds to it anyway
   // (docs/loader-model.md C3). Searched last here, they change no binding the scope already
   // makes — only what it could not.
-  if (python == nullptr && options.use_host &&
+  if (!w.has_python && options.use_host &&
       std::none_of(scope.begin(), scope.end(),
                    [](const Object* o) { return NameMatches(*o, "libc.so.6"); })) {
     for (const Object* o : loader.ProcessBase(module)) {
@@ -609,7 +719,11 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
   report.assumed_loaded = loader.assumed_used();
   if (options.diagnose) DiagnoseProblems(loader, scope, &report);
   // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
-  for (const auto& o : loader.objects()) ABICHECK_RETURN_IF_ERROR(o->syms->status());
+  for (const Object* o : w.indexed) {
+    if (o != set_aside) ABICHECK_RETURN_IF_ERROR(o->syms->status());
+  }
+  for (const Object* o : loader.loaded_since(undo.mark))
+    ABICHECK_RETURN_IF_ERROR(o->syms->status());
   report.loads = report.problems.empty();
   if (device.any()) {
     CheckDeviceCode(device, *module->elf, *module_input.blob, &report);
@@ -619,6 +733,19 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                      : report.torch_shim_references > 0 ? TorchAbi::kStable
                                                         : TorchAbi::kNoTorch;
   return report;
+}
+
+absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
+                                    const std::vector<InputFile>& providers,
+                                    const std::vector<InputFile>& preload, const InputFile* python,
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                    ParseCache* parses, size_t own_package) {
+  Report refused;
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module_input, &refused));
+  if (!probe) return refused;
+  ABICHECK_ASSIGN_OR_RETURN(
+      World w, PrepareWorld(*probe, providers, preload, python, options, parses, own_package));
+  return CheckInWorld(w, module_input, providers, options, if_loaded, nullptr);
 }
 
 bool IsGlobalDeps(const InputFile& f) {
@@ -685,14 +812,25 @@ std::vector<std::string> PackagesOf(const ExpandedInput& ex) {
   return out;
 }
 
-void MarkOrderDependent(const std::vector<InputFile>& others, Report* r) {
+// One module input's objects and their packages, shared by its modules.
+struct ModuleGroup {
+  std::vector<InputFile> objects;    // everything the input expanded to
+  std::vector<std::string> package;  // per object, its package
+  std::vector<size_t> place;         // per object, its place among its package's objects
+  // File name -> the objects of that name, in order (E9's test).
+  absl::flat_hash_map<std::string, std::vector<size_t>> by_basename;
+};
+
+void MarkOrderDependent(const ModuleGroup& g, const std::string& package, Report* r) {
   // docs/loader-model.md E9: a missing library that another package in the same directory
   // ships is there only if that package was imported first.
   for (Problem& p : r->problems) {
     if (p.kind != ProblemKind::kMissingLibrary) continue;
-    for (const InputFile& f : others) {
-      if (Basename(f.name) != p.library) continue;
-      p.hint = absl::StrCat("order-dependent: ", f.name, " provides ", p.library,
+    auto it = g.by_basename.find(p.library);
+    if (it == g.by_basename.end()) continue;
+    for (size_t j : it->second) {
+      if (g.package[j] == package) continue;
+      p.hint = absl::StrCat("order-dependent: ", g.objects[j].name, " provides ", p.library,
                             ", but it belongs to another package: this loads only if that "
                             "package is imported first (and loads it RTLD_GLOBAL or by this "
                             "name); depend on it explicitly, or bundle the library");
@@ -914,16 +1052,15 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       builds.push_back(b);
     }
   }
-  // Modules, each with the shared objects that came with it (its package's own libraries).
-  // The module's siblings are indexes into the input's objects, not copies: a wheel of n objects
-  // would otherwise hold n^2 of them.
+  // Modules, each with the shared objects that came with it (its package's own libraries): an
+  // index into its input's objects and their packages, shared by the input's modules — a wheel
+  // of n objects would otherwise hold n^2 of them.
   struct ModuleEntry {
-    std::shared_ptr<const std::vector<InputFile>> objects;  // everything its input expanded to
+    std::shared_ptr<const ModuleGroup> group;
     size_t self = 0;
-    std::vector<uint32_t> bundled;         // its own package's other objects
-    std::vector<uint32_t> other_packages;  // a site-packages directory's other packages' objects
     ModuleInfo info;
-    const InputFile& module() const { return (*objects)[self]; }
+    const InputFile& module() const { return group->objects[self]; }
+    const std::string& package() const { return group->package[self]; }
   };
   std::vector<ModuleEntry> modules;
   // A module's device code lies in the middle of the file: with a GPU to judge, archive members
@@ -948,17 +1085,18 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     // site-packages: it has *.dist-info) is several packages, one per top-level entry
     // ("torchvision" with its "torchvision.libs"): a module sees its own package's objects; what
     // only another package provides depends on import order (E9).
-    const std::vector<std::string> package = PackagesOf(ex);
-    auto objects = std::make_shared<const std::vector<InputFile>>(ex.objects);
-    for (size_t i = 0; i < objects->size(); ++i) {
+    auto group = std::make_shared<ModuleGroup>();
+    group->package = PackagesOf(ex);
+    group->objects = std::move(ex.objects);
+    absl::flat_hash_map<absl::string_view, size_t> count;
+    for (size_t i = 0; i < group->objects.size(); ++i) {
+      group->place.push_back(count[group->package[i]]++);
+      group->by_basename[Basename(group->objects[i].name)].push_back(i);
+    }
+    for (size_t i = 0; i < group->objects.size(); ++i) {
       ModuleEntry e;
-      e.objects = objects;
+      e.group = group;
       e.self = i;
-      for (size_t j = 0; j < objects->size(); ++j) {
-        if (j == i) continue;
-        (package[j] == package[i] ? e.bundled : e.other_packages)
-            .push_back(static_cast<uint32_t>(j));
-      }
       e.info.label = ModuleLabel(ex, e.module());
       e.info.package = md.name;
       e.info.version = md.version;
@@ -996,23 +1134,77 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   m.builds = builds;
   if (m.builds.empty()) m.builds.push_back("(given libraries)");
   ParseCache parses;  // each build's libraries are parsed once for all the modules
+  // One world per package and build (docs/loader-model.md E7): the package's objects and the
+  // build's libraries loaded once, each module checked in it with its own object set aside —
+  // linear in the package's size. A module the world cannot stand for (another object needs it,
+  // it brought something in, another machine) is checked in a world of its own.
+  struct PackageWorlds {
+    std::vector<InputFile> objects;              // the package's, in order
+    std::vector<std::vector<InputFile>> inputs;  // per build: objects + build providers
+    std::vector<std::optional<World>> worlds;    // per build; nullopt: none could be made
+    size_t remaining = 0;                        // modules still to check
+  };
+  absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>, PackageWorlds> package_worlds;
   for (const ModuleEntry& e : modules) {
-    std::vector<InputFile> others;
-    if (!e.other_packages.empty()) {
-      for (uint32_t j : e.other_packages) others.push_back((*e.objects)[j]);
+    PackageWorlds& pw = package_worlds[{e.group.get(), e.package()}];
+    ++pw.remaining;
+  }
+  for (const ModuleEntry& e : modules) {
+    const std::pair<const ModuleGroup*, std::string> key{e.group.get(), e.package()};
+    PackageWorlds& pw = package_worlds[key];
+    const std::vector<InputFile>& all = e.group->objects;
+    if (pw.inputs.empty()) {
+      std::optional<ElfFile> probe;
+      for (size_t j = 0; j < all.size(); ++j) {
+        if (e.group->package[j] != e.package()) continue;
+        pw.objects.push_back(all[j]);
+      }
+      for (const InputFile& f : pw.objects) {
+        Report refused;
+        absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(f, &refused);
+        if (p.ok() && *p) {
+          probe = std::move(**p);
+          break;
+        }
+      }
+      for (size_t b = 0; b < build_providers.size(); ++b) {
+        std::vector<InputFile> inputs = pw.objects;
+        inputs.insert(inputs.end(), build_providers[b].begin(), build_providers[b].end());
+        absl::StatusOr<World> w =
+            probe ? PrepareWorld(*probe, inputs, build_preload[b], python ? &*python : nullptr,
+                                 options, &parses, pw.objects.size())
+                  : absl::StatusOr<World>(absl::UnknownError("no module to make it"));
+        pw.inputs.push_back(std::move(inputs));
+        pw.worlds.push_back(w.ok() ? std::optional<World>(*std::move(w)) : std::nullopt);
+      }
     }
+    const size_t own = e.group->place[e.self];  // its place among its package's objects
     for (size_t b = 0; b < build_providers.size(); ++b) {
-      std::vector<InputFile> providers;
-      providers.reserve(e.bundled.size() + build_providers[b].size());
-      for (uint32_t j : e.bundled) providers.push_back((*e.objects)[j]);
-      providers.insert(providers.end(), build_providers[b].begin(), build_providers[b].end());
-      ABICHECK_ASSIGN_OR_RETURN(
-          Report r,
-          CheckObjects(e.module(), providers, build_preload[b], python ? &*python : nullptr,
-                       options, ModuleAlreadyLoaded::kIsAnError, &parses, e.bundled.size()));
-      if (!r.loads && !others.empty()) MarkOrderDependent(others, &r);
+      Report refused;
+      ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
+      std::optional<World>& w = pw.worlds[b];
+      Report r;
+      if (!probe) {
+        r = std::move(refused);
+      } else if (w && w->set_aside_ok[own] && probe->machine() == w->machine &&
+                 probe->is_64() == w->is_64 && probe->big_endian() == w->big_endian) {
+        ABICHECK_ASSIGN_OR_RETURN(r, CheckInWorld(*w, e.module(), pw.inputs[b], options,
+                                                  ModuleAlreadyLoaded::kIsAnError, w->given[own]));
+      } else {
+        std::vector<InputFile> providers;
+        providers.reserve(pw.inputs[b].size() - 1);
+        for (size_t j = 0; j < pw.inputs[b].size(); ++j) {
+          if (j != own) providers.push_back(pw.inputs[b][j]);
+        }
+        ABICHECK_ASSIGN_OR_RETURN(
+            r,
+            CheckObjects(e.module(), providers, build_preload[b], python ? &*python : nullptr,
+                         options, ModuleAlreadyLoaded::kIsAnError, &parses, pw.objects.size() - 1));
+      }
+      if (!r.loads) MarkOrderDependent(*e.group, e.package(), &r);
       m.cells.push_back({e.module().name, m.builds[b], std::move(r)});
     }
+    if (--pw.remaining == 0) package_worlds.erase(key);  // its objects are done with
   }
   MarkTorchAbi(&m);
   if (build_providers.size() > 1) {

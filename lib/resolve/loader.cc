@@ -154,9 +154,11 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
   obj->blob = input.blob;
   obj->file_id = input.blob->file_id();
   // Given twice, or given and already pulled in as a dependency: the same object (file identity).
-  if (auto it = by_blob_.find(obj->blob.get()); it != by_blob_.end()) return it->second;
+  if (auto it = by_blob_.find(obj->blob.get()); it != by_blob_.end() && it->second != set_aside_)
+    return it->second;
   if (obj->file_id) {
-    if (auto it = by_file_.find({obj->file_id->dev, obj->file_id->ino}); it != by_file_.end())
+    if (auto it = by_file_.find({obj->file_id->dev, obj->file_id->ino});
+        it != by_file_.end() && it->second != set_aside_)
       return it->second;
   }
   const ParsedObject& parsed = parses_->Given(input);
@@ -183,9 +185,17 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
   obj->load_index = objects_.size();
   for (const std::string& n : obj->names) by_name_[n].push_back(obj.get());
   if (!obj->elf->soname().empty()) by_name_[obj->elf->soname()].push_back(obj.get());
-  if (obj->blob) by_blob_.emplace(obj->blob.get(), obj.get());
-  if (obj->file_id)
-    by_file_.emplace(std::make_pair(obj->file_id->dev, obj->file_id->ino), obj.get());
+  // The object set aside keeps its identity entries; one of the same file takes them over until
+  // the rollback gives them back.
+  if (obj->blob) {
+    auto [it, added] = by_blob_.emplace(obj->blob.get(), obj.get());
+    if (!added && it->second == set_aside_) it->second = obj.get();
+  }
+  if (obj->file_id) {
+    auto [it, added] =
+        by_file_.emplace(std::make_pair(obj->file_id->dev, obj->file_id->ino), obj.get());
+    if (!added && it->second == set_aside_) it->second = obj.get();
+  }
   objects_.push_back(std::move(obj));
   return objects_.back().get();
 }
@@ -197,7 +207,7 @@ const Object* Loader::FindLoaded(absl::string_view name) const {
   if (it == by_name_.end()) return nullptr;
   const Object* first = nullptr;
   for (const Object* o : it->second) {
-    if (o->elf->machine() != machine_ || o->elf->is_64() != is_64_) continue;
+    if (o == set_aside_ || o->elf->machine() != machine_ || o->elf->is_64() != is_64_) continue;
     if (first == nullptr || o->load_index < first->load_index) first = o;
   }
   return first;
@@ -277,10 +287,12 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   }
   if (parsed->file_id) {  // _dl_file_id_match_p: already loaded under another name
     if (auto it = by_file_.find({parsed->file_id->dev, parsed->file_id->ino});
-        it != by_file_.end()) {
+        it != by_file_.end() && it->second != set_aside_) {
       Object* o = it->second;
       o->names.emplace_back(name);
       by_name_[o->names.back()].push_back(o);
+      if (mark_) added_names_.push_back({o, true});
+      ++identity_matches_;
       return o;
     }
   }
@@ -345,7 +357,7 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
   const size_t so = name.find(".so");
   if (so == absl::string_view::npos) return nullptr;
   const absl::string_view stem = name.substr(0, so + 3);
-  for (const auto& o : objects_) {
+  for (const Object* o : loaded()) {
     if (!o->preexisting || o->found_by != "provider") continue;
     absl::string_view soname = o->elf->soname();
     absl::string_view file = o->path;
@@ -354,7 +366,7 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
     for (absl::string_view n : {soname, file}) {
       if (n.size() >= stem.size() && n.substr(0, stem.size()) == stem &&
           (n.size() == stem.size() || n[stem.size()] == '.')) {
-        return o.get();
+        return o;
       }
     }
   }
@@ -373,6 +385,77 @@ const std::vector<const Object*>& Loader::ProcessBase(Object* requester) {
   return *process_base_;
 }
 
+const Object* Loader::FirstNamed(absl::string_view name) const {
+  // Every name an object answers to is a key of by_name_, except a path it was found at.
+  const Object* first = nullptr;
+  if (auto it = by_name_.find(name); it != by_name_.end()) {
+    for (const Object* o : it->second) {
+      if (o != set_aside_ && NameMatches(*o, name) &&
+          (first == nullptr || o->load_index < first->load_index))
+        first = o;
+    }
+  }
+  if (name.find('/') == absl::string_view::npos) return first;
+  for (const Object* o : loaded()) {
+    if (o->path == name) return first != nullptr && first->load_index < o->load_index ? first : o;
+  }
+  return first;
+}
+
+Loader::Mark Loader::Checkpoint() {
+  mark_ = true;
+  return Mark{objects_.size(), assumed_used_.size(), added_names_.size(),
+              process_base_.has_value()};
+}
+
+void Loader::Rollback(const Mark& m) {
+  // Names given to older objects, newest first (a name added twice comes off twice).
+  while (added_names_.size() > m.names) {
+    auto [o, keyed] = added_names_.back();
+    added_names_.pop_back();
+    if (o->load_index >= m.objects) continue;  // goes with its object
+    if (keyed) {
+      std::vector<const Object*>& v = by_name_[o->names.back()];
+      if (!v.empty() && v.back() == o) v.pop_back();
+    }
+    o->names.pop_back();
+  }
+  while (objects_.size() > m.objects) {
+    Object* o = objects_.back().get();
+    auto unkey = [&](const std::string& n) {
+      auto it = by_name_.find(n);
+      if (it == by_name_.end()) return;
+      std::erase(it->second, o);
+      if (it->second.empty()) by_name_.erase(it);
+    };
+    for (const std::string& n : o->names) unkey(n);
+    if (!o->elf->soname().empty()) unkey(std::string(o->elf->soname()));
+    // Identity entries go back to the object set aside, whose they were.
+    const Object* aside = set_aside_;
+    if (auto it = by_blob_.find(o->blob.get());
+        o->blob && it != by_blob_.end() && it->second == o) {
+      if (aside != nullptr && aside->blob == o->blob)
+        it->second = const_cast<Object*>(aside);
+      else
+        by_blob_.erase(it);
+    }
+    if (o->file_id) {
+      const std::pair<uint64_t, uint64_t> id{o->file_id->dev, o->file_id->ino};
+      if (auto it = by_file_.find(id); it != by_file_.end() && it->second == o) {
+        if (aside != nullptr && aside->file_id && aside->file_id->dev == id.first &&
+            aside->file_id->ino == id.second)
+          it->second = const_cast<Object*>(aside);
+        else
+          by_file_.erase(it);
+      }
+    }
+    objects_.pop_back();
+  }
+  assumed_used_.resize(m.assumed_used);
+  if (!m.process_base) process_base_.reset();
+  set_aside_ = nullptr;
+}
+
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
                                           bool preexisting, MapFailure* failure) {
   // _dl_map_object: "" is the main program's l_name, so an empty name is the program itself —
@@ -382,7 +465,10 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     // add_name_to_object: a match by soname makes it one of the object's names (find_needed and
     // check_match compare names only).
     Object* m = const_cast<Object*>(o);
-    if (!NameMatches(*m, name)) m->names.emplace_back(name);
+    if (!NameMatches(*m, name)) {
+      m->names.emplace_back(name);
+      if (mark_) added_names_.push_back({m, false});
+    }
     return m;
   }
   if (assumed_.contains(name)) {

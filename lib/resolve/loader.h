@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -128,7 +129,39 @@ class Loader {
   // The assumed names a DT_NEEDED entry of a new object matched, in the order met.
   const std::vector<std::string>& assumed_used() const { return assumed_used_; }
 
-  const std::deque<std::unique_ptr<Object>>& objects() const { return objects_; }
+  // The loaded objects in load order (the _ns_loaded list), without the one set aside.
+  auto loaded() const {
+    return objects_ | std::views::transform([](const std::unique_ptr<Object>& o) {
+             return static_cast<const Object*>(o.get());
+           }) |
+           std::views::filter([aside = set_aside_](const Object* o) { return o != aside; });
+  }
+  // find_needed's test: the first loaded object, in load order, that has `name` as its path or
+  // one of its names (_dl_name_match_p); nullptr when none has.
+  const Object* FirstNamed(absl::string_view name) const;
+
+  // One world for many checks (docs/loader-model.md E7): the objects loaded before the dlopen
+  // are mapped once, and each check runs between Checkpoint() and Rollback(), which removes
+  // every object the check loaded and every name it gave an older one. SetAside(o) makes one
+  // loaded object as though it had not been given — the module itself, among its package's
+  // objects — until the Rollback: it is not found by name or by file, nor listed by loaded().
+  struct Mark {
+    size_t objects = 0, assumed_used = 0, names = 0;
+    bool process_base = false;
+  };
+  Mark Checkpoint();
+  // The objects loaded since `mark` (what one check added).
+  auto loaded_since(const Mark& mark) const {
+    return objects_ | std::views::drop(mark.objects) |
+           std::views::transform([](const std::unique_ptr<Object>& o) {
+             return static_cast<const Object*>(o.get());
+           });
+  }
+  size_t object_count() const { return objects_.size(); }
+  // How often a search found a file already loaded under another name (_dl_file_id_match_p).
+  size_t identity_matches() const { return identity_matches_; }
+  void Rollback(const Mark& mark);
+  void SetAside(const Object* o) { set_aside_ = o; }
   // The parses shared with the other checks of this call; nullptr when this loader's are its own.
   ParseCache* shared_parses() const { return own_parses_ ? nullptr : parses_; }
   uint16_t machine() const { return machine_; }
@@ -191,6 +224,12 @@ class Loader {
   // looked up once per object opened, so a wheel of n libraries costs n, not n^2, per check.
   absl::flat_hash_map<const Blob*, Object*> by_blob_;
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, Object*> by_file_;
+  // Checkpoint() and Rollback(): names given to older objects since (true: also keyed in
+  // by_name_), and the object set aside.
+  bool mark_ = false;
+  std::vector<std::pair<Object*, bool>> added_names_;
+  const Object* set_aside_ = nullptr;
+  size_t identity_matches_ = 0;
 };
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).

@@ -1,0 +1,145 @@
+// docs/loader-model.md E7 at scale: CheckMatrix checks every module of a package in one world
+// (the package's objects and the build loaded once) with the module's own object set aside. Each
+// verdict, problem, warning and diagnosis must be what a world made for that module alone gives.
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "gmock/gmock.h"
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "lib/inputs/inputs.h"
+#include "lib/resolve/check_internal.h"
+#include "lib/util/paths.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::TempDir;
+
+// A library: soname, what it needs, what it defines, what it references.
+std::vector<uint8_t> Object(const std::string& soname, std::vector<std::string> needed,
+                            std::vector<std::string> defs, std::vector<std::string> refs) {
+  ElfBuilder b;
+  b.soname = soname;
+  b.needed = std::move(needed);
+  for (const std::string& d : defs) b.syms.push_back({d});
+  for (const std::string& r : refs) {
+    b.syms.push_back({r, false});
+    b.relocs.push_back(static_cast<uint32_t>(b.syms.size()));
+  }
+  return b.Build();
+}
+
+class PackageWorldTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* dir : {"pkg", "site/one", "site/one-1.0.dist-info", "site/two", "build"})
+      std::filesystem::create_directories(d_.path() + "/" + dir);
+    // A package: a library two modules need, modules that fail in several ways, two files of one
+    // soname, a module whose nearest candidate is its own definition.
+    for (const std::string& at : {std::string("pkg/"), std::string("site/one/")}) {
+      d_.Write(at + "libhub.so", Object("libhub.so", {"libt.so"}, {"hub_fn"}, {"t_fn"}));
+      d_.Write(at + "a.so", Object("", {"libhub.so", "libmissing.so"}, {"PyInit_a"},
+                                   {"hub_fn", "t_fn", "nowhere_fn"}));
+      d_.Write(at + "b.so", Object("", {"libhub.so"}, {"PyInit_b"}, {"hub_fn"}));
+      d_.Write(at + "c.so", Object("", {"libgone.so", "libt.so"}, {}, {"t_fn2"}));
+      d_.Write(at + "d.so", Object("", {"libt.so"}, {}, {"t_fn"}));
+      d_.Write(at + "g.so", Object("", {}, {"_ZN2ns1fEl"}, {"_ZN2ns1fEi"}));
+      d_.Write(at + "libdup.so", Object("libdup.so", {}, {"dup_fn"}, {}));
+      d_.Write(at + "libdup2.so", Object("libdup.so", {}, {"dup_fn"}, {}));
+      d_.Write(at + "e.so", Object("", {"libdup.so", "libnope.so"}, {}, {"dup_fn", "t_fn"}));
+      // Three that miss one library: each sees the other two's need of it.
+      for (const char* h : {"h1.so", "h2.so", "h3.so"})
+        d_.Write(at + h, Object("", {"libshared_gone.so"}, {}, {}));
+    }
+    // Another package beside them in the site directory: it needs `one`'s libhub (E9).
+    d_.Write("site/two/m.so", Object("", {"libhub.so", "libt.so"}, {}, {"hub_fn"}));
+    d_.Write("build/libt.so",
+             Object("libt.so", {"libabsent.so"}, {"t_fn", "_ZN2ns1fEl"}, {"absent_fn"}));
+    options_.use_host = false;
+  }
+
+  // The module's report from a world made for it alone: its package's other objects, then the
+  // build, as CheckMatrix gives them.
+  Report Alone(const std::string& input, const std::string& module) {
+    absl::StatusOr<ExpandedInput> in = ExpandInput(input, InputLimits{});
+    absl::StatusOr<ExpandedInput> build = ExpandInput(d_.path() + "/build", InputLimits{});
+    EXPECT_TRUE(in.ok() && build.ok());
+    const std::vector<std::string> package = PackagesOf(*in);
+    std::optional<InputFile> self;
+    std::string own;
+    for (size_t i = 0; i < in->objects.size(); ++i) {
+      if (in->objects[i].name == module) {
+        self = in->objects[i];
+        own = package[i];
+      }
+    }
+    EXPECT_TRUE(self.has_value()) << module;
+    std::vector<InputFile> providers;
+    for (size_t i = 0; i < in->objects.size(); ++i) {
+      if (package[i] == own && in->objects[i].name != module) providers.push_back(in->objects[i]);
+    }
+    const size_t own_package = providers.size();
+    providers.insert(providers.end(), build->objects.begin(), build->objects.end());
+    absl::StatusOr<Report> r = CheckObjects(*self, providers, {}, nullptr, options_,
+                                            ModuleAlreadyLoaded::kIsAnError, nullptr, own_package);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : Report{};
+  }
+
+  void ExpectEachModuleAsAlone(const std::string& input) {
+    absl::StatusOr<Matrix> m = CheckMatrix({input}, {d_.path() + "/build"}, options_);
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_GE(m->cells.size(), 9u);
+    int failing = 0, order_dependent = 0;
+    for (const MatrixCell& c : m->cells) {
+      Report in_matrix = c.report, alone = Alone(input, c.module);
+      // E9's mark (another package's library) is the matrix's own, made after the check.
+      for (size_t i = 0; i < in_matrix.problems.size() && i < alone.problems.size(); ++i) {
+        if (!absl::StartsWith(in_matrix.problems[i].hint, "order-dependent: ")) continue;
+        ++order_dependent;
+        in_matrix.problems[i].hint = alone.problems[i].hint;
+      }
+      EXPECT_EQ(RenderJson(in_matrix), RenderJson(alone)) << c.module;
+      failing += c.report.loads ? 0 : 1;
+    }
+    EXPECT_GE(failing, 4) << "a, c, e and g do not load";
+    EXPECT_EQ(order_dependent, absl::StrContains(input, "site") ? 1 : 0);
+  }
+
+  TempDir d_;
+  CheckOptions options_;
+};
+
+TEST_F(PackageWorldTest, EachModuleIsReportedAsIfCheckedAlone) {
+  ExpectEachModuleAsAlone(d_.path() + "/pkg");
+}
+
+TEST_F(PackageWorldTest, EachPackageOfASiteDirectoryHasItsOwnWorld) {
+  ExpectEachModuleAsAlone(d_.path() + "/site");
+}
+
+TEST_F(PackageWorldTest, OnlyWhatNothingElseNeedsIsSetAside) {
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d_.path() + "/pkg", InputLimits{});
+  ASSERT_TRUE(in.ok());
+  Report refused;
+  absl::StatusOr<std::optional<ElfFile>> probe = ProbeModule(in->objects.front(), &refused);
+  ASSERT_TRUE(probe.ok() && probe->has_value());
+  absl::StatusOr<World> w =
+      PrepareWorld(**probe, in->objects, {}, nullptr, options_, nullptr, in->objects.size());
+  ASSERT_TRUE(w.ok()) << w.status();
+  std::vector<std::string> aside, not_aside;
+  for (size_t i = 0; i < in->objects.size(); ++i) {
+    (w->set_aside_ok[i] ? aside : not_aside).push_back(Basename(in->objects[i].name));
+  }
+  // libhub: a and b need it; libdup: e binds to it by soname (the first of the two files).
+  EXPECT_THAT(not_aside, ::testing::UnorderedElementsAre("libhub.so", "libdup.so"));
+  EXPECT_THAT(aside, ::testing::Contains("d.so"));
+  EXPECT_EQ(aside.size() + not_aside.size(), in->objects.size());
+}
+
+}  // namespace
+}  // namespace abicheck
