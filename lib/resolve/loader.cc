@@ -404,19 +404,25 @@ const Object* Loader::FirstNamed(absl::string_view name) const {
 
 Loader::Mark Loader::Checkpoint() {
   mark_ = true;
-  return Mark{objects_.size(), assumed_used_.size(), added_names_.size(),
+  return Mark{objects_.size(), assumed_used_.size(), added_names_.size(), walked_.size(),
               process_base_.has_value()};
 }
 
 void Loader::Rollback(const Mark& m) {
+  // Deps filled since: empty again, before the objects that go are gone.
+  for (size_t i = m.walked; i < walked_.size(); ++i) {
+    if (walked_[i]->load_index < m.objects) walked_[i]->deps.clear();
+  }
+  walked_.resize(m.walked);
   // Names given to older objects, newest first (a name added twice comes off twice).
   while (added_names_.size() > m.names) {
     auto [o, keyed] = added_names_.back();
     added_names_.pop_back();
     if (o->load_index >= m.objects) continue;  // goes with its object
-    if (keyed) {
+    if (keyed) {  // its last entry under that name (newer objects' may follow it)
       std::vector<const Object*>& v = by_name_[o->names.back()];
-      if (!v.empty() && v.back() == o) v.pop_back();
+      if (auto it = std::find(v.rbegin(), v.rend(), o); it != v.rend())
+        v.erase(std::next(it).base());
     }
     o->names.pop_back();
   }
@@ -558,6 +564,9 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
     Object* l = const_cast<Object*>(list[i]);
     size_t insert_at = i;  // where the next filtee goes: before l
     const bool fresh = l->deps.empty();
+    // An older object's first walk during a check (one whose only dependency is an auxiliary
+    // filtee that was not found): its deps go with the Rollback.
+    if (fresh && mark_ && !l->elf->dependencies().empty()) walked_.push_back(l);
     for (const Dependency& d : l->elf->dependencies()) {
       const bool filter = d.tag != elf::DT_NEEDED;
       // DSTs in the name (docs/loader-model.md C7); a name with '/' after that is a path.

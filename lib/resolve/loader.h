@@ -146,7 +146,7 @@ class Loader {
   // loaded object as though it had not been given — the module itself, among its package's
   // objects — until the Rollback: it is not found by name or by file, nor listed by loaded().
   struct Mark {
-    size_t objects = 0, assumed_used = 0, names = 0;
+    size_t objects = 0, assumed_used = 0, names = 0, walked = 0;
     bool process_base = false;
   };
   Mark Checkpoint();
@@ -228,6 +228,7 @@ class Loader {
   // by_name_), and the object set aside.
   bool mark_ = false;
   std::vector<std::pair<Object*, bool>> added_names_;
+  std::vector<Object*> walked_;  // objects whose deps were filled since the first Checkpoint()
   const Object* set_aside_ = nullptr;
   size_t identity_matches_ = 0;
 };

@@ -2,13 +2,15 @@
 // (the package's objects and the build loaded once) with the module's own object set aside. Each
 // verdict, problem, warning and diagnosis must be what a world made for that module alone gives.
 #include <filesystem>
+#include <ranges>
 
 #include "abicheck/abicheck.h"
-#include "gmock/gmock.h"
 #include "absl/strings/match.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/inputs/inputs.h"
 #include "lib/resolve/check_internal.h"
+#include "lib/resolve/loader.h"
 #include "lib/util/paths.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
@@ -20,8 +22,8 @@ using ::abicheck::testing::ElfBuilder;
 using ::abicheck::testing::TempDir;
 
 // A library: soname, what it needs, what it defines, what it references.
-std::vector<uint8_t> Object(const std::string& soname, std::vector<std::string> needed,
-                            std::vector<std::string> defs, std::vector<std::string> refs) {
+std::vector<uint8_t> Elf(const std::string& soname, std::vector<std::string> needed,
+                         std::vector<std::string> defs, std::vector<std::string> refs) {
   ElfBuilder b;
   b.soname = soname;
   b.needed = std::move(needed);
@@ -41,24 +43,24 @@ class PackageWorldTest : public ::testing::Test {
     // A package: a library two modules need, modules that fail in several ways, two files of one
     // soname, a module whose nearest candidate is its own definition.
     for (const std::string& at : {std::string("pkg/"), std::string("site/one/")}) {
-      d_.Write(at + "libhub.so", Object("libhub.so", {"libt.so"}, {"hub_fn"}, {"t_fn"}));
-      d_.Write(at + "a.so", Object("", {"libhub.so", "libmissing.so"}, {"PyInit_a"},
-                                   {"hub_fn", "t_fn", "nowhere_fn"}));
-      d_.Write(at + "b.so", Object("", {"libhub.so"}, {"PyInit_b"}, {"hub_fn"}));
-      d_.Write(at + "c.so", Object("", {"libgone.so", "libt.so"}, {}, {"t_fn2"}));
-      d_.Write(at + "d.so", Object("", {"libt.so"}, {}, {"t_fn"}));
-      d_.Write(at + "g.so", Object("", {}, {"_ZN2ns1fEl"}, {"_ZN2ns1fEi"}));
-      d_.Write(at + "libdup.so", Object("libdup.so", {}, {"dup_fn"}, {}));
-      d_.Write(at + "libdup2.so", Object("libdup.so", {}, {"dup_fn"}, {}));
-      d_.Write(at + "e.so", Object("", {"libdup.so", "libnope.so"}, {}, {"dup_fn", "t_fn"}));
+      d_.Write(at + "libhub.so", Elf("libhub.so", {"libt.so"}, {"hub_fn"}, {"t_fn"}));
+      d_.Write(at + "a.so", Elf("", {"libhub.so", "libmissing.so"}, {"PyInit_a"},
+                                {"hub_fn", "t_fn", "nowhere_fn"}));
+      d_.Write(at + "b.so", Elf("", {"libhub.so"}, {"PyInit_b"}, {"hub_fn"}));
+      d_.Write(at + "c.so", Elf("", {"libgone.so", "libt.so"}, {}, {"t_fn2"}));
+      d_.Write(at + "d.so", Elf("", {"libt.so"}, {}, {"t_fn"}));
+      d_.Write(at + "g.so", Elf("", {}, {"_ZN2ns1fEl"}, {"_ZN2ns1fEi"}));
+      d_.Write(at + "libdup.so", Elf("libdup.so", {}, {"dup_fn"}, {}));
+      d_.Write(at + "libdup2.so", Elf("libdup.so", {}, {"dup_fn"}, {}));
+      d_.Write(at + "e.so", Elf("", {"libdup.so", "libnope.so"}, {}, {"dup_fn", "t_fn"}));
       // Three that miss one library: each sees the other two's need of it.
       for (const char* h : {"h1.so", "h2.so", "h3.so"})
-        d_.Write(at + h, Object("", {"libshared_gone.so"}, {}, {}));
+        d_.Write(at + h, Elf("", {"libshared_gone.so"}, {}, {}));
     }
     // Another package beside them in the site directory: it needs `one`'s libhub (E9).
-    d_.Write("site/two/m.so", Object("", {"libhub.so", "libt.so"}, {}, {"hub_fn"}));
+    d_.Write("site/two/m.so", Elf("", {"libhub.so", "libt.so"}, {}, {"hub_fn"}));
     d_.Write("build/libt.so",
-             Object("libt.so", {"libabsent.so"}, {"t_fn", "_ZN2ns1fEl"}, {"absent_fn"}));
+             Elf("libt.so", {"libabsent.so"}, {"t_fn", "_ZN2ns1fEl"}, {"absent_fn"}));
     options_.use_host = false;
   }
 
@@ -139,6 +141,56 @@ TEST_F(PackageWorldTest, OnlyWhatNothingElseNeedsIsSetAside) {
   EXPECT_THAT(not_aside, ::testing::UnorderedElementsAre("libhub.so", "libdup.so"));
   EXPECT_THAT(aside, ::testing::Contains("d.so"));
   EXPECT_EQ(aside.size() + not_aside.size(), in->objects.size());
+}
+
+// Checkpoint() and Rollback() leave the loader as it was: the objects a check loaded are gone,
+// the names it gave older objects are taken back, and the object set aside is found again.
+TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/search");
+  d.Write("libp.so.1", Elf("libp.so", {}, {"p_fn"}, {}));
+  d.Write("search/liby.so", Elf("liby.so", {}, {"y_fn"}, {}));
+  d.Write("m.so", Elf("", {"libp.so", "liby.so"}, {}, {"p_fn", "y_fn"}));
+  CheckOptions o;
+  o.use_host = false;
+  o.library_path = {d.path() + "/search"};
+  auto input = [&](const std::string& name) {
+    absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/" + name, InputLimits{});
+    EXPECT_TRUE(in.ok() && in->objects.size() == 1) << name;
+    return in->objects.front();
+  };
+  const InputFile p = input("libp.so.1"), mod = input("m.so");
+  Loader loader(o, 62, true, LdCache{});
+  absl::StatusOr<Object*> provider = loader.OpenGiven(p, "provider", true);
+  ASSERT_TRUE(provider.ok());
+  const std::vector<std::string> names = (*provider)->names;
+  const Loader::Mark mark = loader.Checkpoint();
+  absl::StatusOr<Object*> m = loader.OpenGiven(mod, "module", false);
+  ASSERT_TRUE(m.ok());
+  std::vector<MapFailure> failures;
+  absl::StatusOr<std::vector<const Object*>> list = loader.MapDeps(*m, false, &failures);
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 3u) << "m.so, libp.so by soname, liby.so by search";
+  EXPECT_TRUE(failures.empty());
+  EXPECT_NE(loader.FirstNamed("libp.so"), nullptr) << "the soname became one of its names";
+  EXPECT_EQ(std::ranges::distance(loader.loaded_since(mark)), 2);
+  loader.Rollback(mark);
+  EXPECT_EQ(loader.object_count(), 1u);
+  EXPECT_EQ((*provider)->names, names);
+  EXPECT_EQ(loader.FirstNamed("libp.so"), nullptr);
+  EXPECT_EQ(loader.FirstNamed("liby.so"), nullptr);
+  // Set aside, the provider is not the given file's object; after the rollback it is again.
+  const Loader::Mark again = loader.Checkpoint();
+  loader.SetAside(*provider);
+  absl::StatusOr<Object*> copy = loader.OpenGiven(p, "module", false);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_NE(*copy, *provider);
+  EXPECT_EQ(std::ranges::distance(loader.loaded()), 1) << "the copy only";
+  loader.Rollback(again);
+  absl::StatusOr<Object*> same = loader.OpenGiven(p, "provider", true);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, *provider);
+  EXPECT_EQ(loader.object_count(), 1u);
 }
 
 }  // namespace
