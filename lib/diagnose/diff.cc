@@ -278,16 +278,31 @@ std::string RenderDiffText(const AbiDiff& diff, bool color) {
       absl::StrAppend(&out, "  ", green("version added"), ": ", Printable(v), "\n");
     for (const std::string& n : l.needed_removed)
       absl::StrAppend(&out, "  ", green("no longer needs"), ": ", Printable(n), "\n");
+    // Names that demangle alike (a constructor's C1 and C2 symbols, two versions of one name)
+    // are told apart by their mangled symbol.
+    absl::flat_hash_map<std::string, int> seen;
+    for (const auto* list : {&l.changed, &l.removed, &l.added}) {
+      for (const ExportChange& c : *list) {
+        ++seen[c.demangled];
+        if (!c.new_demangled.empty() && c.new_demangled != c.demangled) ++seen[c.new_demangled];
+      }
+    }
+    auto name = [&](const std::string& demangled, const std::string& symbol) {
+      auto it = seen.find(demangled);
+      return it != seen.end() && it->second > 1 && demangled != symbol
+                 ? absl::StrCat(Printable(demangled), "  [", Printable(symbol), "]")
+                 : Printable(demangled);
+    };
     for (const ExportChange& c : l.changed) {
-      absl::StrAppend(&out, "  ", red("changed"), ": ", Printable(c.demangled),
-                      "\n       now: ", Printable(c.new_demangled), "\n");
+      absl::StrAppend(&out, "  ", red("changed"), ": ", name(c.demangled, c.symbol),
+                      "\n       now: ", name(c.new_demangled, c.new_symbol), "\n");
       for (const std::string& d : c.differences)
         absl::StrAppend(&out, "            ", Printable(d), "\n");
     }
     for (const ExportChange& c : l.removed)
-      absl::StrAppend(&out, "  ", red("removed"), ": ", Printable(c.demangled), "\n");
+      absl::StrAppend(&out, "  ", red("removed"), ": ", name(c.demangled, c.symbol), "\n");
     for (const ExportChange& c : l.added)
-      absl::StrAppend(&out, "  ", green("added"), ":   ", Printable(c.demangled), "\n");
+      absl::StrAppend(&out, "  ", green("added"), ":   ", name(c.demangled, c.symbol), "\n");
   }
   return out;
 }

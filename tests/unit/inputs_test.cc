@@ -478,6 +478,20 @@ TEST(DiffTest, RemovedChangedAdded) {
   EXPECT_THAT(RenderDiffJson(*diff), HasSubstr("\"new_symbol\": \"_Z3addij\""));
 }
 
+// Issue 15: a constructor's C1 and C2 symbols demangle alike; the diff tells them apart by
+// their mangled names (and only them).
+TEST(DiffTest, NamesThatDemangleAlikeShowTheirSymbol) {
+  TempDir d;
+  d.Write("old.so", Lib("libt.so", {"_ZN2ns3FooC1Ei", "_ZN2ns3FooC2Ei", "_Z3barv", "keep"}));
+  d.Write("new.so", Lib("libt.so", {"keep"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  const std::string text = RenderDiffText(*diff, false);
+  EXPECT_THAT(text, HasSubstr("removed: ns::Foo::Foo(int)  [_ZN2ns3FooC1Ei]"));
+  EXPECT_THAT(text, HasSubstr("removed: ns::Foo::Foo(int)  [_ZN2ns3FooC2Ei]"));
+  EXPECT_THAT(text, HasSubstr("removed: bar()\n")) << "a name of its own is shown alone";
+}
+
 // Issue 15: overloads that compare alike pair by the closest name, and a pair whose parts agree
 // says what differs (never an empty "version:  → ").
 TEST(DiffTest, OverloadsPairByTheClosestName) {
