@@ -259,6 +259,7 @@ ABICHECK_EXPORT absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string
                                                    const CheckOptions& options,
                                                    const InputLimits& limits = {});
 ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color);
+ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color, bool all);
 ABICHECK_EXPORT std::string RenderMatrixJson(const Matrix& matrix);
 // Writes an index file of `builds` (wheels, directories, files, or other indexes: each a build,
 // named after its file name without .whl unless `names` says otherwise): the libraries' dynamic
@@ -341,6 +342,9 @@ ABICHECK_EXPORT std::string RenderDiffJson(const AbiDiff& diff);
 
 // Renderers. JSON follows docs/json-schema.md (schema_version 1).
 ABICHECK_EXPORT std::string RenderText(const Report& report, bool color);
+// The same, with `all`: a cause that explains many problems of one object normally shows three of
+// them and how many more; `all` lists every one (`abicheck check --all`).
+ABICHECK_EXPORT std::string RenderText(const Report& report, bool color, bool all);
 ABICHECK_EXPORT std::string RenderJson(const Report& report);
 // SARIF 2.1.0, one result per problem, for CI systems that annotate from SARIF.
 ABICHECK_EXPORT std::string RenderSarif(const std::vector<Report>& reports);

@@ -123,6 +123,10 @@ std::string PinText(const std::vector<std::string>& pins) {
 }
 
 std::string RenderMatrixText(const Matrix& m, bool color) {
+  return RenderMatrixText(m, color, false);
+}
+
+std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
   std::string out;
   size_t w0 = 6;
   const std::vector<std::string> rows = ModuleRowLabels(m);
@@ -173,7 +177,7 @@ std::string RenderMatrixText(const Matrix& m, bool color) {
   for (const MatrixCell& c : m.cells) {
     if (c.report.ok()) continue;
     absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
-                    "\n", RenderText(c.report, color));
+                    "\n", RenderText(c.report, color, all));
   }
   return out;
 }

@@ -100,7 +100,11 @@ std::string Plural(absl::string_view label) {
 
 }  // namespace
 
-std::string RenderText(const Report& r, bool color) {
+std::string RenderText(const Report& r, bool color) { return RenderText(r, color, false); }
+
+std::string RenderText(const Report& r, bool color, bool all) {
+  // A cause that explains more than this many problems of one object shows this many of them.
+  constexpr int kShownPerCause = 3;
   Style st{color};
   std::string out;
   if (r.loads) {
@@ -158,8 +162,20 @@ std::string RenderText(const Report& r, bool color) {
   }
   for (const std::string& obj : objects) {
     absl::StrAppend(&out, "\n", st.Bold(Printable(obj)), "\n");
+    std::map<std::string, int> of_cause, shown;
+    for (const Problem& p : r.problems) {
+      if (p.object == obj && !p.cause.empty()) ++of_cause[p.cause];
+    }
     for (const Problem& p : r.problems) {
       if (p.object != obj) continue;
+      if (!all && !p.cause.empty() && of_cause[p.cause] > kShownPerCause &&
+          shown[p.cause]++ >= kShownPerCause) {
+        if (shown[p.cause] == kShownPerCause + 1) {
+          absl::StrAppendFormat(&out, "  ... %d more of this cause (--all lists them)\n",
+                                of_cause[p.cause] - kShownPerCause);
+        }
+        continue;
+      }
       const std::string mark = p.first ? st.Red("  <- ld.so reports this one") : "";
       switch (p.kind) {
         case ProblemKind::kUndefinedSymbol:

@@ -374,6 +374,36 @@ TEST(SitePackagesTest, AnotherPackagesLibraryIsOrderDependent) {
               HasSubstr("order-dependent: " + d.path() + "/site/pkg_a/liba.so provides liba.so"));
 }
 
+// Issue 15: the text shows three problems of a cause and how many more; `all` lists every one.
+TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
+  TempDir d;
+  std::vector<std::string> defs, refs;
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "f" + std::to_string(i);
+    defs.push_back("_ZN2ns" + std::to_string(n.size()) + n + "El");
+    refs.push_back("_ZN2ns" + std::to_string(n.size()) + n + "Ei");
+  }
+  const std::string lib = d.Write("libt.so", Lib("libt.so", defs));
+  const std::string mod = d.Write("mod.so", Mod({"libt.so"}, refs));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->causes.size(), 1u);
+  ASSERT_EQ(r->causes[0].problems, 8);
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string some = RenderText(*r, false), every = RenderText(*r, false, true);
+  EXPECT_EQ(count(some, "undefined symbol: ns::f"), 3) << some;
+  EXPECT_THAT(some, HasSubstr("... 5 more of this cause (--all lists them)"));
+  EXPECT_EQ(count(every, "undefined symbol: ns::f"), 8) << every;
+  EXPECT_EQ(every.find("more of this cause"), std::string::npos);
+  EXPECT_THAT(RenderJson(*r), HasSubstr("_ZN2ns2f7Ei")) << "JSON keeps every problem";
+}
+
 // Issue 15: one change repeated across an API is one cause, with a count and examples.
 TEST(DiagnosisCausesTest, RepeatedChangeIsOneCause) {
   TempDir d;

@@ -50,6 +50,9 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
+  bool all = false;
+  app.add_flag("--all", all,
+               "list every problem of a cause (by default a cause shows three and how many more)");
   bool fast = false;
   app.add_flag("--fast", fast,
                "read wheel members only up to their loader tables, without checking their CRC-32 "
@@ -108,7 +111,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     const std::string text = format == "json"    ? RenderMatrixJson(*m)
                              : format == "sarif" ? RenderSarif(reports)
                              : format == "junit" ? RenderJunit(*m)
-                                                 : RenderMatrixText(*m, use_color);
+                                                 : RenderMatrixText(*m, use_color, all);
     if (!Emit(prog, text, out)) return kExitBadInput;
     for (const MatrixCell& c : m->cells) {
       if (!c.report.ok()) return kExitWillNotLoad;
@@ -139,7 +142,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   } else {
     text = format == "json"    ? RenderJson(*report)
            : format == "sarif" ? RenderSarif({*report})
-                               : RenderText(*report, use_color);
+                               : RenderText(*report, use_color, all);
   }
   if (!Emit(prog, text, out)) return kExitBadInput;
   return report->ok() ? kExitLoads : kExitWillNotLoad;
