@@ -213,7 +213,9 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   return absl::OkStatus();
 }
 
-absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
+// `named_only`: only files whose name contains ".so" are looked at, as for archive members (an
+// installed package is its wheel's members unpacked).
+absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits, bool named_only,
                              ExpandedInput* out) {
   out->kind = "directory";
   std::error_code ec;
@@ -233,6 +235,9 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
       return absl::ResourceExhaustedError(absl::StrFormat(
           "%s: more than %d files (raise it with --max-files)", path, limits.max_files));
     }
+    if (named_only && it->path().filename().string().find(".so") == std::string::npos &&
+        !it->is_directory(ec))
+      continue;  // the type the listing gave: no system call
     // Symlinks to files are followed (libc10.so -> libc10.so.2.6.0); each file is listed once.
     // A dangling symlink is no file; anything else that cannot be looked at — a name longer than
     // PATH_MAX, a directory that cannot be listed — is an input error naming it (never skipped
@@ -264,6 +269,14 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
 
 }  // namespace
 
+absl::StatusOr<ExpandedInput> ExpandInstalledDirectory(const std::string& path,
+                                                       const InputLimits& limits) {
+  ExpandedInput out;
+  out.path = path;
+  ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, /*named_only=*/true, &out));
+  return out;
+}
+
 absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path) {
   absl::StatusOr<MappedFile> f = MappedFile::Open(path);
   if (!f.ok() || !HasIndexMagic(f->bytes())) return std::vector<std::string>{};
@@ -285,7 +298,7 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
   }
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, &out));
+    ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, /*named_only=*/false, &out));
     return out;
   }
   ABICHECK_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));

@@ -32,6 +32,12 @@ std::string TextMember(const ExpandedInput& in, absl::string_view suffix);
 // contains ".so" (shared objects and extension modules; executables are not loadable anyway).
 absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits);
 
+// A package directory as pip installed it (site-packages/torch): like ExpandInput, but only files
+// whose name contains ".so" are opened — the rule for a wheel's members, whose unpacking it is.
+// torch's thousands of headers and Python files are not read.
+absl::StatusOr<ExpandedInput> ExpandInstalledDirectory(const std::string& path,
+                                                       const InputLimits& limits);
+
 // The build names an index file holds (empty when `path` is not an index).
 absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path);
 

@@ -393,8 +393,8 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
     }
     const std::string name = it->path().filename().string();
     // What cannot be read is an input error naming it, never skipped without a word (issue 17).
-    if (::access(it->path().c_str(), R_OK) != 0 && errno == EACCES &&
-        (it->is_directory(ec) || LooksLikeSharedObject(name))) {
+    if ((it->is_directory(ec) || LooksLikeSharedObject(name)) &&
+        ::access(it->path().c_str(), R_OK) != 0 && errno == EACCES) {
       return absl::PermissionDeniedError(absl::StrCat(it->path().string(), ": Permission denied"));
     }
     if (it->is_directory(ec)) {

@@ -91,7 +91,7 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
 
 absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const InputLimits& limits) {
   TorchBuild b;
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(env.torch_dir, limits));
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInstalledDirectory(env.torch_dir, limits));
   std::string init = ReadSmallTextFile(env.torch_dir + "/__init__.py").value_or("");
   std::string version = ReadSmallTextFile(env.torch_dir + "/version.py").value_or("");
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));

@@ -14,6 +14,7 @@
 #include "lib/elf/elf_constants.h"
 #include "lib/io/blob.h"
 #include "lib/io/zip_archive.h"
+#include "lib/util/paths.h"
 #include "tests/support/index_reseal.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
@@ -506,6 +507,24 @@ TEST(DiffTest, RemovedChangedAdded) {
   EXPECT_TRUE(diff->breaking());
   EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("1 removed, 1 changed, 1 added (breaking"));
   EXPECT_THAT(RenderDiffJson(*diff), HasSubstr("\"new_symbol\": \"_Z3addij\""));
+}
+
+// An installed package directory is read as its wheel's members are: only files whose name
+// contains ".so" are opened (torch's headers and Python files are never read).
+TEST(InputsTest, InstalledDirectoryOpensOnlySharedObjectNames) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/torch/lib");
+  d.Write("torch/lib/libc10.so", Lib("libc10.so", {"c10_fn"}));
+  d.Write("torch/_C.cpython-312-x86_64-linux-gnu.so", Lib("", {"PyInit__C"}));
+  d.Write("torch/bin_tool", Lib("", {"main"}));  // ELF, but no shared object's name
+  d.Write("torch/__init__.py", std::string("import os\n"));
+  absl::StatusOr<ExpandedInput> installed = ExpandInstalledDirectory(d.path() + "/torch", {});
+  absl::StatusOr<ExpandedInput> given = ExpandInput(d.path() + "/torch", {});
+  ASSERT_TRUE(installed.ok() && given.ok());
+  std::vector<std::string> names;
+  for (const InputFile& f : installed->objects) names.push_back(Basename(f.name));
+  EXPECT_THAT(names, ElementsAre("_C.cpython-312-x86_64-linux-gnu.so", "libc10.so"));
+  EXPECT_EQ(given->objects.size(), 3u) << "a directory named by the user: every ELF file";
 }
 
 // Issue 15: a constructor's C1 and C2 symbols demangle alike; the diff tells them apart by
