@@ -311,14 +311,27 @@ TEST(CliTest, ProgressLinesInALog) {
   EXPECT_EQ(log.find("reading archives"), std::string::npos) << log;
 }
 
+// libc, libstdc++ and every library of the CUDA toolkit (by soname: libcublasLt.so.13, ...)
+// that this machine has: what `symbols` is compared with nm on.
+std::vector<std::string> SystemLibraries() {
+  std::vector<std::string> libs;
+  for (const char* l : {"/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libc.so.6"})
+    if (fs::exists(l)) libs.push_back(l);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/usr/local/cuda/lib64", ec)) {
+    const std::string n = e.path().filename().string();
+    const size_t so = n.find(".so.");
+    if (so != std::string::npos && so + 6 == n.size() && fs::is_regular_file(e.path()))
+      libs.push_back(e.path().string());
+  }
+  std::sort(libs.begin(), libs.end());
+  return libs;
+}
+
 // Issue 15: `symbols` equals `nm -D` (binutils) line for line on real libraries — the type
 // letter included (B, R, V, W, i, u from the program headers, as nm has them from sections).
 TEST(CliTest, SymbolsEqualsNmOnRealLibraries) {
-  std::vector<std::string> libs;
-  for (const char* l : {"/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libc.so.6",
-                        "/usr/local/cuda/lib64/libcudart.so.13"}) {
-    if (fs::exists(l)) libs.push_back(l);
-  }
+  std::vector<std::string> libs = SystemLibraries();
   if (const char* home = std::getenv("HOME")) {
     // A torch build from the PyPI corpus, when tests/pypi has installed one.
     const fs::path venvs = fs::path(home) / ".cache/abicheck-corpus/pypi/venvs";
@@ -342,9 +355,9 @@ TEST(CliTest, SymbolsEqualsNmOnRealLibraries) {
 }
 
 // Issue 15: `symbols -C` equals `nm -DC` (binutils' demangler) line for line on libc, libstdc++
-// and the CUDA runtime; on a torch build, up to spaces inside expressions and function types and
-// a default argument's scope, except the few names LLVM 14 cannot demangle at all
-// (docs/symbols.md says which and why).
+// and every library of the CUDA toolkit; on a torch build, up to spaces inside expressions and
+// function types and a default argument's scope, except the few names LLVM 14 cannot demangle at
+// all (docs/symbols.md says which and why).
 TEST(CliTest, DemangledSymbolsEqualNm) {
   auto listing = [](const std::string& cmd) {
     std::string out;
@@ -352,9 +365,7 @@ TEST(CliTest, DemangledSymbolsEqualNm) {
     return out;
   };
   int compared = 0;
-  for (const char* l : {"/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libc.so.6",
-                        "/usr/local/cuda/lib64/libcudart.so.13"}) {
-    if (!fs::exists(l)) continue;
+  for (const std::string& l : SystemLibraries()) {
     const std::string nm = listing("nm -DC " + ShellQuote(l));
     ASSERT_FALSE(nm.empty()) << l;
     EXPECT_TRUE(nm == listing(Tool() + " symbols -C " + ShellQuote(l)))
