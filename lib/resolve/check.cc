@@ -254,9 +254,15 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   for (size_t i = 0, k = 0; i < providers.size(); ++i) {
     if (k >= w.providers.size() || w.given[i] != w.providers[k]) continue;
     ++k;
-    const size_t objects = loader.object_count(), matches = loader.identity_matches();
+    const size_t objects = loader.object_count(), matches = loader.identity_matches(),
+                 walks = loader.fresh_walks();
     ABICHECK_RETURN_IF_ERROR(loader.MapDeps(w.given[i], true, &w.failures).status());
-    mapped_new[i] = loader.object_count() > objects || loader.identity_matches() > matches;
+    // Its walk changed the world if it loaded an object, matched a file by identity, or walked
+    // another object's dependencies first (whose failures then come earlier in the world's order
+    // than in the world without it).
+    const size_t own_walk = w.given[i]->elf->dependencies().empty() ? 0 : 1;
+    mapped_new[i] = loader.object_count() > objects || loader.identity_matches() > matches ||
+                    loader.fresh_walks() - walks > own_walk;
   }
   // What the providers needed and we could not find was loaded with them (C2a).
   for (const MapFailure& f : w.failures) {
@@ -283,7 +289,8 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   }
   // docs/loader-model.md E7: a module of the package is checked in this world with its own
   // object set aside only where the world without it is this one less that object — nothing
-  // else loaded needs it, it brought nothing in, it is not two inputs at once.
+  // else loaded needs it, its walk brought nothing in and walked no other object first, it is
+  // not two inputs at once.
   absl::flat_hash_set<const Object*> needed, twice, once;
   for (const Object* o : loader.loaded()) {
     for (const Object* d : o->deps) {

@@ -60,7 +60,8 @@ struct World {
   std::vector<const Object*> indexed;  // objects read from an index: their status can change
   // Per provider input: a module that is this input may be checked here with it set aside —
   // the world without it is this one less that object (nothing else needs it, its dependencies
-  // brought nothing new, it is one input only).
+  // brought nothing new and it was not the first to walk another object's, it is one input
+  // only).
   std::vector<bool> set_aside_ok;
 };
 

@@ -566,7 +566,10 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
     const bool fresh = l->deps.empty();
     // An older object's first walk during a check (one whose only dependency is an auxiliary
     // filtee that was not found): its deps go with the Rollback.
-    if (fresh && mark_ && !l->elf->dependencies().empty()) walked_.push_back(l);
+    if (fresh && !l->elf->dependencies().empty()) {
+      ++fresh_walks_;
+      if (mark_) walked_.push_back(l);
+    }
     for (const Dependency& d : l->elf->dependencies()) {
       const bool filter = d.tag != elf::DT_NEEDED;
       // DSTs in the name (docs/loader-model.md C7); a name with '/' after that is a path.

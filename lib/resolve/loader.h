@@ -160,6 +160,8 @@ class Loader {
   size_t object_count() const { return objects_.size(); }
   // How often a search found a file already loaded under another name (_dl_file_id_match_p).
   size_t identity_matches() const { return identity_matches_; }
+  // How many objects had their dependencies walked for the first time (MapDeps fills them once).
+  size_t fresh_walks() const { return fresh_walks_; }
   void Rollback(const Mark& mark);
   void SetAside(const Object* o) { set_aside_ = o; }
   // The parses shared with the other checks of this call; nullptr when this loader's are its own.
@@ -231,6 +233,7 @@ class Loader {
   std::vector<Object*> walked_;  // objects whose deps were filled since the first Checkpoint()
   const Object* set_aside_ = nullptr;
   size_t identity_matches_ = 0;
+  size_t fresh_walks_ = 0;
 };
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
