@@ -4,10 +4,12 @@
 #ifndef ABICHECK_LIB_RESOLVE_LOADER_H_
 #define ABICHECK_LIB_RESOLVE_LOADER_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -129,13 +131,56 @@ class Loader {
   // The assumed names a DT_NEEDED entry of a new object matched, in the order met.
   const std::vector<std::string>& assumed_used() const { return assumed_used_; }
 
-  // The loaded objects in load order (the _ns_loaded list), without the one set aside.
-  auto loaded() const {
-    return objects_ | std::views::transform([](const std::unique_ptr<Object>& o) {
-             return static_cast<const Object*>(o.get());
-           }) |
-           std::views::filter([aside = set_aside_](const Object* o) { return o != aside; });
-  }
+  // The loaded objects in load order (the _ns_loaded list) from the `from`th on, without the one
+  // set aside: a view over the list, no copy.
+  class Loaded {
+   public:
+    class iterator {
+     public:
+      using iterator_category = std::forward_iterator_tag;
+      using value_type = const Object*;
+      using difference_type = std::ptrdiff_t;
+      using pointer = const Object* const*;
+      using reference = const Object*;
+      iterator() = default;
+      iterator(std::deque<std::unique_ptr<Object>>::const_iterator at,
+               std::deque<std::unique_ptr<Object>>::const_iterator end, const Object* skip)
+          : at_(at), end_(end), skip_(skip) {
+        Settle();
+      }
+      const Object* operator*() const { return at_->get(); }
+      iterator& operator++() {
+        ++at_;
+        Settle();
+        return *this;
+      }
+      iterator operator++(int) {
+        iterator old = *this;
+        ++*this;
+        return old;
+      }
+      bool operator==(const iterator& o) const { return at_ == o.at_; }
+      bool operator!=(const iterator& o) const { return at_ != o.at_; }
+
+     private:
+      void Settle() {
+        while (at_ != end_ && at_->get() == skip_) ++at_;
+      }
+      std::deque<std::unique_ptr<Object>>::const_iterator at_, end_;
+      const Object* skip_ = nullptr;
+    };
+    Loaded(const std::deque<std::unique_ptr<Object>>& list, size_t from, const Object* skip)
+        : begin_(list.begin() + static_cast<std::ptrdiff_t>(std::min(from, list.size()))),
+          end_(list.end()),
+          skip_(skip) {}
+    iterator begin() const { return iterator(begin_, end_, skip_); }
+    iterator end() const { return iterator(end_, end_, skip_); }
+
+   private:
+    std::deque<std::unique_ptr<Object>>::const_iterator begin_, end_;
+    const Object* skip_;
+  };
+  Loaded loaded() const { return Loaded(objects_, 0, set_aside_); }
   // find_needed's test: the first loaded object, in load order, that has `name` as its path or
   // one of its names (_dl_name_match_p); nullptr when none has.
   const Object* FirstNamed(absl::string_view name) const;
@@ -151,12 +196,7 @@ class Loader {
   };
   Mark Checkpoint();
   // The objects loaded since `mark` (what one check added).
-  auto loaded_since(const Mark& mark) const {
-    return objects_ | std::views::drop(mark.objects) |
-           std::views::transform([](const std::unique_ptr<Object>& o) {
-             return static_cast<const Object*>(o.get());
-           });
-  }
+  Loaded loaded_since(const Mark& mark) const { return Loaded(objects_, mark.objects, nullptr); }
   size_t object_count() const { return objects_.size(); }
   // How often a search found a file already loaded under another name (_dl_file_id_match_p).
   size_t identity_matches() const { return identity_matches_; }

@@ -2,7 +2,7 @@
 // (the package's objects and the build loaded once) with the module's own object set aside. Each
 // verdict, problem, warning and diagnosis must be what a world made for that module alone gives.
 #include <filesystem>
-#include <ranges>
+#include <iterator>
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
@@ -178,7 +178,7 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   ASSERT_EQ(list->size(), 3u) << "m.so, libp.so by soname, liby.so by search";
   EXPECT_TRUE(failures.empty());
   EXPECT_NE(loader.FirstNamed("libp.so"), nullptr) << "the soname became one of its names";
-  EXPECT_EQ(std::ranges::distance(loader.loaded_since(mark)), 2);
+  EXPECT_EQ(std::distance(loader.loaded_since(mark).begin(), loader.loaded_since(mark).end()), 2);
   loader.Rollback(mark);
   EXPECT_EQ(loader.object_count(), 1u);
   EXPECT_EQ((*provider)->names, names);
@@ -190,7 +190,7 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   absl::StatusOr<Object*> copy = loader.OpenGiven(p, "module", false);
   ASSERT_TRUE(copy.ok());
   EXPECT_NE(*copy, *provider);
-  EXPECT_EQ(std::ranges::distance(loader.loaded()), 1) << "the copy only";
+  EXPECT_EQ(std::distance(loader.loaded().begin(), loader.loaded().end()), 1) << "the copy only";
   loader.Rollback(again);
   absl::StatusOr<Object*> same = loader.OpenGiven(p, "provider", true);
   ASSERT_TRUE(same.ok());
