@@ -223,6 +223,22 @@ bool StripLocalReturnTypes(std::string* s) {
                                                    "covariant return thunk to "};
   auto opens = [](char c) { return c == '<' || c == '(' || c == '[' || c == '{'; };
   auto closes = [](char c) { return c == '>' || c == ')' || c == ']' || c == '}'; };
+  // From `at` back over balanced brackets to an unmatched opening one, or to a character at
+  // depth 0 that `stops`; returns where the scanned text starts.
+  auto back = [&](size_t at, auto stops) {
+    for (int depth = 0; at > 0; --at) {
+      const char c = (*s)[at - 1];
+      if (closes(c)) {
+        ++depth;
+      } else if (opens(c)) {
+        if (depth == 0) break;
+        --depth;
+      } else if (depth == 0 && stops(c)) {
+        break;
+      }
+    }
+    return at;
+  };
   bool changed = false;
   for (size_t pos = s->find("::"); pos != std::string::npos; pos = s->find("::", pos + 2)) {
     size_t j = pos;
@@ -239,32 +255,11 @@ bool StripLocalReturnTypes(std::string* s) {
     }
     if ((*s)[open] != '(' || open == 0 || (*s)[open - 1] != '>') continue;  // not a template
     // Back over the function's name: identifiers, "::", balanced brackets.
-    size_t n = open;
-    for (int depth = 0; n > 0; --n) {
-      const char c = (*s)[n - 1];
-      if (closes(c)) {
-        ++depth;
-      } else if (opens(c)) {
-        if (depth == 0) break;
-        --depth;
-      } else if (depth == 0 && !IsIdentifierChar(c) && c != ':' && c != '~') {
-        break;
-      }
-    }
+    const size_t n =
+        back(open, [](char c) { return !IsIdentifierChar(c) && c != ':' && c != '~'; });
     if (n < 2 || (*s)[n - 1] != ' ') continue;
     // Back over the return type to where this name's list entry starts.
-    size_t r = n - 1;
-    for (int depth = 0; r > 0; --r) {
-      const char c = (*s)[r - 1];
-      if (closes(c)) {
-        ++depth;
-      } else if (opens(c)) {
-        if (depth == 0) break;
-        --depth;
-      } else if (c == ',' && depth == 0) {
-        break;
-      }
-    }
+    size_t r = back(n - 1, [](char c) { return c == ','; });
     if (r > 0 && (*s)[r - 1] == ',' && r < n - 1 && (*s)[r] == ' ') ++r;
     if (r == 0) {
       for (absl::string_view p : kSpecial) {

@@ -275,7 +275,7 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   for (const MapFailure& f : w.failures) {
     if (!w.seen_failures.insert({f.requester, f.name}).second) continue;
     auto [it, added] = w.missing_index.try_emplace(f.name, w.missing.size());
-    if (added) w.missing.push_back({f.name, {}});
+    if (added) w.missing.push_back({f.name, {}, {}});
     w.missing[it->second].needed_by.push_back(f.requester);
     w.missing[it->second].met_at.push_back(w.seen_failures.size() - 1);
   }
@@ -1186,13 +1186,13 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       }
     }
     const size_t own = e.group->place[e.self];  // its place among its package's objects
+    Report refused;                             // the module's header, read once for all the builds
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
     for (size_t b = 0; b < build_providers.size(); ++b) {
-      Report refused;
-      ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
       std::optional<World>& w = pw.worlds[b];
       Report r;
       if (!probe) {
-        r = std::move(refused);
+        r = refused;
       } else if (w && w->set_aside_ok[own] && probe->machine() == w->machine &&
                  probe->is_64() == w->is_64 && probe->big_endian() == w->big_endian) {
         ABICHECK_ASSIGN_OR_RETURN(r, CheckInWorld(*w, e.module(), pw.inputs[b], options,
