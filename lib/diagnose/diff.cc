@@ -1,5 +1,7 @@
 // abicheck diff: exported-symbol sets of two builds, paired library by library, with removed
 // C++ functions matched to their same-named replacements (DescribeDifferences).
+#include "lib/diagnose/diff.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -12,9 +14,6 @@
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
-#include "lib/inputs/inputs.h"
-#include "lib/report/json_report.h"
-#include "lib/report/text_util.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
@@ -22,55 +21,9 @@
 namespace abicheck {
 namespace {
 
-struct Library {
-  std::string path;
-  std::string soname;
-  bool has_soname = false;
-  std::set<std::string> exports;   // "name" or "name@version"
-  std::set<std::string> versions;  // version definitions, BASE excluded
-  std::set<std::string> needed;    // DT_NEEDED
-};
-
 std::string Stem(absl::string_view soname) {
   size_t so = soname.find(".so");
   return std::string(so == absl::string_view::npos ? soname : soname.substr(0, so + 3));
-}
-
-absl::StatusOr<std::vector<Library>> ReadExports(const std::string& build,
-                                                 const InputLimits& limits) {
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(build, limits));
-  std::vector<Library> libs;
-  for (const InputFile& f : in.objects) {
-    ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f));
-    const ElfFile& elf = *parsed.elf;
-    const SymbolTable& t = *parsed.syms;
-    Library lib;
-    lib.path = f.name;
-    lib.soname = elf.soname().empty() ? Basename(f.path) : std::string(elf.soname());
-    lib.has_soname = !elf.soname().empty();
-    for (const VersionDef& d : t.version_defs()) {
-      if ((d.flags & elf::VER_FLG_BASE) == 0) lib.versions.emplace(d.name);
-    }
-    for (absl::string_view n : elf.needed()) lib.needed.emplace(n);
-    std::optional<uint32_t> bad = t.ForEachSymbol([&](const Symbol& sym) {
-      const Symbol* s = &sym;
-      if (!s->exported() || s->name.empty()) return;
-      std::string key(s->name);
-      const uint16_t vs = t.Versym(s->index);
-      const VersionSlot* slot = t.Slot(vs);
-      if (slot != nullptr && slot->defined && (vs & 0x7fff) > 1) {
-        if (s->shndx == elf::SHN_ABS && s->name == slot->name) return;  // the version node itself
-        absl::StrAppend(&key, (vs & elf::VERSYM_HIDDEN) ? "@" : "@@", slot->name);
-      }
-      lib.exports.insert(std::move(key));
-    });
-    if (bad)
-      return absl::DataLossError(
-          absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
-    ABICHECK_RETURN_IF_ERROR(t.status());
-    libs.push_back(std::move(lib));
-  }
-  return libs;
 }
 
 std::string BareName(const std::string& key) { return key.substr(0, key.find('@')); }
@@ -89,7 +42,7 @@ ExportChange Entry(const std::string& key) {
   return c;
 }
 
-LibraryDiff Compare(const Library* a, const Library* b) {
+LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
   LibraryDiff d;
   static const std::set<std::string> kEmpty;
   const std::set<std::string>& ea = a ? a->exports : kEmpty;
@@ -191,27 +144,47 @@ LibraryDiff Compare(const Library* a, const Library* b) {
 
 }  // namespace
 
-bool AbiDiff::breaking() const {
-  for (const LibraryDiff& l : libraries) {
-    if (!l.removed.empty() || !l.changed.empty() || !l.new_soname.empty() ||
-        !l.versions_removed.empty() || !l.needed_added.empty())
-      return true;
+absl::StatusOr<ExportSet> ReadExportSet(const InputFile& f) {
+  ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(f));
+  const ElfFile& elf = *parsed.elf;
+  const SymbolTable& t = *parsed.syms;
+  ExportSet lib;
+  lib.path = f.name;
+  lib.soname = elf.soname().empty() ? Basename(f.path) : std::string(elf.soname());
+  lib.has_soname = !elf.soname().empty();
+  for (const VersionDef& d : t.version_defs()) {
+    if ((d.flags & elf::VER_FLG_BASE) == 0) lib.versions.emplace(d.name);
   }
-  return false;
+  for (absl::string_view n : elf.needed()) lib.needed.emplace(n);
+  std::optional<uint32_t> bad = t.ForEachSymbol([&](const Symbol& sym) {
+    const Symbol* s = &sym;
+    if (!s->exported() || s->name.empty()) return;
+    std::string key(s->name);
+    const uint16_t vs = t.Versym(s->index);
+    const VersionSlot* slot = t.Slot(vs);
+    if (slot != nullptr && slot->defined && (vs & 0x7fff) > 1) {
+      if (s->shndx == elf::SHN_ABS && s->name == slot->name) return;  // the version node itself
+      absl::StrAppend(&key, (vs & elf::VERSYM_HIDDEN) ? "@" : "@@", slot->name);
+    }
+    lib.exports.insert(std::move(key));
+  });
+  if (bad)
+    return absl::DataLossError(
+        absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", f.name, *bad));
+  ABICHECK_RETURN_IF_ERROR(t.status());
+  return lib;
 }
 
-absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
-                                   const InputLimits& limits) {
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<Library> a, ReadExports(old_build, limits));
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<Library> b, ReadExports(new_build, limits));
+AbiDiff CompareBuilds(const std::string& old_build, const std::vector<ExportSet>& a,
+                      const std::string& new_build, const std::vector<ExportSet>& b) {
   AbiDiff diff;
   diff.old_build = old_build;
   diff.new_build = new_build;
   // Pair by soname, then by stem; two single files are always a pair.
   std::vector<bool> used(b.size(), false);
-  std::vector<std::pair<const Library*, const Library*>> pairs;
-  for (const Library& la : a) {
-    const Library* match = nullptr;
+  std::vector<std::pair<const ExportSet*, const ExportSet*>> pairs;
+  for (const ExportSet& la : a) {
+    const ExportSet* match = nullptr;
     for (int pass = 0; pass < 2 && match == nullptr; ++pass) {
       for (size_t j = 0; j < b.size(); ++j) {
         if (used[j]) continue;
@@ -242,103 +215,6 @@ absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::stri
                      (y.old_library.empty() ? y.new_library : y.old_library);
             });
   return diff;
-}
-
-std::string RenderDiffText(const AbiDiff& diff, bool color) {
-  auto red = [&](std::string s) { return color ? absl::StrCat("\x1b[31m", s, "\x1b[0m") : s; };
-  auto green = [&](std::string s) { return color ? absl::StrCat("\x1b[32m", s, "\x1b[0m") : s; };
-  std::string out;
-  size_t removed = 0, added = 0, changed = 0;
-  for (const LibraryDiff& l : diff.libraries) {
-    removed += l.removed.size();
-    added += l.added.size();
-    changed += l.changed.size();
-  }
-  size_t sonames = 0;
-  for (const LibraryDiff& l : diff.libraries) sonames += !l.new_soname.empty();
-  absl::StrAppendFormat(
-      &out, "%s -> %s: %s%d removed, %d changed, %d added%s\n", Printable(diff.old_build),
-      Printable(diff.new_build),
-      sonames ? absl::StrCat(sonames, sonames == 1 ? " soname" : " sonames", " changed, ") : "",
-      removed, changed, added,
-      diff.breaking() ? " (breaking: modules built against the old build may not load)" : "");
-  for (const LibraryDiff& l : diff.libraries) {
-    absl::StrAppend(&out, "\n", Printable(l.old_library.empty() ? "(none)" : l.old_library), " -> ",
-                    Printable(l.new_library.empty() ? "(none)" : l.new_library), "\n");
-    if (!l.new_soname.empty()) {
-      absl::StrAppend(&out, "  ", red("soname"), ":  ", Printable(l.old_soname), " -> ",
-                      Printable(l.new_soname), " (every module naming ", Printable(l.old_soname),
-                      " in DT_NEEDED fails first with \"cannot open shared object file\")\n");
-    }
-    for (const std::string& v : l.versions_removed)
-      absl::StrAppend(&out, "  ", red("version removed"), ": ", Printable(v), "\n");
-    for (const std::string& n : l.needed_added)
-      absl::StrAppend(&out, "  ", red("needs now"), ": ", Printable(n), "\n");
-    for (const std::string& v : l.versions_added)
-      absl::StrAppend(&out, "  ", green("version added"), ": ", Printable(v), "\n");
-    for (const std::string& n : l.needed_removed)
-      absl::StrAppend(&out, "  ", green("no longer needs"), ": ", Printable(n), "\n");
-    // Names that demangle alike (a constructor's C1 and C2 symbols, two versions of one name)
-    // are told apart by their mangled symbol.
-    absl::flat_hash_map<std::string, int> seen;
-    for (const auto* list : {&l.changed, &l.removed, &l.added}) {
-      for (const ExportChange& c : *list) {
-        ++seen[c.demangled];
-        if (!c.new_demangled.empty() && c.new_demangled != c.demangled) ++seen[c.new_demangled];
-      }
-    }
-    auto name = [&](const std::string& demangled, const std::string& symbol) {
-      auto it = seen.find(demangled);
-      return it != seen.end() && it->second > 1 && demangled != symbol
-                 ? absl::StrCat(Printable(demangled), "  [", Printable(symbol), "]")
-                 : Printable(demangled);
-    };
-    for (const ExportChange& c : l.changed) {
-      absl::StrAppend(&out, "  ", red("changed"), ": ", name(c.demangled, c.symbol),
-                      "\n       now: ", name(c.new_demangled, c.new_symbol), "\n");
-      for (const std::string& d : c.differences)
-        absl::StrAppend(&out, "            ", Printable(d), "\n");
-    }
-    for (const ExportChange& c : l.removed)
-      absl::StrAppend(&out, "  ", red("removed"), ": ", name(c.demangled, c.symbol), "\n");
-    for (const ExportChange& c : l.added)
-      absl::StrAppend(&out, "  ", green("added"), ":   ", name(c.demangled, c.symbol), "\n");
-  }
-  return out;
-}
-
-std::string RenderDiffJson(const AbiDiff& diff) {
-  using J = nlohmann::ordered_json;
-  auto changes = [](const std::vector<ExportChange>& v) {
-    J a = J::array();
-    for (const ExportChange& c : v) {
-      J e = {{"symbol", c.symbol}, {"demangled", c.demangled}};
-      if (!c.new_symbol.empty()) {
-        e["new_symbol"] = c.new_symbol;
-        e["new_demangled"] = c.new_demangled;
-        e["differences"] = c.differences;
-      }
-      a.push_back(std::move(e));
-    }
-    return a;
-  };
-  J j;
-  j["schema_version"] = 1;
-  j["old_build"] = diff.old_build;
-  j["new_build"] = diff.new_build;
-  j["breaking"] = diff.breaking();
-  J libs = J::array();
-  for (const LibraryDiff& l : diff.libraries) {
-    J lib = {{"old_library", l.old_library},       {"new_library", l.new_library},
-             {"removed", changes(l.removed)},      {"changed", changes(l.changed)},
-             {"added", changes(l.added)},          {"versions_removed", l.versions_removed},
-             {"versions_added", l.versions_added}, {"needed_removed", l.needed_removed},
-             {"needed_added", l.needed_added}};
-    if (!l.new_soname.empty()) lib["soname"] = {{"old", l.old_soname}, {"new", l.new_soname}};
-    libs.push_back(std::move(lib));
-  }
-  j["libraries"] = std::move(libs);
-  return DumpJson(j);
 }
 
 }  // namespace abicheck

@@ -1,5 +1,7 @@
 // `abicheck symbols`: every .dynsym entry as nm -D prints it (value, type letter, name with its
 // version), read through PT_DYNAMIC like the loader — no section headers needed.
+#include "lib/report/symbol_listing.h"
+
 #include <algorithm>
 #include <atomic>
 #include <string>
@@ -12,9 +14,6 @@
 #include "lib/demangle/demangle.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
-#include "lib/index/index_file.h"
-#include "lib/inputs/inputs.h"
-#include "lib/io/mapped_file.h"
 #include "lib/report/json_report.h"
 #include "lib/report/text_util.h"
 #include "lib/symbols/symbol_table.h"
@@ -93,49 +92,10 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
 
 }  // namespace
 
-absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
-                           absl::FunctionRef<void(absl::string_view)> sink) {
-  // WHEEL!MEMBER names one shared object inside a wheel (as the reports name it); a wheel alone
-  // is answered with its members to choose from.
-  std::shared_ptr<const Blob> member;
-  std::optional<MappedFile> file;
-  if (const size_t bang = path.find(".whl!"); bang != std::string::npos) {
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path.substr(0, bang + 4), {}));
-    for (const InputFile& f : in.objects) {
-      if (f.name == path) member = f.blob;
-    }
-    if (member == nullptr) {
-      return absl::NotFoundError(
-          absl::StrCat(path, ": no shared object of that name in ", path.substr(0, bang + 4)));
-    }
-  } else {
-    ABICHECK_ASSIGN_OR_RETURN(file, MappedFile::Open(path));
-  }
-  const absl::Span<const uint8_t> bytes = member ? member->bytes() : file->bytes();
-  if (HasIndexMagic(bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path,
-                     ": an abicheck index, which keeps no symbol values: "
-                     "list the build's libraries themselves"));
-  }
-  if (bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4) {
-    absl::StatusOr<ExpandedInput> in = ExpandInput(path, {});
-    std::string which;
-    if (in.ok() && !in->objects.empty()) {
-      which = absl::StrCat(
-          ": name one of its ", in->objects.size(),
-          in->objects.size() == 1 ? " shared object" : " shared objects", " as ",
-          in->objects.front().name,
-          in->objects.size() > 1 ? absl::StrCat(" (or ", in->objects[1].name, ", ...)") : "");
-    } else {
-      which = ": it holds no shared object";
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": a zip archive (wheel), not an ELF file", which));
-  }
-  ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, bytes));
-  const ElfFile& elf = *parsed.elf;
-  const SymbolTable& t = *parsed.syms;
+absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
+                                const SymbolTable& syms, const SymbolListOptions& options,
+                                absl::FunctionRef<void(absl::string_view)> sink) {
+  const SymbolTable& t = syms;
   // Rows one by one, in table order, with nm's filters and version suffixes.
   auto for_each_row = [&](auto&& f) -> absl::Status {
     for (uint32_t i = 1; i < t.size(); ++i) {
@@ -237,13 +197,6 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
   }
   sink(DumpJson(json));
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options) {
-  std::string all;
-  ABICHECK_RETURN_IF_ERROR(ListSymbolsTo(
-      path, options, [&](absl::string_view chunk) { all.append(chunk.data(), chunk.size()); }));
-  return all;
 }
 
 }  // namespace abicheck

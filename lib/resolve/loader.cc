@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -400,6 +401,18 @@ const Object* Loader::FirstNamed(absl::string_view name) const {
     if (o->path == name) return first != nullptr && first->load_index < o->load_index ? first : o;
   }
   return first;
+}
+
+const Object* Loader::FindNeeded(Object* requester, absl::string_view file,
+                                 bool* in_every_process) {
+  *in_every_process = file == "libc.so.6" || absl::StartsWith(file, "ld-linux") || file.empty();
+  const Object* provider = FirstNamed(file);
+  if (provider == nullptr && *in_every_process && !file.empty() && options_.use_host) {
+    for (const Object* b : ProcessBase(requester)) {
+      if (NameMatches(*b, file)) provider = b;
+    }
+  }
+  return provider;
 }
 
 Loader::Mark Loader::Checkpoint() {

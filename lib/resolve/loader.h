@@ -184,6 +184,12 @@ class Loader {
   // find_needed's test: the first loaded object, in load order, that has `name` as its path or
   // one of its names (_dl_name_match_p); nullptr when none has.
   const Object* FirstNamed(absl::string_view name) const;
+  // find_needed of _dl_check_map_versions: the object a verneed record of `requester` names.
+  // Any object of the namespace counts, so also the program's libc and dynamic linker, mapped
+  // from the system where the check uses the host (docs/loader-model.md B5). nullptr when none
+  // is; `in_every_process` then tells a name every process has (the program "", libc, ld.so),
+  // whose versions are the program's and not known here.
+  const Object* FindNeeded(Object* requester, absl::string_view file, bool* in_every_process);
 
   // One world for many checks (docs/loader-model.md E7): the objects loaded before the dlopen
   // are mapped once, and each check runs between Checkpoint() and Rollback(), which removes

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "lib/api/check_internal.h"
 #include "lib/io/blob.h"
-#include "lib/resolve/check_internal.h"
 
 namespace {
 

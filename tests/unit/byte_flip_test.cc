@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "lib/api/check_internal.h"
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
-#include "lib/resolve/check_internal.h"
 #include "tests/support/fixtures.h"
 #include "tests/unit/test_util.h"
 

@@ -10,10 +10,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "lib/api/check_internal.h"
 #include "lib/elf/elf_file.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
-#include "lib/resolve/check_internal.h"
 #include "lib/resolve/device_check.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/util/paths.h"
@@ -166,16 +166,6 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
 }
 
 }  // namespace
-
-bool EnvironmentReport::loads() const {
-  for (const Report& r : torch_imports) {
-    if (!r.ok()) return false;
-  }
-  for (const MatrixCell& c : matrix.cells) {
-    if (!c.report.ok()) return false;
-  }
-  return true;
-}
 
 absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
                                                    const std::vector<std::string>& against,

@@ -1,0 +1,548 @@
+// Check() and CheckMatrix(): which modules are checked against which builds, in which world
+// (lib/resolve/world.h does one module's dlopen), with the explanations of diagnose/ added; and
+// the exit codes.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <utility>
+
+#include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "lib/api/check_internal.h"
+#include "lib/diagnose/diagnose.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/inputs/inputs.h"
+#include "lib/inputs/python_env.h"
+#include "lib/resolve/loader.h"
+#include "lib/resolve/world.h"
+#include "lib/util/paths.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+
+int ExitCodeForStatus(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitLoads;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kDataLoss:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kUnavailable:
+      return kExitBadInput;
+    default:
+      return kExitUsage;
+  }
+}
+
+absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module_input,
+                                    const std::vector<InputFile>& providers,
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                    const Object* set_aside) {
+  Loader& loader = *w.loader;
+  // What this check loads and names is undone after it: the world serves the next module.
+  struct Undo {
+    Loader& loader;
+    Loader::Mark mark;
+    ~Undo() { loader.Rollback(mark); }
+  } undo{loader, loader.Checkpoint()};
+  loader.SetAside(set_aside);
+  ABICHECK_ASSIGN_OR_RETURN(ModuleLoad load,
+                            LoadModule(w, module_input, providers, options, if_loaded, set_aside));
+  if (load.module == nullptr) return std::move(load.report);
+  if (options.diagnose) DiagnoseProblems(loader, load.scope, &load.report);
+  ABICHECK_RETURN_IF_ERROR(FinishModule(w, undo.mark, module_input, set_aside, &load));
+  return std::move(load.report);
+}
+
+absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
+                                    const std::vector<InputFile>& providers,
+                                    const std::vector<InputFile>& preload, const InputFile* python,
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                    ParseCache* parses, size_t own_package) {
+  Report refused;
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module_input, &refused));
+  if (!probe) return refused;
+  ABICHECK_ASSIGN_OR_RETURN(
+      World w, PrepareWorld(*probe, providers, preload, python, options, parses, own_package));
+  return CheckInWorld(w, module_input, providers, options, if_loaded, nullptr);
+}
+
+bool IsGlobalDeps(const InputFile& f) {
+  return absl::StartsWith(Basename(f.path), "libtorch_global_deps.so");
+}
+
+namespace {
+
+// Expands provider inputs; libtorch_global_deps goes to the global scope (docs/loader-model.md §E).
+absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputLimits& limits,
+                             std::vector<InputFile>* providers, std::vector<InputFile>* preload,
+                             std::vector<Warning>* notes) {
+  for (const std::string& p : paths) {
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(p, limits));
+    if (in.objects.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(p, ": no ELF shared objects in this ", in.kind));
+    }
+    for (const std::string& n : in.notes) notes->push_back({p, n});
+    for (InputFile& f : in.objects)
+      (IsGlobalDeps(f) ? preload : providers)->push_back(std::move(f));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) {
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
+  if (in.kind != "file") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": is ",
+        !in.kind.empty() && absl::StrContains("aeiou", in.kind.substr(0, 1)) ? "an " : "a ",
+        in.kind, "; the ", role, " must be one file (to check every module of a wheel or ",
+        "directory, name the build with --against)"));
+  }
+  return std::move(in.objects.front());
+}
+
+// How a row of the matrix is shown: the member's path inside a wheel, the path below a
+// directory, the file name of a file.
+std::vector<std::string> PackagesOf(const ExpandedInput& ex) {
+  // One package for a wheel, a file or a package's own directory; per top-level entry for a
+  // directory of installed packages (it has a *.dist-info or *.egg-info directory).
+  std::vector<std::string> out(ex.objects.size());
+  if (ex.kind != "directory") return out;
+  std::error_code ec;
+  bool site = false;
+  for (const auto& d : std::filesystem::directory_iterator(ex.path, ec)) {
+    const std::string n = d.path().filename().string();
+    if (absl::EndsWith(n, ".dist-info") || absl::EndsWith(n, ".egg-info")) site = true;
+  }
+  if (!site) return out;
+  for (size_t i = 0; i < ex.objects.size(); ++i) {
+    absl::string_view rest = ex.objects[i].name;
+    if (!absl::ConsumePrefix(&rest, ex.path)) continue;
+    while (absl::ConsumePrefix(&rest, "/")) {
+    }
+    std::string top(rest.substr(0, rest.find('/')));
+    if (absl::EndsWith(top, ".libs"))
+      top.resize(top.size() - 5);  // auditwheel's vendored libraries
+    out[i] = top;
+  }
+  return out;
+}
+
+// One module input's objects and their packages, shared by its modules.
+struct ModuleGroup {
+  std::vector<InputFile> objects;    // everything the input expanded to
+  std::vector<std::string> package;  // per object, its package
+  std::vector<size_t> place;         // per object, its place among its package's objects
+  // File name -> the objects of that name, in order (E9's test).
+  absl::flat_hash_map<std::string, std::vector<size_t>> by_basename;
+};
+
+void MarkOrderDependent(const ModuleGroup& g, const std::string& package, Report* r) {
+  // docs/loader-model.md E9: a missing library that another package in the same directory
+  // ships is there only if that package was imported first.
+  for (Problem& p : r->problems) {
+    if (p.kind != ProblemKind::kMissingLibrary) continue;
+    auto it = g.by_basename.find(p.library);
+    if (it == g.by_basename.end()) continue;
+    for (size_t j : it->second) {
+      if (g.package[j] == package) continue;
+      p.hint = absl::StrCat("order-dependent: ", g.objects[j].name, " provides ", p.library,
+                            ", but it belongs to another package: this loads only if that "
+                            "package is imported first (and loads it RTLD_GLOBAL or by this "
+                            "name); depend on it explicitly, or bundle the library");
+      break;
+    }
+  }
+}
+
+std::string ModuleLabel(const ExpandedInput& in, const InputFile& f) {
+  if (size_t bang = f.name.rfind('!'); bang != std::string::npos) return f.name.substr(bang + 1);
+  if (in.kind == "directory" && absl::StartsWith(f.name, in.path)) {
+    absl::string_view rest = absl::string_view(f.name).substr(in.path.size());
+    while (absl::ConsumePrefix(&rest, "/")) {
+    }
+    if (!rest.empty()) return std::string(rest);
+  }
+  return Basename(f.name);
+}
+
+std::vector<int> BuildVersion(absl::string_view build) {
+  auto first = [](absl::string_view s) {
+    std::vector<int> v;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (!absl::ascii_isdigit(s[i]) || (i > 0 && absl::ascii_isalnum(s[i - 1]) && s[i - 1] != 'h'))
+        continue;
+      size_t j = i;
+      std::vector<int> parts;
+      while (j < s.size() && absl::ascii_isdigit(s[j])) {
+        size_t k = j;
+        int n = 0;
+        while (k < s.size() && absl::ascii_isdigit(s[k]) && n < 100000) n = n * 10 + (s[k++] - '0');
+        parts.push_back(n);
+        j = k;
+        if (j + 1 < s.size() && s[j] == '.' && absl::ascii_isdigit(s[j + 1])) {
+          ++j;
+        } else {
+          break;
+        }
+      }
+      if (parts.size() >= 2) return parts;
+      i = j;
+    }
+    return v;
+  };
+  if (size_t hash = build.rfind('#'); hash != absl::string_view::npos)
+    build.remove_prefix(hash + 1);
+  const size_t slash = build.rfind('/');
+  std::vector<int> v = first(slash == absl::string_view::npos ? build : build.substr(slash + 1));
+  return v.empty() ? first(build) : v;
+}
+
+void MarkTorchAbi(Matrix* m) {
+  const size_t nb = m->builds.size();
+  if (nb == 0) return;
+  std::vector<size_t> by_age(nb);
+  for (size_t b = 0; b < nb; ++b) by_age[b] = b;
+  std::stable_sort(by_age.begin(), by_age.end(), [&](size_t a, size_t b) {
+    return BuildVersion(m->builds[a]) < BuildVersion(m->builds[b]);
+  });
+  for (size_t i = 0; i < m->modules.size() && i < m->module_info.size(); ++i) {
+    ModuleInfo& info = m->module_info[i];
+    info.torch_abi = m->cells[i * nb].report.torch_abi;
+    if (info.torch_abi != TorchAbi::kStable || nb < 2) continue;
+    // E8: the oldest build that exports every shim function the object itself uses.
+    for (size_t b : by_age) {
+      const Report& r = m->cells[i * nb + b].report;
+      bool all = true;
+      for (const Problem& p : r.problems) {
+        all = all && !(p.kind == ProblemKind::kUndefinedSymbol && p.object == r.module &&
+                       IsTorchShimName(p.symbol));
+      }
+      if (all) {
+        info.stable_since = m->builds[b];
+        break;
+      }
+    }
+  }
+}
+
+std::string BuildLabel(absl::string_view build) {
+  // The shortest tail of path components that names a version: "torch-2.10.0/torch" for a
+  // torch directory, the wheel's name without .whl.
+  std::string label = Basename(build);
+  for (size_t end = build.size(), at = build.rfind('/'); at != absl::string_view::npos && at > 0;
+       at = build.rfind('/', at - 1)) {
+    const absl::string_view tail = build.substr(at + 1, end - at - 1);
+    if (std::any_of(tail.begin(), tail.end(), [](char c) { return absl::ascii_isdigit(c); })) {
+      label = std::string(tail);
+      break;
+    }
+  }
+  if (absl::EndsWith(label, ".whl")) label.resize(label.size() - 4);
+  return label;
+}
+
+void Recommend(Matrix* m, const std::vector<bool>& unusable) {
+  const size_t nb = m->builds.size();
+  if (nb < 2 || m->modules.empty()) return;
+  std::vector<int> failing(nb, 0);
+  for (size_t i = 0; i < m->modules.size(); ++i) {
+    for (size_t b = 0; b < nb; ++b) {
+      const bool dead = b < unusable.size() && unusable[b];
+      failing[b] += (dead || !m->cells[i * nb + b].report.ok()) ? 1 : 0;
+    }
+  }
+  // Fewest failing modules; among equals the newest version; among those the one given last.
+  size_t best = 0;
+  for (size_t b = 1; b < nb; ++b) {
+    if (failing[b] < failing[best] || (failing[b] == failing[best] &&
+                                       BuildVersion(m->builds[b]) >= BuildVersion(m->builds[best])))
+      best = b;
+  }
+  Recommendation& r = m->recommendation;
+  m->has_recommendation = true;
+  r.build = m->builds[best];
+  r.label = BuildLabel(r.build);
+  r.failing_modules = failing[best];
+  r.every_module_loads = failing[best] == 0;
+  for (size_t i = 0; i < m->modules.size(); ++i) {
+    if (!m->cells[i * nb + best].report.ok() || (best < unusable.size() && unusable[best]))
+      r.still_failing.push_back(m->modules[i]);
+  }
+  r.summary = r.every_module_loads
+                  ? absl::StrCat("install ", r.label, ": every module loads against it")
+                  : absl::StrFormat(
+                        "no build loads every module; %s leaves the fewest failing "
+                        "(%d of %d)",
+                        r.label, r.failing_modules, m->modules.size());
+}
+
+// For every undefined symbol of a cell: which of the builds given export that exact symbol —
+// the answer to "which torch should I install instead?" (issue: explain every failure).
+void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matrix* m) {
+  std::vector<std::vector<ParsedElf>> tables(builds.size());
+  for (size_t b = 0; b < builds.size(); ++b) {
+    for (const InputFile& f : builds[b]) {
+      absl::StatusOr<ParsedElf> p = ParseElf(f);
+      if (p.ok()) tables[b].push_back(*std::move(p));
+    }
+  }
+  for (MatrixCell& c : m->cells) {
+    for (Problem& p : c.report.problems) {
+      if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+      HashedName name(p.symbol);
+      for (size_t b = 0; b < builds.size(); ++b) {
+        bool found = false;
+        for (const ParsedElf& t : tables[b]) {
+          t.syms->ForEachNamedSymbol(name, [&](const Symbol& s, uint16_t vs) {
+            if (!s.exported()) return false;
+            const VersionSlot* slot = t.syms->Slot(vs);
+            found = p.version.empty() || (slot != nullptr && slot->name == p.version);
+            return found;
+          });
+          if (found) break;
+        }
+        if (found) p.exported_by.push_back(m->builds[b]);
+      }
+      if (!p.exported_by.empty() && p.candidates.empty()) {
+        p.hint = absl::StrCat("removed in this build; exported by ",
+                              absl::StrJoin(p.exported_by, ", "), " (of the builds given)");
+      }
+    }
+  }
+}
+
+absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options) {
+  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+  std::vector<InputFile> providers, preload;
+  std::vector<Warning> notes;
+  ABICHECK_RETURN_IF_ERROR(
+      ExpandProviders(options.providers, InputLimits{}, &providers, &preload, &notes));
+  for (const std::string& p : options.preload) {
+    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
+    preload.push_back(std::move(f));
+  }
+  std::optional<InputFile> python;
+  if (!options.python.empty()) {
+    ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
+  }
+  ABICHECK_ASSIGN_OR_RETURN(
+      Report r, CheckObjects(mod, providers, preload, python ? &*python : nullptr, options));
+  r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
+  return r;
+}
+
+absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
+                                   const std::vector<std::string>& build_args,
+                                   const CheckOptions& options, const InputLimits& limits) {
+  Matrix m;
+  // The same input given twice (by the same name, or another name of the same file) is checked
+  // once, with a note.
+  auto dedupe = [&](const std::vector<std::string>& args, const char* role) {
+    std::vector<std::string> kept;
+    std::vector<std::pair<uint64_t, uint64_t>> ids;
+    for (const std::string& a : args) {
+      struct stat st;
+      const bool have = ::stat(a.c_str(), &st) == 0;
+      const std::pair<uint64_t, uint64_t> id{have ? st.st_dev : 0, have ? st.st_ino : 0};
+      const bool dup = std::find(kept.begin(), kept.end(), a) != kept.end() ||
+                       (have && std::find(ids.begin(), ids.end(), id) != ids.end());
+      if (dup) {
+        m.notes.push_back({a, absl::StrCat("given twice as ", role, ": checked once")});
+        continue;
+      }
+      kept.push_back(a);
+      if (have) ids.push_back(id);
+    }
+    return kept;
+  };
+  const std::vector<std::string> unique_modules = dedupe(module_inputs, "a module input");
+  const std::vector<std::string> unique_builds = dedupe(build_args, "a build (--against)");
+  // An index of several builds is several columns.
+  std::vector<std::string> builds;
+  for (const std::string& b : unique_builds) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> names, IndexBuilds(b));
+    if (names.size() > 1) {
+      for (const std::string& n : names) builds.push_back(absl::StrCat(b, "#", n));
+    } else {
+      builds.push_back(b);
+    }
+  }
+  // Modules, each with the shared objects that came with it (its package's own libraries): an
+  // index into its input's objects and their packages, shared by the input's modules — a wheel
+  // of n objects would otherwise hold n^2 of them.
+  struct ModuleEntry {
+    std::shared_ptr<const ModuleGroup> group;
+    size_t self = 0;
+    ModuleInfo info;
+    const InputFile& module() const { return group->objects[self]; }
+    const std::string& package() const { return group->package[self]; }
+  };
+  std::vector<ModuleEntry> modules;
+  // A module's device code lies in the middle of the file: with a GPU to judge, archive members
+  // are kept whole (docs/gpu-model.md).
+  InputLimits module_limits = limits;
+  module_limits.whole_members = limits.whole_members || !options.gpu.empty();
+  for (const std::string& in : unique_modules) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
+    if (!in_index.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
+    }
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, module_limits));
+    for (const std::string& n : ex.notes) m.notes.push_back({in, n});
+    if (ex.objects.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this ", ex.kind,
+                                                     " (it holds no ELF shared object)"));
+    }
+    const PackageMetadata md = ParseMetadata(TextMember(ex, ".dist-info/METADATA"));
+    // docs/loader-model.md E6, E7: every shared object a package ships is loaded and checked;
+    // its siblings count as loaded for it. A directory that holds installed packages (a
+    // site-packages: it has *.dist-info) is several packages, one per top-level entry
+    // ("torchvision" with its "torchvision.libs"): a module sees its own package's objects; what
+    // only another package provides depends on import order (E9).
+    auto group = std::make_shared<ModuleGroup>();
+    group->package = PackagesOf(ex);
+    group->objects = std::move(ex.objects);
+    absl::flat_hash_map<absl::string_view, size_t> count;
+    for (size_t i = 0; i < group->objects.size(); ++i) {
+      group->place.push_back(count[group->package[i]]++);
+      group->by_basename[Basename(group->objects[i].name)].push_back(i);
+    }
+    for (size_t i = 0; i < group->objects.size(); ++i) {
+      ModuleEntry e;
+      e.group = group;
+      e.self = i;
+      e.info.label = ModuleLabel(ex, e.module());
+      e.info.package = md.name;
+      e.info.version = md.version;
+      e.info.torch_requirements = md.torch_requirements;
+      e.info.extension_module = DefinesPyInit(e.module());
+      modules.push_back(std::move(e));
+    }
+  }
+  std::vector<InputFile> common, common_preload;
+  ABICHECK_RETURN_IF_ERROR(
+      ExpandProviders(options.providers, limits, &common, &common_preload, &m.notes));
+  for (const std::string& p : options.preload) {
+    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
+    common_preload.push_back(std::move(f));
+  }
+  std::optional<InputFile> python;
+  if (!options.python.empty()) {
+    ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
+  }
+  std::vector<std::vector<InputFile>> build_providers(builds.size()), build_preload(builds.size());
+  for (size_t b = 0; b < builds.size(); ++b) {
+    build_providers[b] = common;
+    build_preload[b] = common_preload;
+    ABICHECK_RETURN_IF_ERROR(
+        ExpandProviders({builds[b]}, limits, &build_providers[b], &build_preload[b], &m.notes));
+  }
+  if (builds.empty()) {
+    build_providers.push_back(common);
+    build_preload.push_back(common_preload);
+  }
+  for (const ModuleEntry& e : modules) {
+    m.modules.push_back(e.module().name);
+    m.module_info.push_back(e.info);
+  }
+  m.builds = builds;
+  if (m.builds.empty()) m.builds.push_back("(given libraries)");
+  ParseCache parses;  // each build's libraries are parsed once for all the modules
+  // One world per package and build (docs/loader-model.md E7): the package's objects and the
+  // build's libraries loaded once, each module checked in it with its own object set aside —
+  // linear in the package's size. A module the world cannot stand for (another object needs it,
+  // it brought something in, another machine) is checked in a world of its own.
+  struct PackageWorlds {
+    std::vector<InputFile> objects;              // the package's, in order
+    std::vector<std::vector<InputFile>> inputs;  // per build: objects + build providers
+    std::vector<std::optional<World>> worlds;    // per build; nullopt: none could be made
+    size_t remaining = 0;                        // modules still to check
+  };
+  absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>, PackageWorlds> package_worlds;
+  for (const ModuleEntry& e : modules) {
+    PackageWorlds& pw = package_worlds[{e.group.get(), e.package()}];
+    ++pw.remaining;
+  }
+  for (const ModuleEntry& e : modules) {
+    const std::pair<const ModuleGroup*, std::string> key{e.group.get(), e.package()};
+    PackageWorlds& pw = package_worlds[key];
+    const std::vector<InputFile>& all = e.group->objects;
+    if (pw.inputs.empty()) {
+      std::optional<ElfFile> probe;
+      for (size_t j = 0; j < all.size(); ++j) {
+        if (e.group->package[j] != e.package()) continue;
+        pw.objects.push_back(all[j]);
+      }
+      for (const InputFile& f : pw.objects) {
+        Report refused;
+        absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(f, &refused);
+        if (p.ok() && *p) {
+          probe = std::move(**p);
+          break;
+        }
+      }
+      for (size_t b = 0; b < build_providers.size(); ++b) {
+        std::vector<InputFile> inputs = pw.objects;
+        inputs.insert(inputs.end(), build_providers[b].begin(), build_providers[b].end());
+        absl::StatusOr<World> w =
+            probe ? PrepareWorld(*probe, inputs, build_preload[b], python ? &*python : nullptr,
+                                 options, &parses, pw.objects.size())
+                  : absl::StatusOr<World>(absl::UnknownError("no module to make it"));
+        pw.inputs.push_back(std::move(inputs));
+        pw.worlds.push_back(w.ok() ? std::optional<World>(*std::move(w)) : std::nullopt);
+      }
+    }
+    const size_t own = e.group->place[e.self];  // its place among its package's objects
+    Report refused;                             // the module's header, read once for all the builds
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
+    for (size_t b = 0; b < build_providers.size(); ++b) {
+      std::optional<World>& w = pw.worlds[b];
+      Report r;
+      if (!probe) {
+        r = refused;
+      } else if (w && w->set_aside_ok[own] && probe->machine() == w->machine &&
+                 probe->is_64() == w->is_64 && probe->big_endian() == w->big_endian) {
+        ABICHECK_ASSIGN_OR_RETURN(r, CheckInWorld(*w, e.module(), pw.inputs[b], options,
+                                                  ModuleAlreadyLoaded::kIsAnError, w->given[own]));
+      } else {
+        std::vector<InputFile> providers;
+        providers.reserve(pw.inputs[b].size() - 1);
+        for (size_t j = 0; j < pw.inputs[b].size(); ++j) {
+          if (j != own) providers.push_back(pw.inputs[b][j]);
+        }
+        ABICHECK_ASSIGN_OR_RETURN(
+            r,
+            CheckObjects(e.module(), providers, build_preload[b], python ? &*python : nullptr,
+                         options, ModuleAlreadyLoaded::kIsAnError, &parses, pw.objects.size() - 1));
+      }
+      if (!r.loads) MarkOrderDependent(*e.group, e.package(), &r);
+      m.cells.push_back({e.module().name, m.builds[b], std::move(r)});
+    }
+    if (--pw.remaining == 0) package_worlds.erase(key);  // its objects are done with
+  }
+  MarkTorchAbi(&m);
+  if (build_providers.size() > 1) {
+    MarkExportingBuilds(build_providers, &m);
+    Recommend(&m);
+  }
+  return m;
+}
+
+}  // namespace abicheck

@@ -1,0 +1,66 @@
+// The check over objects already expanded from inputs: what Check(), CheckMatrix() and Env()
+// call, and what the whole-pipeline fuzzer drives without touching the file system.
+#ifndef ABICHECK_LIB_API_CHECK_INTERNAL_H_
+#define ABICHECK_LIB_API_CHECK_INTERNAL_H_
+
+#include <string>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "lib/io/blob.h"
+#include "lib/resolve/parse_cache.h"
+#include "lib/resolve/world.h"
+
+namespace abicheck {
+
+// One module against the providers: a world of its own (lib/resolve/world.h), the dlopen, the
+// explanations. `own_package`: PrepareWorld's.
+absl::StatusOr<Report> CheckObjects(const InputFile& module,
+                                    const std::vector<InputFile>& providers,
+                                    const std::vector<InputFile>& preload, const InputFile* python,
+                                    const CheckOptions& options,
+                                    ModuleAlreadyLoaded if_loaded = ModuleAlreadyLoaded::kIsAnError,
+                                    ParseCache* parses = nullptr, size_t own_package = 0);
+
+// One module's check in `w` (`providers`: the inputs the world was made of): LoadModule, the
+// explanations, FinishModule. What it loads is undone afterwards. `set_aside`: one of the
+// world's objects that this check does not see — the module itself among its package's objects
+// (only where w.set_aside_ok says so).
+absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module,
+                                    const std::vector<InputFile>& providers,
+                                    const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                    const Object* set_aside);
+
+// Fills m->recommendation from the cells (two or more builds): the build with the fewest failing
+// modules, the newest among equals. A build marked in `unusable` (import torch itself fails with
+// it) fails every module.
+void Recommend(Matrix* m, const std::vector<bool>& unusable = {});
+
+// "torch-2.10.0-3-cp312-..." -> {2, 10, 0}: the first dotted number of a build's file name (else
+// of its whole name); empty when there is none. Newer compares greater.
+std::vector<int> BuildVersion(absl::string_view build);
+
+// Fills ModuleInfo::torch_abi from the cells and, for stable-ABI objects with several builds,
+// ModuleInfo::stable_since (docs/loader-model.md E8).
+void MarkTorchAbi(Matrix* m);
+
+// How a recommendation names a build: "torch-2.10.0-3-cp312-..." for a wheel, "torch-2.10.0/torch"
+// for a directory (the shortest tail of its path that names a version).
+std::string BuildLabel(absl::string_view build);
+
+// libtorch_global_deps: loaded RTLD_GLOBAL by import torch (docs/loader-model.md E1).
+bool IsGlobalDeps(const InputFile& f);
+// `path` as one file (a directory, archive or index is an error naming `role`).
+absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role);
+
+// How a module row is shown (ModuleInfo::label).
+struct ExpandedInput;
+// Per object of an expanded module input, its package: one for a wheel, a file or a package's
+// own directory; one per top-level entry of a directory of installed packages (E7, E9).
+std::vector<std::string> PackagesOf(const ExpandedInput& ex);
+
+std::string ModuleLabel(const ExpandedInput& in, const InputFile& f);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_API_CHECK_INTERNAL_H_

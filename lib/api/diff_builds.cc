@@ -1,0 +1,33 @@
+// DiffBuilds: both builds expanded, each library's export set read, then compared.
+#include <string>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "lib/diagnose/diff.h"
+#include "lib/inputs/inputs.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+absl::StatusOr<std::vector<ExportSet>> ReadExports(const std::string& build,
+                                                   const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(build, limits));
+  std::vector<ExportSet> libs;
+  for (const InputFile& f : in.objects) {
+    ABICHECK_ASSIGN_OR_RETURN(ExportSet lib, ReadExportSet(f));
+    libs.push_back(std::move(lib));
+  }
+  return libs;
+}
+
+}  // namespace
+
+absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::string& new_build,
+                                   const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<ExportSet> a, ReadExports(old_build, limits));
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<ExportSet> b, ReadExports(new_build, limits));
+  return CompareBuilds(old_build, a, new_build, b);
+}
+
+}  // namespace abicheck
