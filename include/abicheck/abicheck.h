@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -210,6 +211,32 @@ struct Report {
 // kNotFound, kPermissionDenied, kFailedPrecondition (a directory), kInvalidArgument (not ELF),
 // kDataLoss (corrupt ELF), kResourceExhausted (over a cap).
 ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module,
+                                             const CheckOptions& options);
+
+// A build opened once: its input (a directory, wheel, file, or one build of an index) read and
+// its libraries parsed on first use, then shared by every check against it — what build tooling
+// keeps open to check many modules. Immutable once opened; checks against one Build may run on
+// many threads at once. Copies share the same state.
+class ABICHECK_EXPORT Build {
+ public:
+  struct State;  // lib/api/build.h
+  explicit Build(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+  const std::string& name() const;  // as a matrix names its column: the path, or "INDEX#NAME"
+  size_t library_count() const;     // shared objects it provides (libtorch_global_deps included)
+  const State& state() const { return *state_; }
+
+ private:
+  std::shared_ptr<const State> state_;
+};
+// Every build `path` holds: one, or each build of an index (the index read once). Errors as for
+// Check().
+ABICHECK_EXPORT absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path,
+                                                              const InputLimits& limits = {});
+// The one build `path` holds ("INDEX#NAME" selects one build of an index of several).
+ABICHECK_EXPORT absl::StatusOr<Build> OpenBuild(const std::string& path,
+                                                const InputLimits& limits = {});
+// Check() against an opened build: its libraries are the providers, before `options.providers`.
+ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module, const Build& build,
                                              const CheckOptions& options);
 
 // Many modules against many builds: `module_inputs` are .so files, directories or wheels (whose

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/api/build.h"
 #include "lib/index/index_file.h"
 #include "lib/inputs/inputs.h"
 #include "lib/util/status_macros.h"
@@ -18,22 +19,21 @@ absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
   }
   std::vector<IndexedBuild> indexed;
   for (size_t i = 0; i < builds.size(); ++i) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> inner, IndexBuilds(builds[i]));
-    if (!inner.empty() && names.empty()) {
+    // Each input read once: merging an index reads it once for all its builds.
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(builds[i], limits));
+    if (!opened.front().state().index_name.empty() && names.empty()) {
       // Merging indexes: every build they hold, under its own name.
-      for (const std::string& n : inner) {
-        ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in,
-                                  ExpandInput(absl::StrCat(builds[i], "#", n), limits));
-        indexed.push_back({n, std::move(in.objects)});
-      }
+      for (const Build& b : opened)
+        indexed.push_back({b.state().index_name, b.state().input.objects});
       continue;
     }
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(builds[i], limits));
+    if (opened.size() > 1) return ExpandInput(builds[i], limits).status();  // names them
+    const ExpandedInput& in = opened.front().state().input;
     if (in.objects.empty())
       return absl::InvalidArgumentError(absl::StrCat(builds[i], ": no ELF shared objects"));
     std::string name = names.empty() ? builds[i].substr(builds[i].rfind('/') + 1) : names[i];
     if (names.empty() && absl::EndsWith(name, ".whl")) name.resize(name.size() - 4);
-    indexed.push_back({name, std::move(in.objects)});
+    indexed.push_back({name, in.objects});
   }
   ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
   return absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n", output,

@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "lib/api/build.h"
 #include "lib/api/check_internal.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
@@ -327,219 +328,298 @@ void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matr
   }
 }
 
-absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options) {
-  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+namespace {
+
+// What every check of a call shares besides its build: --provider (with libtorch_global_deps
+// moved to the global scope), --preload and --python.
+struct CommonInputs {
   std::vector<InputFile> providers, preload;
-  std::vector<Warning> notes;
+  std::optional<InputFile> python;
+  const InputFile* python_file() const { return python ? &*python : nullptr; }
+};
+
+absl::StatusOr<CommonInputs> ReadCommonInputs(const CheckOptions& options,
+                                              const InputLimits& limits,
+                                              std::vector<Warning>* notes) {
+  CommonInputs c;
   ABICHECK_RETURN_IF_ERROR(
-      ExpandProviders(options.providers, InputLimits{}, &providers, &preload, &notes));
+      ExpandProviders(options.providers, limits, &c.providers, &c.preload, notes));
   for (const std::string& p : options.preload) {
     ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
-    preload.push_back(std::move(f));
+    c.preload.push_back(std::move(f));
   }
-  std::optional<InputFile> python;
   if (!options.python.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
+    ABICHECK_ASSIGN_OR_RETURN(c.python, SingleFile(options.python, "--python"));
   }
-  ABICHECK_ASSIGN_OR_RETURN(
-      Report r, CheckObjects(mod, providers, preload, python ? &*python : nullptr, options));
+  return c;
+}
+
+// A build's objects are providers: one given by the user must hold some (docs/loader-model.md E2).
+absl::Status NeedObjects(const Build& b) {
+  if (!b.state().input.objects.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(b.name(), ": no ELF shared objects in this ", b.state().input.kind));
+}
+
+}  // namespace
+
+absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options) {
+  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+  std::vector<Warning> notes;
+  ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, InputLimits{}, &notes));
+  ABICHECK_ASSIGN_OR_RETURN(Report r,
+                            CheckObjects(mod, c.providers, c.preload, c.python_file(), options));
   r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
   return r;
 }
 
-absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
-                                   const std::vector<std::string>& build_args,
-                                   const CheckOptions& options, const InputLimits& limits) {
-  Matrix m;
-  // The same input given twice (by the same name, or another name of the same file) is checked
-  // once, with a note.
-  auto dedupe = [&](const std::vector<std::string>& args, const char* role) {
-    std::vector<std::string> kept;
-    std::vector<std::pair<uint64_t, uint64_t>> ids;
-    for (const std::string& a : args) {
-      struct stat st;
-      const bool have = ::stat(a.c_str(), &st) == 0;
-      const std::pair<uint64_t, uint64_t> id{have ? st.st_dev : 0, have ? st.st_ino : 0};
-      const bool dup = std::find(kept.begin(), kept.end(), a) != kept.end() ||
-                       (have && std::find(ids.begin(), ids.end(), id) != ids.end());
-      if (dup) {
-        m.notes.push_back({a, absl::StrCat("given twice as ", role, ": checked once")});
-        continue;
+absl::StatusOr<Report> Check(const std::string& module, const Build& build,
+                             const CheckOptions& options) {
+  ABICHECK_RETURN_IF_ERROR(NeedObjects(build));
+  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+  std::vector<Warning> notes;
+  for (const std::string& n : build.state().input.notes) notes.push_back({build.name(), n});
+  ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, InputLimits{}, &notes));
+  std::vector<InputFile> providers = build.state().providers;
+  providers.insert(providers.end(), c.providers.begin(), c.providers.end());
+  std::vector<InputFile> preload = build.state().preload;
+  preload.insert(preload.end(), c.preload.begin(), c.preload.end());
+  ParseCache parses(&build.state().parses);  // the build's parses, borrowed
+  ABICHECK_ASSIGN_OR_RETURN(Report r,
+                            CheckObjects(mod, providers, preload, c.python_file(), options,
+                                         ModuleAlreadyLoaded::kIsAnError, &parses));
+  r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
+  return r;
+}
+
+namespace {
+
+// The same input given twice (by the same name, or another name of the same file) is checked
+// once, with a note.
+std::vector<std::string> Dedupe(const std::vector<std::string>& args, const char* role,
+                                std::vector<Warning>* notes) {
+  std::vector<std::string> kept;
+  std::vector<std::pair<uint64_t, uint64_t>> ids;
+  for (const std::string& a : args) {
+    struct stat st;
+    const bool have = ::stat(a.c_str(), &st) == 0;
+    const std::pair<uint64_t, uint64_t> id{have ? st.st_dev : 0, have ? st.st_ino : 0};
+    const bool dup = std::find(kept.begin(), kept.end(), a) != kept.end() ||
+                     (have && std::find(ids.begin(), ids.end(), id) != ids.end());
+    if (dup) {
+      notes->push_back({a, absl::StrCat("given twice as ", role, ": checked once")});
+      continue;
+    }
+    kept.push_back(a);
+    if (have) ids.push_back(id);
+  }
+  return kept;
+}
+
+// A module of the matrix: one object of a module input, with the input's other objects (its
+// package's own libraries) shared by the input's modules — a wheel of n objects would otherwise
+// hold n^2 of them.
+struct ModuleEntry {
+  std::shared_ptr<const ModuleGroup> group;
+  size_t self = 0;
+  ModuleInfo info;
+  const InputFile& module() const { return group->objects[self]; }
+  const std::string& package() const { return group->package[self]; }
+};
+
+// docs/loader-model.md E6, E7: every shared object a package ships is loaded and checked; its
+// siblings count as loaded for it. A directory that holds installed packages (a site-packages:
+// it has *.dist-info) is several packages, one per top-level entry ("torchvision" with its
+// "torchvision.libs"): a module sees its own package's objects; what only another package
+// provides depends on import order (E9).
+absl::Status ExpandModules(const std::string& in, const InputLimits& limits,
+                           std::vector<ModuleEntry>* modules, std::vector<Warning>* notes) {
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
+  if (!in_index.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
+  }
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
+  for (const std::string& n : ex.notes) notes->push_back({in, n});
+  if (ex.objects.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this ", ex.kind,
+                                                   " (it holds no ELF shared object)"));
+  }
+  const PackageMetadata md = ParseMetadata(TextMember(ex, ".dist-info/METADATA"));
+  auto group = std::make_shared<ModuleGroup>();
+  group->package = PackagesOf(ex);
+  group->objects = std::move(ex.objects);
+  absl::flat_hash_map<absl::string_view, size_t> count;
+  for (size_t i = 0; i < group->objects.size(); ++i) {
+    group->place.push_back(count[group->package[i]]++);
+    group->by_basename[Basename(group->objects[i].name)].push_back(i);
+  }
+  for (size_t i = 0; i < group->objects.size(); ++i) {
+    ModuleEntry e;
+    e.group = group;
+    e.self = i;
+    e.info.label = ModuleLabel(ex, e.module());
+    e.info.package = md.name;
+    e.info.version = md.version;
+    e.info.torch_requirements = md.torch_requirements;
+    e.info.extension_module = DefinesPyInit(e.module());
+    modules->push_back(std::move(e));
+  }
+  return absl::OkStatus();
+}
+
+// The matrix's columns: per build, its providers and global-scope objects (the common ones
+// first); one column of the common ones alone when no build is given.
+struct Columns {
+  std::vector<std::vector<InputFile>> providers, preload;
+};
+
+// One world per package and build (docs/loader-model.md E7): the package's objects and the
+// build's libraries loaded once, each module checked in it with its own object set aside —
+// linear in the package's size. A module the world cannot stand for (another object needs it, it
+// brought something in, another machine) is checked in a world of its own.
+class PackageChecks {
+ public:
+  PackageChecks(const Columns& columns, const CommonInputs& common, const CheckOptions& options,
+                const std::vector<ModuleEntry>& modules)
+      : columns_(columns), common_(common), options_(options) {
+    for (const ModuleEntry& e : modules) ++worlds_[{e.group.get(), e.package()}].remaining;
+  }
+
+  // The module's report against every build, in column order.
+  absl::StatusOr<std::vector<Report>> Check(const ModuleEntry& e) {
+    const std::pair<const ModuleGroup*, std::string> key{e.group.get(), e.package()};
+    PackageWorlds& pw = worlds_[key];
+    if (pw.inputs.empty()) Prepare(e, &pw);
+    const size_t own = e.group->place[e.self];  // its place among its package's objects
+    Report refused;                             // the module's header, read once for all builds
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
+    std::vector<Report> reports;
+    for (size_t b = 0; b < columns_.providers.size(); ++b) {
+      Report r;
+      if (!probe) {
+        r = refused;
+      } else {
+        ABICHECK_ASSIGN_OR_RETURN(r, CheckOne(e, *probe, own, b, pw));
       }
-      kept.push_back(a);
-      if (have) ids.push_back(id);
+      if (!r.loads) MarkOrderDependent(*e.group, e.package(), &r);
+      reports.push_back(std::move(r));
     }
-    return kept;
-  };
-  const std::vector<std::string> unique_modules = dedupe(module_inputs, "a module input");
-  const std::vector<std::string> unique_builds = dedupe(build_args, "a build (--against)");
-  // An index of several builds is several columns.
-  std::vector<std::string> builds;
-  for (const std::string& b : unique_builds) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> names, IndexBuilds(b));
-    if (names.size() > 1) {
-      for (const std::string& n : names) builds.push_back(absl::StrCat(b, "#", n));
-    } else {
-      builds.push_back(b);
-    }
+    if (--pw.remaining == 0) worlds_.erase(key);  // its objects are done with
+    return reports;
   }
-  // Modules, each with the shared objects that came with it (its package's own libraries): an
-  // index into its input's objects and their packages, shared by the input's modules — a wheel
-  // of n objects would otherwise hold n^2 of them.
-  struct ModuleEntry {
-    std::shared_ptr<const ModuleGroup> group;
-    size_t self = 0;
-    ModuleInfo info;
-    const InputFile& module() const { return group->objects[self]; }
-    const std::string& package() const { return group->package[self]; }
-  };
-  std::vector<ModuleEntry> modules;
-  // A module's device code lies in the middle of the file: with a GPU to judge, archive members
-  // are kept whole (docs/gpu-model.md).
-  InputLimits module_limits = limits;
-  module_limits.whole_members = limits.whole_members || !options.gpu.empty();
-  for (const std::string& in : unique_modules) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> in_index, IndexBuilds(in));
-    if (!in_index.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
-    }
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, module_limits));
-    for (const std::string& n : ex.notes) m.notes.push_back({in, n});
-    if (ex.objects.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(in, ": no module to check in this ", ex.kind,
-                                                     " (it holds no ELF shared object)"));
-    }
-    const PackageMetadata md = ParseMetadata(TextMember(ex, ".dist-info/METADATA"));
-    // docs/loader-model.md E6, E7: every shared object a package ships is loaded and checked;
-    // its siblings count as loaded for it. A directory that holds installed packages (a
-    // site-packages: it has *.dist-info) is several packages, one per top-level entry
-    // ("torchvision" with its "torchvision.libs"): a module sees its own package's objects; what
-    // only another package provides depends on import order (E9).
-    auto group = std::make_shared<ModuleGroup>();
-    group->package = PackagesOf(ex);
-    group->objects = std::move(ex.objects);
-    absl::flat_hash_map<absl::string_view, size_t> count;
-    for (size_t i = 0; i < group->objects.size(); ++i) {
-      group->place.push_back(count[group->package[i]]++);
-      group->by_basename[Basename(group->objects[i].name)].push_back(i);
-    }
-    for (size_t i = 0; i < group->objects.size(); ++i) {
-      ModuleEntry e;
-      e.group = group;
-      e.self = i;
-      e.info.label = ModuleLabel(ex, e.module());
-      e.info.package = md.name;
-      e.info.version = md.version;
-      e.info.torch_requirements = md.torch_requirements;
-      e.info.extension_module = DefinesPyInit(e.module());
-      modules.push_back(std::move(e));
-    }
-  }
-  std::vector<InputFile> common, common_preload;
-  ABICHECK_RETURN_IF_ERROR(
-      ExpandProviders(options.providers, limits, &common, &common_preload, &m.notes));
-  for (const std::string& p : options.preload) {
-    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
-    common_preload.push_back(std::move(f));
-  }
-  std::optional<InputFile> python;
-  if (!options.python.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(python, SingleFile(options.python, "--python"));
-  }
-  std::vector<std::vector<InputFile>> build_providers(builds.size()), build_preload(builds.size());
-  for (size_t b = 0; b < builds.size(); ++b) {
-    build_providers[b] = common;
-    build_preload[b] = common_preload;
-    ABICHECK_RETURN_IF_ERROR(
-        ExpandProviders({builds[b]}, limits, &build_providers[b], &build_preload[b], &m.notes));
-  }
-  if (builds.empty()) {
-    build_providers.push_back(common);
-    build_preload.push_back(common_preload);
-  }
-  for (const ModuleEntry& e : modules) {
-    m.modules.push_back(e.module().name);
-    m.module_info.push_back(e.info);
-  }
-  m.builds = builds;
-  if (m.builds.empty()) m.builds.push_back("(given libraries)");
-  ParseCache parses;  // each build's libraries are parsed once for all the modules
-  // One world per package and build (docs/loader-model.md E7): the package's objects and the
-  // build's libraries loaded once, each module checked in it with its own object set aside —
-  // linear in the package's size. A module the world cannot stand for (another object needs it,
-  // it brought something in, another machine) is checked in a world of its own.
+
+ private:
   struct PackageWorlds {
     std::vector<InputFile> objects;              // the package's, in order
     std::vector<std::vector<InputFile>> inputs;  // per build: objects + build providers
     std::vector<std::optional<World>> worlds;    // per build; nullopt: none could be made
     size_t remaining = 0;                        // modules still to check
   };
-  absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>, PackageWorlds> package_worlds;
-  for (const ModuleEntry& e : modules) {
-    PackageWorlds& pw = package_worlds[{e.group.get(), e.package()}];
-    ++pw.remaining;
+
+  void Prepare(const ModuleEntry& e, PackageWorlds* pw) {
+    const std::vector<InputFile>& all = e.group->objects;
+    for (size_t j = 0; j < all.size(); ++j) {
+      if (e.group->package[j] == e.package()) pw->objects.push_back(all[j]);
+    }
+    std::optional<ElfFile> probe;
+    for (const InputFile& f : pw->objects) {
+      Report refused;
+      absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(f, &refused);
+      if (p.ok() && *p) {
+        probe = std::move(**p);
+        break;
+      }
+    }
+    for (size_t b = 0; b < columns_.providers.size(); ++b) {
+      std::vector<InputFile> inputs = pw->objects;
+      inputs.insert(inputs.end(), columns_.providers[b].begin(), columns_.providers[b].end());
+      absl::StatusOr<World> w =
+          probe ? PrepareWorld(*probe, inputs, columns_.preload[b], common_.python_file(), options_,
+                               &parses_, pw->objects.size())
+                : absl::StatusOr<World>(absl::UnknownError("no module to make it"));
+      pw->inputs.push_back(std::move(inputs));
+      pw->worlds.push_back(w.ok() ? std::optional<World>(*std::move(w)) : std::nullopt);
+    }
+  }
+
+  absl::StatusOr<Report> CheckOne(const ModuleEntry& e, const ElfFile& probe, size_t own, size_t b,
+                                  PackageWorlds& pw) {
+    std::optional<World>& w = pw.worlds[b];
+    if (w && w->set_aside_ok[own] && probe.machine() == w->machine && probe.is_64() == w->is_64 &&
+        probe.big_endian() == w->big_endian) {
+      return CheckInWorld(*w, e.module(), pw.inputs[b], options_, ModuleAlreadyLoaded::kIsAnError,
+                          w->given[own]);
+    }
+    std::vector<InputFile> providers;
+    providers.reserve(pw.inputs[b].size() - 1);
+    for (size_t j = 0; j < pw.inputs[b].size(); ++j) {
+      if (j != own) providers.push_back(pw.inputs[b][j]);
+    }
+    return CheckObjects(e.module(), providers, columns_.preload[b], common_.python_file(), options_,
+                        ModuleAlreadyLoaded::kIsAnError, &parses_, pw.objects.size() - 1);
+  }
+
+  const Columns& columns_;
+  const CommonInputs& common_;
+  const CheckOptions& options_;
+  ParseCache parses_;  // each build's libraries are parsed once for all the modules
+  absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>, PackageWorlds> worlds_;
+};
+
+}  // namespace
+
+absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
+                                   const std::vector<std::string>& build_args,
+                                   const CheckOptions& options, const InputLimits& limits) {
+  Matrix m;
+  const std::vector<std::string> unique_modules = Dedupe(module_inputs, "a module input", &m.notes);
+  const std::vector<std::string> unique_builds =
+      Dedupe(build_args, "a build (--against)", &m.notes);
+  // Each build input read once; an index of several builds is several columns.
+  std::vector<Build> builds;
+  for (const std::string& b : unique_builds) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(b, limits));
+    for (Build& o : opened) builds.push_back(std::move(o));
+  }
+  std::vector<ModuleEntry> modules;
+  // A module's device code lies in the middle of the file: with a GPU to judge, archive members
+  // are kept whole (docs/gpu-model.md).
+  InputLimits module_limits = limits;
+  module_limits.whole_members = limits.whole_members || !options.gpu.empty();
+  for (const std::string& in : unique_modules)
+    ABICHECK_RETURN_IF_ERROR(ExpandModules(in, module_limits, &modules, &m.notes));
+  ABICHECK_ASSIGN_OR_RETURN(CommonInputs common, ReadCommonInputs(options, limits, &m.notes));
+  Columns columns;
+  for (const Build& b : builds) {
+    ABICHECK_RETURN_IF_ERROR(NeedObjects(b));
+    for (const std::string& n : b.state().input.notes) m.notes.push_back({b.name(), n});
+    columns.providers.push_back(common.providers);
+    columns.preload.push_back(common.preload);
+    const Build::State& s = b.state();
+    columns.providers.back().insert(columns.providers.back().end(), s.providers.begin(),
+                                    s.providers.end());
+    columns.preload.back().insert(columns.preload.back().end(), s.preload.begin(), s.preload.end());
+    m.builds.push_back(b.name());
+  }
+  if (builds.empty()) {
+    columns.providers.push_back(common.providers);
+    columns.preload.push_back(common.preload);
+    m.builds.push_back("(given libraries)");
   }
   for (const ModuleEntry& e : modules) {
-    const std::pair<const ModuleGroup*, std::string> key{e.group.get(), e.package()};
-    PackageWorlds& pw = package_worlds[key];
-    const std::vector<InputFile>& all = e.group->objects;
-    if (pw.inputs.empty()) {
-      std::optional<ElfFile> probe;
-      for (size_t j = 0; j < all.size(); ++j) {
-        if (e.group->package[j] != e.package()) continue;
-        pw.objects.push_back(all[j]);
-      }
-      for (const InputFile& f : pw.objects) {
-        Report refused;
-        absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(f, &refused);
-        if (p.ok() && *p) {
-          probe = std::move(**p);
-          break;
-        }
-      }
-      for (size_t b = 0; b < build_providers.size(); ++b) {
-        std::vector<InputFile> inputs = pw.objects;
-        inputs.insert(inputs.end(), build_providers[b].begin(), build_providers[b].end());
-        absl::StatusOr<World> w =
-            probe ? PrepareWorld(*probe, inputs, build_preload[b], python ? &*python : nullptr,
-                                 options, &parses, pw.objects.size())
-                  : absl::StatusOr<World>(absl::UnknownError("no module to make it"));
-        pw.inputs.push_back(std::move(inputs));
-        pw.worlds.push_back(w.ok() ? std::optional<World>(*std::move(w)) : std::nullopt);
-      }
-    }
-    const size_t own = e.group->place[e.self];  // its place among its package's objects
-    Report refused;                             // the module's header, read once for all the builds
-    ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
-    for (size_t b = 0; b < build_providers.size(); ++b) {
-      std::optional<World>& w = pw.worlds[b];
-      Report r;
-      if (!probe) {
-        r = refused;
-      } else if (w && w->set_aside_ok[own] && probe->machine() == w->machine &&
-                 probe->is_64() == w->is_64 && probe->big_endian() == w->big_endian) {
-        ABICHECK_ASSIGN_OR_RETURN(r, CheckInWorld(*w, e.module(), pw.inputs[b], options,
-                                                  ModuleAlreadyLoaded::kIsAnError, w->given[own]));
-      } else {
-        std::vector<InputFile> providers;
-        providers.reserve(pw.inputs[b].size() - 1);
-        for (size_t j = 0; j < pw.inputs[b].size(); ++j) {
-          if (j != own) providers.push_back(pw.inputs[b][j]);
-        }
-        ABICHECK_ASSIGN_OR_RETURN(
-            r,
-            CheckObjects(e.module(), providers, build_preload[b], python ? &*python : nullptr,
-                         options, ModuleAlreadyLoaded::kIsAnError, &parses, pw.objects.size() - 1));
-      }
-      if (!r.loads) MarkOrderDependent(*e.group, e.package(), &r);
-      m.cells.push_back({e.module().name, m.builds[b], std::move(r)});
-    }
-    if (--pw.remaining == 0) package_worlds.erase(key);  // its objects are done with
+    m.modules.push_back(e.module().name);
+    m.module_info.push_back(e.info);
+  }
+  PackageChecks checks(columns, common, options, modules);
+  for (const ModuleEntry& e : modules) {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Report> reports, checks.Check(e));
+    for (size_t b = 0; b < reports.size(); ++b)
+      m.cells.push_back({e.module().name, m.builds[b], std::move(reports[b])});
   }
   MarkTorchAbi(&m);
-  if (build_providers.size() > 1) {
-    MarkExportingBuilds(build_providers, &m);
+  if (columns.providers.size() > 1) {
+    MarkExportingBuilds(columns.providers, &m);
     Recommend(&m);
   }
   return m;

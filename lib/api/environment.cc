@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "lib/api/build.h"
 #include "lib/api/check_internal.h"
 #include "lib/elf/elf_file.h"
 #include "lib/inputs/inputs.h"
@@ -100,11 +101,11 @@ absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const In
   return b;
 }
 
-absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const std::string& arg,
-                                      const InputLimits& limits) {
+absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build& opened) {
   TorchBuild b;
-  b.name = arg;
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(arg, limits));
+  b.name = opened.name();
+  const std::string& arg = b.name;
+  ExpandedInput in = opened.state().input;
   if (in.objects.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
@@ -186,15 +187,9 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
     builds.push_back(std::move(b));
   }
   for (const std::string& a : against) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> names, IndexBuilds(a));
-    std::vector<std::string> columns;
-    if (names.size() > 1) {
-      for (const std::string& n : names) columns.push_back(absl::StrCat(a, "#", n));
-    } else {
-      columns.push_back(a);
-    }
-    for (const std::string& c : columns) {
-      ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env, c, limits));
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(a, limits));
+    for (const Build& o : opened) {
+      ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env, o));
       builds.push_back(std::move(b));
     }
   }

@@ -35,6 +35,7 @@
 #include "lib/io/mapped_file.h"
 #include "lib/io/output_file.h"
 #include "lib/symbols/symbol_table.h"
+#include "lib/util/read_trace.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -189,6 +190,7 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
 }
 
 absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
+  GlobalReadTrace().index_reads.fetch_add(1, std::memory_order_relaxed);
   ABICHECK_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::Open(path));
   auto file = std::make_shared<MappedFile>(std::move(mapped));
   ByteReader r(file->bytes(), false);

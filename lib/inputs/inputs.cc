@@ -27,6 +27,7 @@
 #include "lib/io/zip_archive.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/paths.h"
+#include "lib/util/read_trace.h"
 #include "lib/util/status_macros.h"
 
 namespace fs = std::filesystem;
@@ -287,6 +288,7 @@ absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path) {
 }
 
 absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const InputLimits& limits) {
+  GlobalReadTrace().expansions.fetch_add(1, std::memory_order_relaxed);
   ExpandedInput out;
   out.path = path_arg;
   // "index.abix#build" selects one build of an index.

@@ -150,10 +150,10 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
   }
   std::vector<std::string> working;
   for (size_t b = 0; b < m.builds.size(); ++b) {
-    bool all = true;
+    bool every_module_ok = true;
     for (size_t i = 0; i < m.modules.size(); ++i)
-      all = all && m.cells[i * m.builds.size() + b].report.ok();
-    if (all) working.push_back(labels[b]);
+      every_module_ok = every_module_ok && m.cells[i * m.builds.size() + b].report.ok();
+    if (every_module_ok) working.push_back(labels[b]);
   }
   const bool device = !m.cells.empty() && m.cells.front().report.device.checked;
   absl::StrAppend(&out, "\nbuilds every module loads ", device ? "and runs " : "",

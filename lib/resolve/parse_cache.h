@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
 #include "lib/symbols/symbol_table.h"
@@ -27,8 +28,13 @@ struct ParsedObject {
   std::shared_ptr<const SymbolTable> syms;
 };
 
+class SharedParseCache;
+
 class ParseCache {
  public:
+  // `shared`: parses of given objects that outlive this cache and serve other threads' caches
+  // too (an opened Build's); the objects given are parsed there, once, and borrowed here.
+  explicit ParseCache(SharedParseCache* shared = nullptr) : shared_(shared) {}
   // An object given as input, by its bytes' identity.
   const ParsedObject& Given(const InputFile& input);
   // The file at `path`, opened and parsed on first use; nullptr when it cannot be opened (the
@@ -43,12 +49,28 @@ class ParseCache {
   std::shared_ptr<const void>& Memo(const SymbolTable* table) { return memo_[table]; }
 
  private:
+  friend class SharedParseCache;
   static void Parse(const std::string& name, const ExternalLibrary* external, ParsedObject* p);
+
+  SharedParseCache* shared_ = nullptr;
 
   absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
   absl::flat_hash_map<const SymbolTable*, std::shared_ptr<const void>> memo_;
   absl::flat_hash_map<std::string, bool> dirs_;
+};
+
+// The parses of one build's libraries, shared by the checks against it on any thread.
+class SharedParseCache {
+ public:
+  ParsedObject Given(const InputFile& input) {
+    absl::MutexLock lock(&mu_);
+    return cache_.Given(input);
+  }
+
+ private:
+  absl::Mutex mu_;
+  ParseCache cache_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace abicheck

@@ -205,14 +205,14 @@ Symbol SymbolTable::FromEntry(const ExternalSymbols::Entry& e, absl::string_view
 uint8_t SymbolTable::StringAbiMarkers() const {
   if (external()) return ext_.symbols->StringAbiMarkers(ext_.library);
   // A scan of all of .dynstr, asked for by every diagnosed check that loads this table: once.
-  if (string_abi_markers_) return *string_abi_markers_;
+  if (std::optional<uint8_t> known = string_abi_markers_.get()) return *known;
   absl::string_view strings(reinterpret_cast<const char*>(elf_->dynstr().data().data()),
                             elf_->dynstr().size());
   uint8_t m = 0;
   if (absl::StrContains(strings, "St7__cxx11") || absl::StrContains(strings, "B5cxx11")) m |= 1;
   // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
   if (absl::StrContains(strings, "RKSs") || absl::StrContains(strings, "ESs")) m |= 2;
-  string_abi_markers_ = m;
+  string_abi_markers_.set(m);
   return m;
 }
 

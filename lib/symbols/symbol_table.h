@@ -4,6 +4,7 @@
 #ifndef ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
 #define ABICHECK_LIB_SYMBOLS_SYMBOL_TABLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -219,9 +220,26 @@ class SymbolTable {
 
   const ElfFile* elf_ = nullptr;
   ExternalLibrary ext_;
-  // StringAbiMarkers(), made on first use (tables are shared by the checks of one call, one
-  // thread at a time).
-  mutable std::optional<uint8_t> string_abi_markers_;
+  // StringAbiMarkers(), made on first use by whichever thread asks first (tables are shared by
+  // the checks against an opened Build, on any thread): every thread computes the same byte.
+  class LazyByte {
+   public:
+    LazyByte() = default;
+    LazyByte(const LazyByte& o) : v_(o.v_.load(std::memory_order_relaxed)) {}
+    LazyByte& operator=(const LazyByte& o) {
+      v_.store(o.v_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      return *this;
+    }
+    std::optional<uint8_t> get() const {
+      const int v = v_.load(std::memory_order_relaxed);
+      return v < 0 ? std::nullopt : std::optional<uint8_t>(static_cast<uint8_t>(v));
+    }
+    void set(uint8_t b) const { v_.store(b, std::memory_order_relaxed); }
+
+   private:
+    mutable std::atomic<int> v_{-1};
+  };
+  LazyByte string_abi_markers_;
   ByteReader syms_;
   uint32_t count_ = 0;
   uint64_t entsize_ = 0;

@@ -83,10 +83,10 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
         "--host-only checks against the host's libraries alone: it cannot be combined "
         "with PROVIDER arguments, -p or --against");
   {
-    std::vector<std::string> all = positional;
+    std::vector<std::string> inputs = positional;
     for (const auto* v : {&against, &extra_providers, &options.preload})
-      all.insert(all.end(), v->begin(), v->end());
-    if (OutputIsAnInput(prog, out.output, all)) return kExitUsage;
+      inputs.insert(inputs.end(), v->begin(), v->end());
+    if (OutputIsAnInput(prog, out.output, inputs)) return kExitUsage;
   }
   for (const std::string& d : library_path) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
