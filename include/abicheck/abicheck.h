@@ -403,6 +403,9 @@ inline constexpr int kExitBadInput = 3;
 // The exit code for a failed call: 3 for unreadable or invalid input, 2 otherwise.
 ABICHECK_EXPORT int ExitCodeForStatus(const absl::Status& status);
 
+// This release: "0.1.0" (the project's version).
+ABICHECK_EXPORT const char* Version();
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_ABICHECK_H_

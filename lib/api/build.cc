@@ -44,7 +44,8 @@ absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const Inp
       std::string name = in.path;
       out.push_back(MakeBuild(std::move(name), b.name, std::move(in)));
     }
-    if (out.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": an index of no build"));
+    if (out.empty())
+      return absl::InvalidArgumentError(absl::StrCat(path, ": an index of no build"));
     return out;
   }
   ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, limits));

@@ -30,6 +30,8 @@
 
 namespace abicheck {
 
+const char* Version() { return ABICHECK_VERSION; }
+
 int ExitCodeForStatus(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kOk:

@@ -24,9 +24,32 @@ for exe in "$work/consumer/consumer" "$work/pc_consumer"; do
   grep -q "parameter 4: int → unsigned int" "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: no diagnosis"; exit 1; }
   [ "$rc_new" -eq 1 ] && [ "$rc_old" -eq 0 ] || { echo "FAIL: $exe exit codes $rc_new $rc_old"; exit 1; }
 done
+# The C API: a C program and a Python ctypes script, built and run against the installed prefix
+# alone (opaque handles, the report as JSON), each answering as the C++ consumers do.
+cc -std=c11 -Wall -Werror -I"$work/prefix/include" "$root/examples/check_module.c" -o "$work/c_consumer" \
+  -L"$work/prefix/lib" -labicheck
+set +e
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/c_consumer" "$fx/common_ops.abi3.so" "$fx/libc10_cuda.so" > "$work/c.json"
+rc_new=$?
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/c_consumer" "$fx/common_ops.abi3.so" "$fx/old" > /dev/null
+rc_old=$?
+py_new=$(python3 "$root/tests/install/ctypes_check.py" "$work/prefix/lib/libabicheck.so" "$fx/common_ops.abi3.so" "$fx/libc10_cuda.so")
+py_rc_new=$?
+python3 "$root/tests/install/ctypes_check.py" "$work/prefix/lib/libabicheck.so" "$fx/common_ops.abi3.so" "$fx/old" > /dev/null
+py_rc_old=$?
+set -e
+grep -q '"int → unsigned int"\|parameter 4: int → unsigned int' "$work/c.json" || { cat "$work/c.json"; echo "FAIL: C API: no diagnosis"; exit 1; }
+[ "$rc_new" -eq 1 ] && [ "$rc_old" -eq 0 ] || { echo "FAIL: C consumer exit codes $rc_new $rc_old"; exit 1; }
+case "$py_new" in
+  "1 False c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)") ;;
+  *) echo "FAIL: ctypes: $py_new"; exit 1 ;;
+esac
+[ "$py_rc_new" -eq 1 ] && [ "$py_rc_old" -eq 0 ] || { echo "FAIL: ctypes exit codes $py_rc_new $py_rc_old"; exit 1; }
 # The installed tool and man page are there; the shared library exports only the API.
 "$work/prefix/bin/abicheck" --version > /dev/null
 [ -f "$work/prefix/share/man/man1/abicheck.1" ]
-bad=$("$work/prefix/bin/abicheck" symbols --defined-only -C "$work/prefix/lib/libabicheck.so" | grep -v ' A ' | grep -vc ' abicheck::' || true)
+syms=$("$work/prefix/bin/abicheck" symbols --defined-only -C "$work/prefix/lib/libabicheck.so" | grep -v ' A ')
+bad=$(echo "$syms" | grep -v ' abicheck::.*@@ABICHECK_0$' | grep -vc ' abicheck_[a-z_]*@@ABICHECK_C_1$' || true)
+echo "$syms" | grep -q ' abicheck_check@@ABICHECK_C_1$' || { echo "FAIL: no versioned C API"; exit 1; }
 [ "$bad" -eq 0 ] || { echo "FAIL: libabicheck.so exports $bad non-API symbols"; exit 1; }
 echo "install consumer: ok"

@@ -43,8 +43,8 @@ class OpenBuildTest : public ::testing::Test {
     d_.Write("mods/c.so", Elf("", {"libt.so"}, {"PyInit_c"}, {"t_new", "t_gone"}));
     options_.use_host = false;
     index_ = d_.path() + "/two.abix";
-    absl::StatusOr<std::string> built = BuildIndex({d_.path() + "/old", d_.path() + "/new"},
-                                                   {"old", "new"}, index_, InputLimits{});
+    absl::StatusOr<std::string> built =
+        BuildIndex({d_.path() + "/old", d_.path() + "/new"}, {"old", "new"}, index_, InputLimits{});
     ASSERT_TRUE(built.ok()) << built.status();
   }
 

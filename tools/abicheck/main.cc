@@ -110,7 +110,7 @@ int Run(int argc, char** argv) {
     return 0;
   }
   if (args[0] == "--version") {
-    std::printf("abicheck 0.1.0\n");
+    std::printf("abicheck %s\n", abicheck::Version());
     return 0;
   }
   for (const Command& c : kCommands) {
