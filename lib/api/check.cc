@@ -30,8 +30,6 @@
 
 namespace abicheck {
 
-const char* Version() { return ABICHECK_VERSION; }
-
 int ExitCodeForStatus(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kOk:

@@ -129,7 +129,7 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
 std::string RenderEnvironmentJson(const EnvironmentReport& env) {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
-  j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
+  j["tool"] = {{"name", "abicheck"}, {"version", Version()}};
   j["environment"] = {{"path", env.environment},
                       {"site_packages", env.site_packages},
                       {"python_version", env.python_version},

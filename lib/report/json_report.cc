@@ -46,7 +46,7 @@ ordered_json ProblemJson(const Problem& p) {
 ordered_json ReportJson(const Report& r) {
   ordered_json j;
   j["schema_version"] = 1;
-  j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
+  j["tool"] = {{"name", "abicheck"}, {"version", Version()}};
   j["module"] = r.module;
   j["loads"] = r.loads;
   std::string first;

@@ -185,7 +185,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
 nlohmann::ordered_json MatrixJson(const Matrix& m) {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
-  j["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
+  j["tool"] = {{"name", "abicheck"}, {"version", Version()}};
   j["modules"] = m.modules;
   nlohmann::ordered_json info = nlohmann::ordered_json::array();
   for (const ModuleInfo& i : m.module_info) {

@@ -3,6 +3,8 @@
 
 namespace abicheck {
 
+const char* Version() { return ABICHECK_VERSION; }
+
 const char* TorchAbiName(TorchAbi abi) {
   switch (abi) {
     case TorchAbi::kNoTorch:

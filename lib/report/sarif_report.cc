@@ -84,7 +84,7 @@ std::string RenderSarif(const std::vector<Report>& reports) {
       {"version", "2.1.0"},
       {"runs",
        J::array(
-           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", "0.1.0"}, {"rules", rules}}}}},
+           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", Version()}, {"rules", rules}}}}},
              {"results", results}}})}};
   return DumpJson(sarif);
 }
@@ -96,7 +96,7 @@ std::string RenderSarifError(const std::string& message) {
       {"version", "2.1.0"},
       {"runs",
        J::array(
-           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", "0.1.0"}}}}},
+           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", Version()}}}}},
              {"invocations",
               J::array({{{"executionSuccessful", false},
                          {"toolExecutionNotifications",

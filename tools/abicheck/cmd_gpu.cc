@@ -161,7 +161,7 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
   if (out.format == "json") {
     nlohmann::ordered_json doc;
     doc["schema_version"] = 1;
-    doc["tool"] = {{"name", "abicheck"}, {"version", "0.1.0"}};
+    doc["tool"] = {{"name", "abicheck"}, {"version", Version()}};
     doc["objects"] = std::move(objects);
     text = DumpJson(doc);
   }
