@@ -1,14 +1,13 @@
 // include/abicheck/abicheck_c.h over the C++ API: handles own their C++ values, reports leave as
 // JSON in malloc'd strings, errors as the command line's exit code and message. No exception or
 // C++ type crosses the boundary.
-#include "abicheck/abicheck_c.h"
-
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "abicheck/abicheck.h"
+#include "abicheck/abicheck_c.h"
 
 struct abicheck_build {
   abicheck::Build build;

@@ -166,6 +166,231 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
                 failing[best].size(), env.packages.size(), absl::StrJoin(failing[best], ", "));
 }
 
+// One CheckEnvironment call: the environment read, its builds, and what every check shares.
+class EnvironmentCheck {
+ public:
+  EnvironmentCheck(const std::string& path, PythonEnvironment env, const CheckOptions& options)
+      : path_(path), env_(std::move(env)), opts_(options) {
+    out_.environment = path;
+    out_.site_packages = env_.site_packages;
+    out_.python_version = env_.python_version;
+    out_.interpreter = env_.interpreter;
+    out_.torch_version = env_.distributions[env_.torch].metadata.version;
+    for (const std::string& n : env_.notes) out_.matrix.notes.push_back({path, n});
+  }
+
+  absl::StatusOr<EnvironmentReport> Run(const std::vector<std::string>& against,
+                                        const InputLimits& limits) {
+    ABICHECK_RETURN_IF_ERROR(OpenTorchBuilds(against, limits));
+    FindInterpreter();
+    ABICHECK_RETURN_IF_ERROR(CheckArchitecture());
+    for (const TorchBuild& b : builds_) ABICHECK_RETURN_IF_ERROR(ImportTorch(b));
+    // Every shared object of every other distribution, and those no distribution owns (E6, E7).
+    for (size_t i = 0; i < env_.distributions.size(); ++i) {
+      const InstalledDistribution& d = env_.distributions[i];
+      // torch is the build; nvidia-* are its CUDA libraries, checked where import torch loads
+      // them.
+      if (static_cast<int>(i) == env_.torch ||
+          absl::StartsWith(NormalizeDistName(d.metadata.name), "nvidia-"))
+        continue;
+      ABICHECK_RETURN_IF_ERROR(AddPackage(d.metadata.name, d.metadata.version,
+                                          d.metadata.torch_requirements, d.shared_objects,
+                                          d.problems));
+    }
+    std::vector<std::string> unowned;
+    for (const std::string& f : env_.unowned) {
+      if (!absl::StartsWith(f, env_.site_packages + "/nvidia/")) unowned.push_back(f);
+    }
+    ABICHECK_RETURN_IF_ERROR(AddPackage("(no package)", "", {}, unowned, {}));
+    MarkTorchAbi(&out_.matrix);
+    if (builds_.size() > 1) {
+      std::vector<bool> unusable;
+      for (const Report& r : out_.torch_imports) unusable.push_back(!r.ok());
+      RecommendByPackage(out_, unusable);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  const InputFile* python() const { return python_ ? &*python_ : nullptr; }
+
+  absl::Status OpenTorchBuilds(const std::vector<std::string>& against, const InputLimits& limits) {
+    if (against.empty()) {
+      ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env_, limits));
+      builds_.push_back(std::move(b));
+    }
+    for (const std::string& a : against) {
+      ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(a, limits));
+      for (const Build& o : opened) {
+        ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env_, o));
+        builds_.push_back(std::move(b));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  void FindInterpreter() {
+    if (env_.interpreter.empty()) return;
+    absl::StatusOr<InputFile> f = SingleFile(env_.interpreter, "interpreter");
+    if (f.ok()) {
+      python_ = *std::move(f);
+      opts_.python = python_->name;  // Py* references are then real references (E5)
+    } else {
+      out_.matrix.notes.push_back({path_, std::string(f.status().message())});
+    }
+  }
+
+  // A site-packages of another architecture than its interpreter: nothing in it can load.
+  absl::Status CheckArchitecture() {
+    if (!python_) return absl::OkStatus();
+    ABICHECK_ASSIGN_OR_RETURN(ElfFile interp,
+                              ElfFile::Parse(python_->name, python_->blob->bytes()));
+    for (const TorchBuild& b : builds_) {
+      if (!b.torch_c) continue;
+      ABICHECK_ASSIGN_OR_RETURN(ElfFile c,
+                                ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
+      if (c.machine() != interp.machine() || c.is_64() != interp.is_64()) {
+        return absl::FailedPreconditionError(
+            absl::StrFormat("%s: built for %s, but the environment's interpreter %s is for %s",
+                            b.torch_c->name, c.MachineName(), python_->name, interp.MachineName()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // import torch itself, per build: torch/_C against the rest of the build.
+  absl::Status ImportTorch(const TorchBuild& b) {
+    out_.matrix.builds.push_back(b.name);
+    if (!b.torch_c) {
+      Report r;
+      r.module = b.name;
+      r.warnings.push_back({b.name, "no torch/_C*.so in this build: import torch not checked"});
+      r.loads = true;
+      out_.torch_imports.push_back(std::move(r));
+      return absl::OkStatus();
+    }
+    std::vector<InputFile> rest;
+    for (const InputFile& f : b.providers) {
+      if (f.blob != b.torch_c->blob) rest.push_back(f);
+    }
+    ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(*b.torch_c, rest, b.preload, python(), opts_,
+                                                     ModuleAlreadyLoaded::kIsAnError, &parses_));
+    const std::string tag =
+        absl::StrCat("cpython-", absl::StrReplaceAll(env_.python_version, {{".", ""}}), "-");
+    if (!env_.python_version.empty() && absl::StrContains(Basename(b.torch_c->name), "cpython-") &&
+        !absl::StrContains(Basename(b.torch_c->name), tag)) {
+      r.warnings.push_back(
+          {b.torch_c->name,
+           absl::StrCat("built for another Python than this environment's ", env_.python_version,
+                        ": import torch fails to find torch._C")});
+    }
+    if (!opts_.gpu.empty() && r.loads) ABICHECK_RETURN_IF_ERROR(TorchDeviceCode(b, &r));
+    out_.torch_imports.push_back(std::move(r));
+    return absl::OkStatus();
+  }
+
+  // docs/gpu-model.md G5-G6 for torch itself: its CUDA kernels are in libtorch_cuda.
+  absl::Status TorchDeviceCode(const TorchBuild& b, Report* r) {
+    LdCache cache;  // only --cuda-driver host looks in it (CheckObjects read it for the rest)
+    if (opts_.use_host && opts_.cuda_driver == "host") {
+      const std::string root = opts_.sysroot == "/" ? "" : opts_.sysroot;
+      ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(root, "/etc/ld.so.cache")));
+    }
+    ABICHECK_ASSIGN_OR_RETURN(ElfFile c, ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
+    ABICHECK_ASSIGN_OR_RETURN(DeviceTarget target, ResolveDeviceTarget(opts_, cache, c.machine()));
+    // libtorch_cuda.so first (r->device describes it), then its companions (_linalg, ...); the
+    // first that cannot run is the one reported.
+    std::vector<const InputFile*> cuda_libs;
+    for (const InputFile& f : b.providers) {
+      if (absl::StartsWith(Basename(f.path), "libtorch_cuda")) cuda_libs.push_back(&f);
+    }
+    std::sort(cuda_libs.begin(), cuda_libs.end(), [](const InputFile* x, const InputFile* y) {
+      return Basename(x->path).size() < Basename(y->path).size();
+    });
+    for (const InputFile* f : cuda_libs) {
+      ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
+      const size_t before = r->problems.size();
+      CheckDeviceCode(target, lib, *f->blob, r, /*verdict_only=*/true);
+      if (r->problems.size() > before) break;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddPackage(const std::string& name, const std::string& version,
+                          const std::vector<std::string>& pins,
+                          const std::vector<std::string>& files,
+                          const std::vector<std::string>& problems) {
+    EnvironmentPackage pkg{name, version, pins, {}, problems};
+    std::vector<InputFile> objects;
+    for (const std::string& f : files) {
+      if (absl::StartsWith(f, env_.torch_dir + "/")) continue;  // part of the build
+      ABICHECK_ASSIGN_OR_RETURN(InputFile in, SingleFile(f, "shared object"));
+      ModuleInfo info;
+      info.label = f.substr(env_.site_packages.size() + 1);
+      info.package = name;
+      info.version = version;
+      info.torch_requirements = pins;
+      info.extension_module = DefinesPyInit(in);
+      pkg.modules.push_back(out_.matrix.modules.size());
+      out_.matrix.modules.push_back(f);
+      out_.matrix.module_info.push_back(info);
+      objects.push_back(std::move(in));
+    }
+    std::vector<std::vector<Report>> reports(objects.size(), std::vector<Report>(builds_.size()));
+    for (size_t b = 0; b < builds_.size(); ++b)
+      ABICHECK_RETURN_IF_ERROR(CheckPackage(objects, builds_[b], b, &reports));
+    for (size_t i = 0; i < objects.size(); ++i) {
+      for (size_t b = 0; b < builds_.size(); ++b) {
+        out_.matrix.cells.push_back({objects[i].name, builds_[b].name, std::move(reports[i][b])});
+      }
+    }
+    if (!pkg.modules.empty() || !pkg.problems.empty()) out_.packages.push_back(std::move(pkg));
+    return absl::OkStatus();
+  }
+
+  // E7: a package loads its own libraries before its modules need them. Its objects are loaded
+  // after import torch in name order, pass after pass, until a pass loads no more; each keeps
+  // the report of its last attempt, against torch and the ones loaded before it. The passes
+  // decide the verdicts; the diagnosis is made once, for the last attempt.
+  absl::Status CheckPackage(const std::vector<InputFile>& objects, const TorchBuild& build,
+                            size_t b, std::vector<std::vector<Report>>* reports) {
+    CheckOptions verdict_only = opts_;
+    verdict_only.diagnose = false;
+    std::vector<bool> loaded(objects.size(), false);
+    std::vector<InputFile> providers = build.providers;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < objects.size(); ++i) {
+        if (loaded[i]) continue;
+        ABICHECK_ASSIGN_OR_RETURN(
+            Report r, CheckObjects(objects[i], providers, build.preload, python(), verdict_only,
+                                   ModuleAlreadyLoaded::kLoads, &parses_));
+        if (r.loads) {
+          loaded[i] = true;
+          changed = true;
+          providers.push_back(objects[i]);
+        }
+        (*reports)[i][b] = std::move(r);
+      }
+    }
+    for (size_t i = 0; i < objects.size() && opts_.diagnose; ++i) {
+      if (loaded[i]) continue;
+      ABICHECK_ASSIGN_OR_RETURN((*reports)[i][b],
+                                CheckObjects(objects[i], providers, build.preload, python(), opts_,
+                                             ModuleAlreadyLoaded::kLoads, &parses_));
+    }
+    return absl::OkStatus();
+  }
+
+  const std::string path_;
+  const PythonEnvironment env_;
+  CheckOptions opts_;
+  EnvironmentReport out_;
+  std::vector<TorchBuild> builds_;
+  std::optional<InputFile> python_;
+  ParseCache parses_;  // torch's and the CUDA libraries are parsed once for every check
+};
+
 }  // namespace
 
 absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
@@ -173,194 +398,7 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
                                                    const CheckOptions& options,
                                                    const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env, ReadPythonEnvironment(path, limits));
-  EnvironmentReport out;
-  out.environment = path;
-  out.site_packages = env.site_packages;
-  out.python_version = env.python_version;
-  out.interpreter = env.interpreter;
-  out.torch_version = env.distributions[env.torch].metadata.version;
-  for (const std::string& n : env.notes) out.matrix.notes.push_back({path, n});
-
-  std::vector<TorchBuild> builds;
-  if (against.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env, limits));
-    builds.push_back(std::move(b));
-  }
-  for (const std::string& a : against) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(a, limits));
-    for (const Build& o : opened) {
-      ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env, o));
-      builds.push_back(std::move(b));
-    }
-  }
-  std::optional<InputFile> python;
-  if (!env.interpreter.empty()) {
-    absl::StatusOr<InputFile> f = SingleFile(env.interpreter, "interpreter");
-    if (f.ok()) {
-      python = *std::move(f);
-    } else {
-      out.matrix.notes.push_back({path, std::string(f.status().message())});
-    }
-  }
-  CheckOptions opts = options;
-  if (python) opts.python = python->name;  // Py* references are then real references (E5)
-  ParseCache parses;  // torch's and the CUDA libraries are parsed once for every check
-
-  // A site-packages of another architecture than its interpreter: nothing in it can load.
-  if (python) {
-    ABICHECK_ASSIGN_OR_RETURN(ElfFile interp, ElfFile::Parse(python->name, python->blob->bytes()));
-    for (const TorchBuild& b : builds) {
-      if (!b.torch_c) continue;
-      ABICHECK_ASSIGN_OR_RETURN(ElfFile c,
-                                ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
-      if (c.machine() != interp.machine() || c.is_64() != interp.is_64()) {
-        return absl::FailedPreconditionError(
-            absl::StrFormat("%s: built for %s, but the environment's interpreter %s is for %s",
-                            b.torch_c->name, c.MachineName(), python->name, interp.MachineName()));
-      }
-    }
-  }
-  // import torch itself, per build: torch/_C against the rest of the build.
-  for (const TorchBuild& b : builds) {
-    out.matrix.builds.push_back(b.name);
-    if (!b.torch_c) {
-      Report r;
-      r.module = b.name;
-      r.warnings.push_back({b.name, "no torch/_C*.so in this build: import torch not checked"});
-      r.loads = true;
-      out.torch_imports.push_back(std::move(r));
-      continue;
-    }
-    std::vector<InputFile> rest;
-    for (const InputFile& f : b.providers) {
-      if (f.blob != b.torch_c->blob) rest.push_back(f);
-    }
-    ABICHECK_ASSIGN_OR_RETURN(
-        Report r, CheckObjects(*b.torch_c, rest, b.preload, python ? &*python : nullptr, opts,
-                               ModuleAlreadyLoaded::kIsAnError, &parses));
-    const std::string tag =
-        absl::StrCat("cpython-", absl::StrReplaceAll(env.python_version, {{".", ""}}), "-");
-    if (!env.python_version.empty() && absl::StrContains(Basename(b.torch_c->name), "cpython-") &&
-        !absl::StrContains(Basename(b.torch_c->name), tag)) {
-      r.warnings.push_back(
-          {b.torch_c->name,
-           absl::StrCat("built for another Python than this environment's ", env.python_version,
-                        ": import torch fails to find torch._C")});
-    }
-    // docs/gpu-model.md G5-G6 for torch itself: its CUDA kernels are in libtorch_cuda.
-    if (!opts.gpu.empty() && r.loads) {
-      LdCache cache;  // only --cuda-driver host looks in it (CheckObjects read it for the rest)
-      if (opts.use_host && opts.cuda_driver == "host") {
-        const std::string root = opts.sysroot == "/" ? "" : opts.sysroot;
-        ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(root, "/etc/ld.so.cache")));
-      }
-      ABICHECK_ASSIGN_OR_RETURN(ElfFile c,
-                                ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
-      ABICHECK_ASSIGN_OR_RETURN(DeviceTarget target, ResolveDeviceTarget(opts, cache, c.machine()));
-      // libtorch_cuda.so first (r.device describes it), then its companions (_linalg, ...);
-      // the first that cannot run is the one reported.
-      std::vector<const InputFile*> cuda_libs;
-      for (const InputFile& f : b.providers) {
-        if (absl::StartsWith(Basename(f.path), "libtorch_cuda")) cuda_libs.push_back(&f);
-      }
-      std::sort(cuda_libs.begin(), cuda_libs.end(), [](const InputFile* x, const InputFile* y) {
-        return Basename(x->path).size() < Basename(y->path).size();
-      });
-      for (const InputFile* f : cuda_libs) {
-        ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
-        const size_t before = r.problems.size();
-        CheckDeviceCode(target, lib, *f->blob, &r, /*verdict_only=*/true);
-        if (r.problems.size() > before) break;
-      }
-    }
-    out.torch_imports.push_back(std::move(r));
-  }
-
-  // Every shared object of every other distribution, and those no distribution owns (E6, E7).
-  auto add_package = [&](const std::string& name, const std::string& version,
-                         const std::vector<std::string>& pins,
-                         const std::vector<std::string>& files,
-                         const std::vector<std::string>& problems) -> absl::Status {
-    EnvironmentPackage pkg{name, version, pins, {}, problems};
-    std::vector<InputFile> objects;
-    for (const std::string& f : files) {
-      if (absl::StartsWith(f, env.torch_dir + "/")) continue;  // part of the build
-      ABICHECK_ASSIGN_OR_RETURN(InputFile in, SingleFile(f, "shared object"));
-      ModuleInfo info;
-      info.label = f.substr(env.site_packages.size() + 1);
-      info.package = name;
-      info.version = version;
-      info.torch_requirements = pins;
-      info.extension_module = DefinesPyInit(in);
-      pkg.modules.push_back(out.matrix.modules.size());
-      out.matrix.modules.push_back(f);
-      out.matrix.module_info.push_back(info);
-      objects.push_back(std::move(in));
-    }
-    // E7: a package loads its own libraries before its modules need them. Its objects are
-    // loaded after import torch in name order, pass after pass, until a pass loads no more;
-    // each keeps the report of its last attempt, against torch and the ones loaded before it.
-    // The passes decide the verdicts; the diagnosis is made once, for the last attempt.
-    std::vector<std::vector<Report>> reports(objects.size(), std::vector<Report>(builds.size()));
-    CheckOptions verdict_only = opts;
-    verdict_only.diagnose = false;
-    for (size_t b = 0; b < builds.size(); ++b) {
-      std::vector<bool> loaded(objects.size(), false);
-      std::vector<InputFile> providers = builds[b].providers;
-      for (bool changed = true; changed;) {
-        changed = false;
-        for (size_t i = 0; i < objects.size(); ++i) {
-          if (loaded[i]) continue;
-          ABICHECK_ASSIGN_OR_RETURN(
-              Report r,
-              CheckObjects(objects[i], providers, builds[b].preload, python ? &*python : nullptr,
-                           verdict_only, ModuleAlreadyLoaded::kLoads, &parses));
-          if (r.loads) {
-            loaded[i] = true;
-            changed = true;
-            providers.push_back(objects[i]);
-          }
-          reports[i][b] = std::move(r);
-        }
-      }
-      for (size_t i = 0; i < objects.size() && opts.diagnose; ++i) {
-        if (loaded[i]) continue;
-        ABICHECK_ASSIGN_OR_RETURN(
-            reports[i][b],
-            CheckObjects(objects[i], providers, builds[b].preload, python ? &*python : nullptr,
-                         opts, ModuleAlreadyLoaded::kLoads, &parses));
-      }
-    }
-    for (size_t i = 0; i < objects.size(); ++i) {
-      for (size_t b = 0; b < builds.size(); ++b) {
-        out.matrix.cells.push_back({objects[i].name, builds[b].name, std::move(reports[i][b])});
-      }
-    }
-    if (!pkg.modules.empty() || !pkg.problems.empty()) out.packages.push_back(std::move(pkg));
-    return absl::OkStatus();
-  };
-  for (size_t i = 0; i < env.distributions.size(); ++i) {
-    const InstalledDistribution& d = env.distributions[i];
-    // torch is the build; nvidia-* are its CUDA libraries, checked where import torch loads them.
-    if (static_cast<int>(i) == env.torch ||
-        absl::StartsWith(NormalizeDistName(d.metadata.name), "nvidia-"))
-      continue;
-    ABICHECK_RETURN_IF_ERROR(add_package(d.metadata.name, d.metadata.version,
-                                         d.metadata.torch_requirements, d.shared_objects,
-                                         d.problems));
-  }
-  std::vector<std::string> unowned;
-  for (const std::string& f : env.unowned) {
-    if (!absl::StartsWith(f, env.site_packages + "/nvidia/")) unowned.push_back(f);
-  }
-  ABICHECK_RETURN_IF_ERROR(add_package("(no package)", "", {}, unowned, {}));
-  MarkTorchAbi(&out.matrix);
-  if (builds.size() > 1) {
-    std::vector<bool> unusable;
-    for (const Report& r : out.torch_imports) unusable.push_back(!r.ok());
-    RecommendByPackage(out, unusable);
-  }
-  return out;
+  return EnvironmentCheck(path, std::move(env), options).Run(against, limits);
 }
 
 }  // namespace abicheck

@@ -450,6 +450,167 @@ void GroupRepeatedChanges(Report* report) {
   }
 }
 
+// The hints of a missing library: another CUDA major, a torch release named by a versioned
+// soname, the driver's own libraries, or none found.
+void ExplainMissingLibrary(const Loader& loader, Problem& p) {
+  if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
+    // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
+    const std::string stem = p.library.substr(0, p.library.find(".so") + 3);
+    for (const Object* o : loader.loaded()) {
+      const std::string base =
+          Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
+      if (absl::StartsWith(base, stem + ".") && base != p.library) {
+        p.hint = absl::StrCat(
+            "needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
+            p.library.substr(stem.size() + 1), ", this environment has CUDA ",
+            base.substr(stem.size() + 1), ". Use a build of the module for this CUDA, or install ",
+            "the CUDA ", p.library.substr(stem.size() + 1), " runtime beside it");
+        break;
+      }
+    }
+  }
+  if (p.kind == ProblemKind::kMissingLibrary) {
+    // A torch library's versioned soname says which torch the module was built for
+    // (libc10.so.2.6: torch 2.6, as Debian's and source builds name them).
+    if (const std::string release = TorchReleaseOfSoname(p.library); !release.empty()) {
+      p.hint = absl::StrCat(p.hint.empty() ? "" : absl::StrCat(p.hint, "; "),
+                            "the module was built for torch ", release, " (it names ", p.library,
+                            "): check it against a torch ", release,
+                            " build, or rebuild it against this one");
+    }
+  }
+  if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty() &&
+      (Basename(p.library) == "libcuda.so.1" || Basename(p.library) == "libnvidia-ml.so.1")) {
+    // The driver's own libraries: no wheel and no CUDA toolkit provides them.
+    p.hint = absl::StrCat(
+        p.library,
+        " is the NVIDIA driver's library: it comes with the GPU driver (the driver package of "
+        "the distribution, or NVIDIA's installer), not with CUDA wheels or the toolkit; on a "
+        "machine without the driver, a module that needs it directly cannot be imported");
+  }
+  if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
+    p.hint = absl::StrCat("no file named ", p.library,
+                          " among the given libraries or on the search path");
+  }
+}
+
+void ExplainVersionNotFound(const Loader& loader, Problem& p) {
+  if (p.kind == ProblemKind::kVersionNotFound) {
+    for (const Object* o : loader.loaded()) {
+      if (o->path != p.library) continue;
+      p.hint = VersionHint(o->syms->version_defs(), p.version, Basename(o->path));
+      break;
+    }
+  }
+}
+
+// 1. Defined with the same name, but in a loaded library outside the module's scope.
+void NotInScopeCandidates(const Loader& loader, const absl::flat_hash_set<const Object*>& in_scope,
+                          const HashedName& name, Problem& p) {
+  for (const Object* o : loader.loaded()) {
+    if (in_scope.contains(o) || p.candidates.size() >= kMaxCandidates) continue;
+    std::optional<Symbol> s = loader.LookupIn(*o, name, nullptr, false);
+    if (!s) continue;
+    Candidate c;
+    c.symbol = p.symbol;
+    c.demangled = p.demangled;
+    c.library = o->path;
+    c.version = VersionOf(*o, s->index);
+    c.relation = "not_in_scope";
+    p.candidates.push_back(c);
+    std::string flag = LinkFlag(o->elf->soname().empty() ? o->path : o->elf->soname());
+    p.hint = absl::StrCat("defined in ", Basename(o->path), ", which ", Basename(p.object),
+                          " does not list in DT_NEEDED; libraries loaded RTLD_LOCAL are not "
+                          "visible to it",
+                          flag.empty() ? "" : absl::StrCat(": link it (", flag, ")"));
+  }
+}
+
+// 2. The same name in scope under other versions.
+void OtherVersionCandidates(const std::vector<const Object*>& scope, const HashedName& name,
+                            Problem& p) {
+  if (!p.version.empty()) {
+    for (const Object* o : scope) {
+      o->syms->ForEachNamed(name, [&](uint32_t idx) {
+        Symbol s = o->syms->GetOrEmpty(idx);
+        if (!s.exported() || p.candidates.size() >= kMaxCandidates) return false;
+        Candidate c;
+        c.symbol = p.symbol;
+        c.demangled = p.demangled;
+        c.library = o->path;
+        c.version = VersionOf(*o, idx);
+        c.relation = "version_differs";
+        c.differences.push_back(absl::StrCat("version: ", p.version, " → ",
+                                             c.version.empty() ? "(unversioned)" : c.version));
+        p.candidates.push_back(c);
+        return false;
+      });
+    }
+  }
+}
+
+// 3. The same qualified C++ function with another signature, anywhere loaded: the candidates.
+void SignatureCandidates(const CandidateIndex& index, const std::string& token,
+                         const FunctionParts& wanted, Problem& p) {
+  for (const auto& [o, i] : index.Find(token)) {
+    if (p.candidates.size() >= kMaxSignatureCandidates) break;
+    const SymbolTable& t = *o->syms;
+    {
+      std::optional<Symbol> s = t.Get(i);
+      if (!s || s->name == p.symbol) continue;
+      FunctionParts found;
+      if (!SplitFunction(s->name, &found) || StripAbiTags(found.base) != StripAbiTags(wanted.base))
+        continue;
+      std::vector<std::string> diff = DescribeDifferences(wanted, found);
+      if (diff.empty()) {
+        // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
+        const std::string w = Demangle(p.symbol), f = Demangle(s->name);
+        const bool wt = w.find("[abi:cxx11]") != std::string::npos,
+                   ft = f.find("[abi:cxx11]") != std::string::npos;
+        if (wt != ft) {
+          diff.push_back(wt ? "ABI tag: [abi:cxx11] → (none)"
+                            : "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)");
+        }
+      }
+      if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) continue;
+      Candidate c;
+      c.symbol = std::string(s->name);
+      c.demangled = Demangle(s->name);
+      c.library = o->path;
+      c.version = VersionOf(*o, i);
+      c.relation = found.context == wanted.context ? "signature_changed" : "scope_changed";
+      c.differences = std::move(diff);
+      p.candidates.push_back(std::move(c));
+    }
+  }
+}
+
+// The same qualified name always wins over another one (at::_ops::narrow::call with SymInt
+// parameters, not at::_ops::diagonal_copy::call with the same ones); then closest first. A
+// candidate of another scope, or with more differences than the best, is noise.
+void RankSignatureCandidates(const FunctionParts& wanted, Problem& p) {
+  auto same_name = [](const Candidate& c) { return c.relation == "signature_changed"; };
+  std::stable_sort(p.candidates.begin(), p.candidates.end(),
+                   [&](const Candidate& a, const Candidate& b) {
+                     if (same_name(a) != same_name(b)) return same_name(a);
+                     return a.differences.size() < b.differences.size();
+                   });
+  while (p.candidates.size() > 1 &&
+         (same_name(p.candidates.back()) != same_name(p.candidates.front()) ||
+          p.candidates.back().differences.size() > p.candidates.front().differences.size())) {
+    p.candidates.pop_back();
+  }
+  if (!p.candidates.empty()) {
+    const Candidate& c = p.candidates.front();
+    p.hint = c.relation == "signature_changed"
+                 ? absl::StrCat(Basename(p.object), " was compiled against another declaration of ",
+                                wanted.base, ": rebuild it against ", Basename(c.library),
+                                ", or use the build it was compiled for")
+                 : absl::StrCat(wanted.base, " moved to another namespace or class in ",
+                                Basename(c.library));
+  }
+}
+
 }  // namespace
 
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
@@ -462,53 +623,8 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
   }
   int diagnosed = 0, undiagnosed = 0;
   for (Problem& p : report->problems) {
-    if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
-      // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
-      const std::string stem = p.library.substr(0, p.library.find(".so") + 3);
-      for (const Object* o : loader.loaded()) {
-        const std::string base =
-            Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
-        if (absl::StartsWith(base, stem + ".") && base != p.library) {
-          p.hint = absl::StrCat(
-              "needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
-              p.library.substr(stem.size() + 1), ", this environment has CUDA ",
-              base.substr(stem.size() + 1),
-              ". Use a build of the module for this CUDA, or install ", "the CUDA ",
-              p.library.substr(stem.size() + 1), " runtime beside it");
-          break;
-        }
-      }
-    }
-    if (p.kind == ProblemKind::kMissingLibrary) {
-      // A torch library's versioned soname says which torch the module was built for
-      // (libc10.so.2.6: torch 2.6, as Debian's and source builds name them).
-      if (const std::string release = TorchReleaseOfSoname(p.library); !release.empty()) {
-        p.hint = absl::StrCat(p.hint.empty() ? "" : absl::StrCat(p.hint, "; "),
-                              "the module was built for torch ", release, " (it names ", p.library,
-                              "): check it against a torch ", release,
-                              " build, or rebuild it against this one");
-      }
-    }
-    if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty() &&
-        (Basename(p.library) == "libcuda.so.1" || Basename(p.library) == "libnvidia-ml.so.1")) {
-      // The driver's own libraries: no wheel and no CUDA toolkit provides them.
-      p.hint = absl::StrCat(
-          p.library,
-          " is the NVIDIA driver's library: it comes with the GPU driver (the driver package of "
-          "the distribution, or NVIDIA's installer), not with CUDA wheels or the toolkit; on a "
-          "machine without the driver, a module that needs it directly cannot be imported");
-    }
-    if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
-      p.hint = absl::StrCat("no file named ", p.library,
-                            " among the given libraries or on the search path");
-    }
-    if (p.kind == ProblemKind::kVersionNotFound) {
-      for (const Object* o : loader.loaded()) {
-        if (o->path != p.library) continue;
-        p.hint = VersionHint(o->syms->version_defs(), p.version, Basename(o->path));
-        break;
-      }
-    }
+    if (p.kind == ProblemKind::kMissingLibrary) ExplainMissingLibrary(loader, p);
+    if (p.kind == ProblemKind::kVersionNotFound) ExplainVersionNotFound(loader, p);
     if (p.kind != ProblemKind::kUndefinedSymbol) continue;
     if (diagnosed >= kMaxDiagnosed) {
       ++undiagnosed;
@@ -516,107 +632,16 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     }
     ++diagnosed;
     HashedName name(p.symbol);
-    // 1. Defined with the same name, but in a loaded library outside the module's scope.
-    for (const Object* o : loader.loaded()) {
-      if (in_scope.contains(o) || p.candidates.size() >= kMaxCandidates) continue;
-      std::optional<Symbol> s = loader.LookupIn(*o, name, nullptr, false);
-      if (!s) continue;
-      Candidate c;
-      c.symbol = p.symbol;
-      c.demangled = p.demangled;
-      c.library = o->path;
-      c.version = VersionOf(*o, s->index);
-      c.relation = "not_in_scope";
-      p.candidates.push_back(c);
-      std::string flag = LinkFlag(o->elf->soname().empty() ? o->path : o->elf->soname());
-      p.hint = absl::StrCat("defined in ", Basename(o->path), ", which ", Basename(p.object),
-                            " does not list in DT_NEEDED; libraries loaded RTLD_LOCAL are not "
-                            "visible to it",
-                            flag.empty() ? "" : absl::StrCat(": link it (", flag, ")"));
-    }
-    // 2. The same name in scope under other versions.
-    if (!p.version.empty()) {
-      for (const Object* o : scope) {
-        o->syms->ForEachNamed(name, [&](uint32_t idx) {
-          Symbol s = o->syms->GetOrEmpty(idx);
-          if (!s.exported() || p.candidates.size() >= kMaxCandidates) return false;
-          Candidate c;
-          c.symbol = p.symbol;
-          c.demangled = p.demangled;
-          c.library = o->path;
-          c.version = VersionOf(*o, idx);
-          c.relation = "version_differs";
-          c.differences.push_back(absl::StrCat("version: ", p.version, " → ",
-                                               c.version.empty() ? "(unversioned)" : c.version));
-          p.candidates.push_back(c);
-          return false;
-        });
-      }
-    }
-    // 3. The same qualified C++ function with another signature, anywhere loaded.
+    NotInScopeCandidates(loader, in_scope, name, p);
+    if (!p.version.empty()) OtherVersionCandidates(scope, name, p);
     FunctionParts wanted;
     if (p.candidates.empty() && SplitFunction(p.symbol, &wanted) && !wanted.base.empty()) {
       const std::string token =
           absl::StrCat(StripAbiTags(wanted.base).size(), StripAbiTags(wanted.base));
       if (index == nullptr)
         index = std::make_unique<CandidateIndex>(loader, problem_tokens(report));
-      for (const auto& [o, i] : index->Find(token)) {
-        if (p.candidates.size() >= kMaxSignatureCandidates) break;
-        const SymbolTable& t = *o->syms;
-        {
-          std::optional<Symbol> s = t.Get(i);
-          if (!s || s->name == p.symbol) continue;
-          FunctionParts found;
-          if (!SplitFunction(s->name, &found) ||
-              StripAbiTags(found.base) != StripAbiTags(wanted.base))
-            continue;
-          std::vector<std::string> diff = DescribeDifferences(wanted, found);
-          if (diff.empty()) {
-            // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
-            const std::string w = Demangle(p.symbol), f = Demangle(s->name);
-            const bool wt = w.find("[abi:cxx11]") != std::string::npos,
-                       ft = f.find("[abi:cxx11]") != std::string::npos;
-            if (wt != ft) {
-              diff.push_back(
-                  wt ? "ABI tag: [abi:cxx11] → (none)"
-                     : "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)");
-            }
-          }
-          if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) continue;
-          Candidate c;
-          c.symbol = std::string(s->name);
-          c.demangled = Demangle(s->name);
-          c.library = o->path;
-          c.version = VersionOf(*o, i);
-          c.relation = found.context == wanted.context ? "signature_changed" : "scope_changed";
-          c.differences = std::move(diff);
-          p.candidates.push_back(std::move(c));
-        }
-      }
-      // The same qualified name always wins over another one (at::_ops::narrow::call with
-      // SymInt parameters, not at::_ops::diagonal_copy::call with the same ones); then closest
-      // first. A candidate of another scope, or with more differences than the best, is noise.
-      auto same_name = [](const Candidate& c) { return c.relation == "signature_changed"; };
-      std::stable_sort(p.candidates.begin(), p.candidates.end(),
-                       [&](const Candidate& a, const Candidate& b) {
-                         if (same_name(a) != same_name(b)) return same_name(a);
-                         return a.differences.size() < b.differences.size();
-                       });
-      while (p.candidates.size() > 1 &&
-             (same_name(p.candidates.back()) != same_name(p.candidates.front()) ||
-              p.candidates.back().differences.size() > p.candidates.front().differences.size())) {
-        p.candidates.pop_back();
-      }
-      if (!p.candidates.empty()) {
-        const Candidate& c = p.candidates.front();
-        p.hint =
-            c.relation == "signature_changed"
-                ? absl::StrCat(Basename(p.object), " was compiled against another declaration of ",
-                               wanted.base, ": rebuild it against ", Basename(c.library),
-                               ", or use the build it was compiled for")
-                : absl::StrCat(wanted.base, " moved to another namespace or class in ",
-                               Basename(c.library));
-      }
+      SignatureCandidates(*index, token, wanted, p);
+      RankSignatureCandidates(wanted, p);
     }
     if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);
     if (p.candidates.empty() && p.hint.empty()) {

@@ -83,9 +83,9 @@ std::string RenderSarif(const std::vector<Report>& reports) {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
       {"runs",
-       J::array(
-           {{{"tool", {{"driver", {{"name", "abicheck"}, {"version", Version()}, {"rules", rules}}}}},
-             {"results", results}}})}};
+       J::array({{{"tool",
+                   {{"driver", {{"name", "abicheck"}, {"version", Version()}, {"rules", rules}}}}},
+                  {"results", results}}})}};
   return DumpJson(sarif);
 }
 
