@@ -107,6 +107,7 @@ size_t Closure(absl::string_view text, size_t i, std::string* out) {
 //    "'unnamed0'"); `Dn` is "decltype(nullptr)" (LLVM: "std::nullptr_t").
 //  - Thread-local special names: "TLS init function for", "TLS wrapper function for".
 // Returns false when `text` needs none of these.
+// Long: one scan of the text, a case per binutils spelling listed above.
 bool MatchBinutils(absl::string_view text, std::string* out) {
   // One pass to see which rules can apply (most names need none).
   bool op = false, tag = false, quoted = false, null = false;

@@ -455,11 +455,10 @@ void GroupRepeatedChanges(Report* report) {
 void ExplainMissingLibrary(const Loader& loader, Problem& p) {
   if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
     // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
-    const std::string stem = p.library.substr(0, p.library.find(".so") + 3);
+    const std::string stem = SonameStem(p.library);
     for (const Object* o : loader.loaded()) {
-      const std::string base =
-          Basename(o->elf->soname().empty() ? o->path : std::string(o->elf->soname()));
-      if (absl::StartsWith(base, stem + ".") && base != p.library) {
+      const std::string base = Basename(LibraryName(*o));
+      if (!stem.empty() && absl::StartsWith(base, stem + ".") && base != p.library) {
         p.hint = absl::StrCat(
             "needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
             p.library.substr(stem.size() + 1), ", this environment has CUDA ",

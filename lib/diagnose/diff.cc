@@ -21,9 +21,10 @@
 namespace abicheck {
 namespace {
 
+// Pairs libraries across builds: the soname stem, or the whole name when it has none.
 std::string Stem(absl::string_view soname) {
-  size_t so = soname.find(".so");
-  return std::string(so == absl::string_view::npos ? soname : soname.substr(0, so + 3));
+  std::string stem = SonameStem(soname);
+  return stem.empty() ? std::string(soname) : stem;
 }
 
 std::string BareName(const std::string& key) { return key.substr(0, key.find('@')); }

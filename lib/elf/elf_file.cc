@@ -137,6 +137,8 @@ absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_
   return f;
 }
 
+// Long: _dl_map_object_from_fd's pass over the program headers, one case per p_type with the
+// loader's own checks, in its order (docs/loader-model.md A9-A12).
 absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum) {
   const uint16_t want = is_64_ ? 56 : 32;
   if (phnum == 0) return absl::OkStatus();  // e.g. a relocatable object: no dynamic view.
@@ -304,6 +306,8 @@ std::optional<uint64_t> ElfFile::DynamicValue(int64_t tag) const {
   return std::nullopt;
 }
 
+// Long: elf_get_dynamic_info's one pass over PT_DYNAMIC, then the checks of what it found,
+// each beside the tag it reads.
 absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
   // ld.so reads PT_DYNAMIC through its mapping (l_ld = p_vaddr), which for every sane file is
   // also its file range; we require both: the file range readable, and the same bytes at p_vaddr

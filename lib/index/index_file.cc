@@ -66,6 +66,8 @@ bool HasIndexMagic(absl::Span<const uint8_t> head) {
   return head.size() >= 8 && std::memcmp(head.data(), kIndexMagic, 8) == 0;
 }
 
+// Long: the index's layout written in file order (docs/index-format.md), section by section,
+// as ReadIndex verifies it.
 absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
                                       const std::string& path) {
   IndexStats stats;
@@ -189,6 +191,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
   return stats;
 }
 
+// Long: the index's layout verified in file order (docs/index-format.md), each bound and
+// checksum beside the section it guards; WriteIndex writes the same order.
 absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   GlobalReadTrace().index_reads.fetch_add(1, std::memory_order_relaxed);
   ABICHECK_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::Open(path));

@@ -100,6 +100,8 @@ void NameBlocksWriter::Add(absl::string_view name, uint32_t library,
   items_.push_back({name, library, static_cast<uint32_t>(items_.size()), attr});
 }
 
+// Long: the name section written in its layout's order (sorted names, blocks, Bloom filter,
+// block table), docs/index-format.md; NameBlocks::Open reads the same order.
 absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
     return std::tie(a.name, a.library, a.seq) < std::tie(b.name, b.library, b.seq);
@@ -217,6 +219,8 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   return Output{std::move(out), std::move(data)};
 }
 
+// Long: the name section's layout verified in file order, each bound beside the field it
+// guards (docs/index-format.md).
 absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section,
                                                              ByteReader blocks,
                                                              std::shared_ptr<const void> keepalive,

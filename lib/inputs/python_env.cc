@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "lib/util/paths.h"
+#include "lib/util/status_macros.h"
 
 namespace fs = std::filesystem;
 
@@ -365,18 +366,11 @@ std::vector<std::string> ResolveCudaPreloads(
   return out;
 }
 
-absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
-                                                        const InputLimits& limits) {
-  absl::StatusOr<Layout> layout = FindLayout(path);
-  if (!layout.ok()) return layout.status();
-  PythonEnvironment env;
-  env.path = path;
-  env.site_packages = layout->site_packages;
-  env.python_version = layout->python_version;
-  env.interpreter = layout->interpreter;
-  const std::string& site = env.site_packages;
+namespace {
 
-  // Every shared object under site-packages, once (symlinked copies by their own names).
+// Every shared object under site-packages, once (symlinked copies by their own names), sorted.
+absl::StatusOr<std::vector<std::string>> SharedObjectsUnder(const std::string& site,
+                                                            const InputLimits& limits) {
   std::vector<std::string> all;
   std::error_code ec;
   uint64_t count = 0;
@@ -409,69 +403,59 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
   }
   if (ec) return absl::UnavailableError(absl::StrCat(site, ": ", ec.message()));
   std::sort(all.begin(), all.end());
-  absl::flat_hash_set<std::string> owned;
+  return all;
+}
 
-  std::vector<std::string> dist_infos;
-  for (fs::directory_iterator d(site, ec), e; !ec && d != e; d.increment(ec)) {
-    const std::string n = d->path().filename().string();
-    if (absl::EndsWith(n, ".dist-info") && IsDir(d->path())) dist_infos.push_back(d->path());
-    if (absl::EndsWith(n, ".egg-info"))
-      env.notes.push_back(absl::StrCat(d->path().string(),
-                                       ": an egg-info install (no RECORD): its files count as "
-                                       "belonging to no distribution"));
+// One *.dist-info: its METADATA, and the shared objects its RECORD lists that no distribution
+// before it claimed (`owned`).
+InstalledDistribution ReadDistribution(const std::string& site, const std::string& di,
+                                       absl::flat_hash_set<std::string>* owned) {
+  InstalledDistribution dist;
+  dist.dist_info = di;
+  if (std::optional<std::string> md = ReadText(di + "/METADATA")) {
+    dist.metadata = ParseMetadata(*md);
+  } else {
+    dist.problems.push_back(
+        absl::StrCat(di, "/METADATA: missing or unreadable; named from its directory"));
   }
-  std::sort(dist_infos.begin(), dist_infos.end());
-  for (const std::string& di : dist_infos) {
-    InstalledDistribution dist;
-    dist.dist_info = di;
-    if (std::optional<std::string> md = ReadText(di + "/METADATA")) {
-      dist.metadata = ParseMetadata(*md);
-    } else {
-      dist.problems.push_back(
-          absl::StrCat(di, "/METADATA: missing or unreadable; named from its directory"));
-    }
-    if (dist.metadata.name.empty() || dist.metadata.version.empty()) {
-      // "name-version.dist-info"
-      std::string stem = Basename(di);
-      stem.resize(stem.size() - std::string(".dist-info").size());
-      const size_t dash = stem.find('-');
-      if (dist.metadata.name.empty()) dist.metadata.name = stem.substr(0, dash);
-      if (dist.metadata.version.empty() && dash != std::string::npos)
-        dist.metadata.version = stem.substr(dash + 1);
-    }
-    std::optional<std::string> record = ReadText(di + "/RECORD");
-    if (!record) {
-      dist.problems.push_back(absl::StrCat(
-          di,
-          "/RECORD: missing or unreadable; its shared objects count as belonging to no "
-          "distribution"));
-    } else {
-      for (absl::string_view line : absl::StrSplit(*record, '\n')) {
-        absl::ConsumeSuffix(&line, "\r");
-        if (line.empty()) continue;
-        const std::string rel = RecordPath(line);
-        if (rel.empty() || !LooksLikeSharedObject(Basename(rel))) continue;
-        const std::string file =
-            (rel[0] == '/' ? fs::path(rel) : fs::path(site) / rel).lexically_normal().string();
-        if (!IsRegular(file)) {
-          dist.problems.push_back(absl::StrCat(di, "/RECORD lists ", rel, ", which is not there"));
-          continue;
-        }
-        if (!HasElfMagicFile(file) || !owned.insert(file).second) continue;
-        dist.shared_objects.push_back(file);
+  if (dist.metadata.name.empty() || dist.metadata.version.empty()) {
+    // "name-version.dist-info"
+    std::string stem = Basename(di);
+    stem.resize(stem.size() - std::string(".dist-info").size());
+    const size_t dash = stem.find('-');
+    if (dist.metadata.name.empty()) dist.metadata.name = stem.substr(0, dash);
+    if (dist.metadata.version.empty() && dash != std::string::npos)
+      dist.metadata.version = stem.substr(dash + 1);
+  }
+  std::optional<std::string> record = ReadText(di + "/RECORD");
+  if (!record) {
+    dist.problems.push_back(
+        absl::StrCat(di,
+                     "/RECORD: missing or unreadable; its shared objects count as belonging to no "
+                     "distribution"));
+  } else {
+    for (absl::string_view line : absl::StrSplit(*record, '\n')) {
+      absl::ConsumeSuffix(&line, "\r");
+      if (line.empty()) continue;
+      const std::string rel = RecordPath(line);
+      if (rel.empty() || !LooksLikeSharedObject(Basename(rel))) continue;
+      const std::string file =
+          (rel[0] == '/' ? fs::path(rel) : fs::path(site) / rel).lexically_normal().string();
+      if (!IsRegular(file)) {
+        dist.problems.push_back(absl::StrCat(di, "/RECORD lists ", rel, ", which is not there"));
+        continue;
       }
-      std::sort(dist.shared_objects.begin(), dist.shared_objects.end());
+      if (!HasElfMagicFile(file) || !owned->insert(file).second) continue;
+      dist.shared_objects.push_back(file);
     }
-    env.distributions.push_back(std::move(dist));
+    std::sort(dist.shared_objects.begin(), dist.shared_objects.end());
   }
-  std::sort(env.distributions.begin(), env.distributions.end(),
-            [](const InstalledDistribution& a, const InstalledDistribution& b) {
-              return NormalizeDistName(a.metadata.name) < NormalizeDistName(b.metadata.name);
-            });
-  for (const std::string& f : all) {
-    if (!owned.contains(f)) env.unowned.push_back(f);
-  }
+  return dist;
+}
 
+// Which distribution is torch: exactly one, with its files there.
+absl::Status FindTorch(const std::string& site, PythonEnvironment* envp) {
+  PythonEnvironment& env = *envp;
   std::vector<std::string> torches;
   for (size_t i = 0; i < env.distributions.size(); ++i) {
     if (NormalizeDistName(env.distributions[i].metadata.name) == "torch") {
@@ -492,6 +476,44 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
     return absl::NotFoundError(absl::StrCat(env.torch_dir, "/lib: No such directory (",
                                             torches.front(), " is installed, its files are not)"));
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
+                                                        const InputLimits& limits) {
+  absl::StatusOr<Layout> layout = FindLayout(path);
+  if (!layout.ok()) return layout.status();
+  PythonEnvironment env;
+  env.path = path;
+  env.site_packages = layout->site_packages;
+  env.python_version = layout->python_version;
+  env.interpreter = layout->interpreter;
+  const std::string& site = env.site_packages;
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> all, SharedObjectsUnder(site, limits));
+  std::error_code ec;
+  absl::flat_hash_set<std::string> owned;
+  std::vector<std::string> dist_infos;
+  for (fs::directory_iterator d(site, ec), e; !ec && d != e; d.increment(ec)) {
+    const std::string n = d->path().filename().string();
+    if (absl::EndsWith(n, ".dist-info") && IsDir(d->path())) dist_infos.push_back(d->path());
+    if (absl::EndsWith(n, ".egg-info"))
+      env.notes.push_back(absl::StrCat(d->path().string(),
+                                       ": an egg-info install (no RECORD): its files count as "
+                                       "belonging to no distribution"));
+  }
+  std::sort(dist_infos.begin(), dist_infos.end());
+  for (const std::string& di : dist_infos)
+    env.distributions.push_back(ReadDistribution(site, di, &owned));
+  std::sort(env.distributions.begin(), env.distributions.end(),
+            [](const InstalledDistribution& a, const InstalledDistribution& b) {
+              return NormalizeDistName(a.metadata.name) < NormalizeDistName(b.metadata.name);
+            });
+  for (const std::string& f : all) {
+    if (!owned.contains(f)) env.unowned.push_back(f);
+  }
+  ABICHECK_RETURN_IF_ERROR(FindTorch(site, &env));
   return env;
 }
 

@@ -209,6 +209,8 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
   return std::string(reinterpret_cast<const char*>(b.data()), std::min<size_t>(n, b.size()));
 }
 
+// Long: one streaming inflate loop whose state (the window, the ranges kept, the CRC, the caps)
+// every step reads; split, each piece would take all of it.
 absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember& m,
                                                                  const RetainPlan& plan) const {
   const std::string where = absl::StrCat(path_, "!", m.name);

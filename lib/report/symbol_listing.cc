@@ -92,82 +92,80 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
 
 }  // namespace
 
-absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
-                                const SymbolTable& syms, const SymbolListOptions& options,
-                                absl::FunctionRef<void(absl::string_view)> sink) {
-  const SymbolTable& t = syms;
-  // Rows one by one, in table order, with nm's filters and version suffixes.
-  auto for_each_row = [&](auto&& f) -> absl::Status {
-    for (uint32_t i = 1; i < t.size(); ++i) {
-      std::optional<Symbol> s = t.Get(i);
-      if (!s) {
-        return absl::DataLossError(
-            absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
-      }
-      if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
-      if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined()))
-        continue;
-      Row row{*s, {}, false, TypeLetter(*s, elf)};
-      if (t.has_versym()) {
-        const uint16_t vs = t.Versym(i);
-        const VersionSlot* slot = t.Slot(vs & 0x7fff);
-        // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
-        if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
-            !(s->shndx == elf::SHN_ABS && s->name == slot->name)) {
-          row.version = slot->name;
-          row.default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
-        }
-      }
-      f(row);
+namespace {
+
+// nm's rows one by one, in table order, with its filters and version suffixes.
+template <typename F>
+absl::Status ForEachRow(const std::string& path, const ElfFile& elf, const SymbolTable& t,
+                        const SymbolListOptions& options, F&& f) {
+  for (uint32_t i = 1; i < t.size(); ++i) {
+    std::optional<Symbol> s = t.Get(i);
+    if (!s) {
+      return absl::DataLossError(
+          absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
     }
-    return absl::OkStatus();
+    if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
+    if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined()))
+      continue;
+    Row row{*s, {}, false, TypeLetter(*s, elf)};
+    if (t.has_versym()) {
+      const uint16_t vs = t.Versym(i);
+      const VersionSlot* slot = t.Slot(vs & 0x7fff);
+      // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
+      if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
+          !(s->shndx == elf::SHN_ABS && s->name == slot->name)) {
+        row.version = slot->name;
+        row.default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
+      }
+    }
+    f(row);
+  }
+  return absl::OkStatus();
+}
+
+// The text goes out in chunks of about 1 MB: a listing of libtorch_cuda.so is 15 MB, and
+// building it whole cost more page faults than reading the tables.
+absl::Status WritePlain(const std::string& path, const ElfFile& elf, const SymbolTable& t,
+                        const SymbolListOptions& options, int width,
+                        absl::FunctionRef<void(absl::string_view)> sink) {
+  std::string out;
+  constexpr size_t kChunk = size_t{1} << 20;
+  out.reserve(kChunk + 4096);
+  ABICHECK_RETURN_IF_ERROR(ForEachRow(path, elf, t, options, [&](const Row& r) {
+    AppendLine(r, r.sym.name, width, &out);
+    if (out.size() >= kChunk) {
+      sink(out);
+      out.clear();
+    }
+  }));
+  if (!out.empty()) sink(out);
+  return absl::OkStatus();
+}
+
+// Demangling is the expensive part: every core takes chunks of rows off one counter, demangles
+// and formats them into the chunk's own text; the chunks go out in table order.
+void WriteDemangled(const std::vector<Row>& rows, size_t threads, int width,
+                    absl::FunctionRef<void(absl::string_view)> sink) {
+  constexpr size_t kRowsPerChunk = 512;
+  const size_t chunks = (rows.size() + kRowsPerChunk - 1) / kRowsPerChunk;
+  std::vector<std::string> text(chunks);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+      for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i) {
+        AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
+      }
+    }
   };
-  const int width = elf.is_64() ? 16 : 8;
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < threads; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+  for (const std::string& chunk : text) sink(chunk);
+}
 
-  // The text goes out in chunks of about 1 MB: a listing of libtorch_cuda.so is 15 MB, and
-  // building it whole cost more page faults than reading the tables.
-  if (!options.demangle && !options.json) {
-    std::string out;
-    constexpr size_t kChunk = size_t{1} << 20;
-    out.reserve(kChunk + 4096);
-    ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) {
-      AppendLine(r, r.sym.name, width, &out);
-      if (out.size() >= kChunk) {
-        sink(out);
-        out.clear();
-      }
-    }));
-    if (!out.empty()) sink(out);
-    return absl::OkStatus();
-  }
-
-  std::vector<Row> rows;
-  rows.reserve(t.size());
-  ABICHECK_RETURN_IF_ERROR(for_each_row([&](const Row& r) { rows.push_back(r); }));
-  // Demangling is the expensive part: every core takes chunks of rows off one counter, demangles
-  // and formats them into the chunk's own text; the chunks go out in table order.
-  const size_t threads = std::max<size_t>(
-      1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
-  if (!options.json) {
-    constexpr size_t kRowsPerChunk = 512;
-    const size_t chunks = (rows.size() + kRowsPerChunk - 1) / kRowsPerChunk;
-    std::vector<std::string> text(chunks);
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-        for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk);
-             ++i) {
-          AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (size_t w = 1; w < threads; ++w) pool.emplace_back(work);
-    work();
-    for (std::thread& th : pool) th.join();
-    for (const std::string& chunk : text) sink(chunk);
-    return absl::OkStatus();
-  }
+void WriteJson(const std::vector<Row>& rows, size_t threads, const SymbolListOptions& options,
+               absl::FunctionRef<void(absl::string_view)> sink) {
   std::vector<std::string> demangled;
   if (options.demangle) {
     demangled.resize(rows.size());
@@ -196,6 +194,27 @@ absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
     json.push_back(std::move(j));
   }
   sink(DumpJson(json));
+}
+
+}  // namespace
+
+absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
+                                const SymbolTable& syms, const SymbolListOptions& options,
+                                absl::FunctionRef<void(absl::string_view)> sink) {
+  const SymbolTable& t = syms;
+  const int width = elf.is_64() ? 16 : 8;
+  if (!options.demangle && !options.json) return WritePlain(path, elf, t, options, width, sink);
+  std::vector<Row> rows;
+  rows.reserve(t.size());
+  ABICHECK_RETURN_IF_ERROR(
+      ForEachRow(path, elf, t, options, [&](const Row& r) { rows.push_back(r); }));
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
+  if (!options.json) {
+    WriteDemangled(rows, threads, width, sink);
+  } else {
+    WriteJson(rows, threads, options, sink);
+  }
   return absl::OkStatus();
 }
 

@@ -98,24 +98,17 @@ std::string Plural(absl::string_view label) {
   return absl::StrCat(label, "s");
 }
 
-}  // namespace
-
-std::string RenderText(const Report& r, bool color) { return RenderText(r, color, false); }
-
-std::string RenderText(const Report& r, bool color, bool all) {
-  // A cause that explains more than this many problems of one object shows this many of them.
-  constexpr int kShownPerCause = 3;
-  Style st{color};
-  std::string out;
+// The verdict line and ld.so's message.
+void AppendHeadline(const Report& r, const Style& st, std::string* out) {
   if (r.loads) {
     const bool runs = r.problems.empty();
-    absl::StrAppend(&out, runs ? st.Green("loads") : st.Red("loads, but will not run"), ": ",
+    absl::StrAppend(out, runs ? st.Green("loads") : st.Red("loads, but will not run"), ": ",
                     Printable(r.module), "\n");
     const size_t libs = r.libraries.empty() ? 0 : r.libraries.size() - 1;
-    absl::StrAppendFormat(&out, "  %d references resolved in a scope of %d %s\n",
+    absl::StrAppendFormat(out, "  %d references resolved in a scope of %d %s\n",
                           r.references_checked, libs, libs == 1 ? "library" : "libraries");
     if (!runs) {
-      absl::StrAppend(&out, "  its first CUDA call fails with: ",
+      absl::StrAppend(out, "  its first CUDA call fails with: ",
                       st.Bold(Printable(r.problems.front().message)), "\n");
     }
   } else {
@@ -124,25 +117,29 @@ std::string RenderText(const Report& r, bool color, bool all) {
     std::vector<std::string> counts;
     for (const auto& [k, n] : by_kind)
       counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
-    absl::StrAppend(&out, st.Red("will not load"), ": ", Printable(r.module), " (",
+    absl::StrAppend(out, st.Red("will not load"), ": ", Printable(r.module), " (",
                     absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
       if (p.first)
-        absl::StrAppend(&out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
+        absl::StrAppend(out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
     }
   }
+}
+
+// What the whole load carries: hazards, causes, assumed libraries, interpreter references.
+void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
   for (const Warning& w : r.warnings) {
     // Hazards of a load that succeeds are said up front, not only among the notes at the end.
     if (w.kind == "second_copy")
-      absl::StrAppend(&out, "  ", st.Yellow("hazard"), ": ", Printable(w.message), "\n");
+      absl::StrAppend(out, "  ", st.Yellow("hazard"), ": ", Printable(w.message), "\n");
   }
   for (const Cause& c : r.causes) {
-    absl::StrAppendFormat(&out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
+    absl::StrAppendFormat(out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
                           c.summary);
   }
   if (!r.assumed_loaded.empty()) {
     absl::StrAppendFormat(
-        &out,
+        out,
         "  %s %s: the given libraries load it, but it is not among the files; %d unresolved "
         "references may be defined there and were not checked (%s)\n",
         st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "), r.unverified_references,
@@ -150,18 +147,89 @@ std::string RenderText(const Report& r, bool color, bool all) {
   }
   if (r.interpreter_symbols > 0) {
     absl::StrAppendFormat(
-        &out,
+        out,
         "  %d Py*/_Py* references are left to the Python interpreter (--python FILE checks them)\n",
         r.interpreter_symbols);
   }
-  // Problems grouped by the object that has them, in the order found.
+}
+
+// One problem: what fails, the nearest candidates and what differs, the hint.
+void AppendProblem(const Report& r, const Problem& p, const Style& st, std::string* out) {
+  const std::string mark = p.first ? st.Red("  <- ld.so reports this one") : "";
+  switch (p.kind) {
+    case ProblemKind::kUndefinedSymbol:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.demangled),
+                      p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)), mark,
+                      "\n");
+      if (Printable(p.demangled) != p.symbol)
+        absl::StrAppend(out, "      ", st.Dim(Printable(p.symbol)), "\n");
+      break;
+    case ProblemKind::kVersionNotFound:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.version), " in ",
+                      Printable(p.library), mark, "\n");
+      break;
+    case ProblemKind::kMissingLibrary:
+    case ProblemKind::kWrongElfClass:
+    case ProblemKind::kWrongMachine:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library), mark, "\n");
+      absl::StrAppend(out, "      ", st.Dim(Printable(p.message)), "\n");
+      break;
+    case ProblemKind::kNotLoadable:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark, "\n");
+      break;
+    case ProblemKind::kLoaderAssertion:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)),
+                      " (the process dies; import "
+                      "cannot even raise)",
+                      mark, "\n      ", Printable(p.message), "\n");
+      if (!p.symbol.empty()) {
+        absl::StrAppend(out, "      on ", Printable(p.demangled),
+                        p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)),
+                        ": its version names a file that has no version table\n");
+      } else {
+        absl::StrAppend(out, "      its version requirements name ", Printable(p.library),
+                        ", which nothing loads (a DT_NEEDED entry removed, e.g. by patchelf "
+                        "--remove-needed)\n");
+      }
+      break;
+    case ProblemKind::kNoKernelImage:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), " for ", r.device.gpu, ": it carries ",
+                      r.device.images.empty() ? "none" : absl::StrJoin(r.device.images, ", "),
+                      "\n");
+      break;
+    case ProblemKind::kUnsupportedPtx:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", r.device.gpu,
+                      " would JIT-compile ", Printable(p.version), "; the driver supports CUDA ",
+                      r.device.driver_cuda, "\n");
+      break;
+    case ProblemKind::kInsufficientDriver:
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library),
+                      " needs a CUDA ", Printable(p.version), " driver; it supports CUDA ",
+                      r.device.driver_cuda, "\n");
+      break;
+  }
+  for (const Candidate& c : p.candidates) {
+    if (c.relation == "not_in_scope") continue;  // the hint says it
+    absl::StrAppend(out, "      nearest: ", Printable(c.demangled),
+                    c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ",
+                    Printable(c.library), "\n");
+    for (const std::string& d : c.differences)
+      absl::StrAppend(out, "               ", st.Yellow(Printable(d)), "\n");
+  }
+  if (!p.hint.empty()) absl::StrAppend(out, "      ", Printable(p.hint), "\n");
+}
+
+// Problems grouped by the object that has them, in the order found; a cause that explains more
+// than kShownPerCause problems of one object shows that many of them, unless `all`.
+void AppendProblemsByObject(const Report& r, const Style& st, bool all, std::string* out) {
+  constexpr int kShownPerCause = 3;
   std::vector<std::string> objects;
   for (const Problem& p : r.problems) {
     if (std::find(objects.begin(), objects.end(), p.object) == objects.end())
       objects.push_back(p.object);
   }
   for (const std::string& obj : objects) {
-    absl::StrAppend(&out, "\n", st.Bold(Printable(obj)), "\n");
+    absl::StrAppend(out, "\n", st.Bold(Printable(obj)), "\n");
     std::map<std::string, int> of_cause, shown;
     for (const Problem& p : r.problems) {
       if (p.object == obj && !p.cause.empty()) ++of_cause[p.cause];
@@ -171,90 +239,43 @@ std::string RenderText(const Report& r, bool color, bool all) {
       if (!all && !p.cause.empty() && of_cause[p.cause] > kShownPerCause &&
           shown[p.cause]++ >= kShownPerCause) {
         if (shown[p.cause] == kShownPerCause + 1) {
-          absl::StrAppendFormat(&out, "  ... %d more of this cause (--all lists them)\n",
+          absl::StrAppendFormat(out, "  ... %d more of this cause (--all lists them)\n",
                                 of_cause[p.cause] - kShownPerCause);
         }
         continue;
       }
-      const std::string mark = p.first ? st.Red("  <- ld.so reports this one") : "";
-      switch (p.kind) {
-        case ProblemKind::kUndefinedSymbol:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.demangled),
-                          p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)), mark,
-                          "\n");
-          if (Printable(p.demangled) != p.symbol)
-            absl::StrAppend(&out, "      ", st.Dim(Printable(p.symbol)), "\n");
-          break;
-        case ProblemKind::kVersionNotFound:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.version), " in ",
-                          Printable(p.library), mark, "\n");
-          break;
-        case ProblemKind::kMissingLibrary:
-        case ProblemKind::kWrongElfClass:
-        case ProblemKind::kWrongMachine:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library), mark,
-                          "\n");
-          absl::StrAppend(&out, "      ", st.Dim(Printable(p.message)), "\n");
-          break;
-        case ProblemKind::kNotLoadable:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark,
-                          "\n");
-          break;
-        case ProblemKind::kLoaderAssertion:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)),
-                          " (the process dies; import "
-                          "cannot even raise)",
-                          mark, "\n      ", Printable(p.message), "\n");
-          if (!p.symbol.empty()) {
-            absl::StrAppend(&out, "      on ", Printable(p.demangled),
-                            p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)),
-                            ": its version names a file that has no version table\n");
-          } else {
-            absl::StrAppend(&out, "      its version requirements name ", Printable(p.library),
-                            ", which nothing loads (a DT_NEEDED entry removed, e.g. by patchelf "
-                            "--remove-needed)\n");
-          }
-          break;
-        case ProblemKind::kNoKernelImage:
-          absl::StrAppend(
-              &out, "  ", st.Red(KindLabel(p.kind)), " for ", r.device.gpu, ": it carries ",
-              r.device.images.empty() ? "none" : absl::StrJoin(r.device.images, ", "), "\n");
-          break;
-        case ProblemKind::kUnsupportedPtx:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", r.device.gpu,
-                          " would JIT-compile ", Printable(p.version),
-                          "; the driver supports CUDA ", r.device.driver_cuda, "\n");
-          break;
-        case ProblemKind::kInsufficientDriver:
-          absl::StrAppend(&out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library),
-                          " needs a CUDA ", Printable(p.version), " driver; it supports CUDA ",
-                          r.device.driver_cuda, "\n");
-          break;
-      }
-      for (const Candidate& c : p.candidates) {
-        if (c.relation == "not_in_scope") continue;  // the hint says it
-        absl::StrAppend(&out, "      nearest: ", Printable(c.demangled),
-                        c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ",
-                        Printable(c.library), "\n");
-        for (const std::string& d : c.differences)
-          absl::StrAppend(&out, "               ", st.Yellow(Printable(d)), "\n");
-      }
-      if (!p.hint.empty()) absl::StrAppend(&out, "      ", Printable(p.hint), "\n");
+      AppendProblem(r, p, st, out);
     }
   }
+}
+
+void AppendDeviceCode(const Report& r, std::string* out) {
   if (r.device.checked && r.problems.empty()) {
     if (!r.device.readable) {
-      absl::StrAppend(&out, "  device code: unknown (", Printable(r.module),
+      absl::StrAppend(out, "  device code: unknown (", Printable(r.module),
                       " has no section headers)\n");
     } else if (r.device.images.empty()) {
-      absl::StrAppend(&out, "  device code: none (nothing for a GPU to run)\n");
+      absl::StrAppend(out, "  device code: none (nothing for a GPU to run)\n");
     } else if (!r.device.gpu.empty()) {
-      absl::StrAppend(&out, "  device code: runs on ", r.device.gpu, " (",
+      absl::StrAppend(out, "  device code: runs on ", r.device.gpu, " (",
                       absl::StrJoin(r.device.usable, ", "), ")\n");
     } else {
-      absl::StrAppend(&out, "  device code: ", absl::StrJoin(r.device.images, ", "), "\n");
+      absl::StrAppend(out, "  device code: ", absl::StrJoin(r.device.images, ", "), "\n");
     }
   }
+}
+
+}  // namespace
+
+std::string RenderText(const Report& r, bool color) { return RenderText(r, color, false); }
+
+std::string RenderText(const Report& r, bool color, bool all) {
+  Style st{color};
+  std::string out;
+  AppendHeadline(r, st, &out);
+  AppendLoadNotes(r, st, &out);
+  AppendProblemsByObject(r, st, all, &out);
+  AppendDeviceCode(r, &out);
   if (!r.warnings.empty()) {
     absl::StrAppend(&out, "\n", st.Yellow("warnings"), " (the load does not fail on these)\n");
     for (const Warning& w : r.warnings) absl::StrAppend(&out, "  ", Printable(w.message), "\n");

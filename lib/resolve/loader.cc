@@ -355,9 +355,8 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
 
 const Object* Loader::SameStemProvider(absl::string_view name) const {
   // "libc10.so.2.6" -> "libc10.so": a provider whose soname (or file name) starts with it.
-  const size_t so = name.find(".so");
-  if (so == absl::string_view::npos) return nullptr;
-  const absl::string_view stem = name.substr(0, so + 3);
+  const std::string stem = SonameStem(name);
+  if (stem.empty()) return nullptr;
   for (const Object* o : loaded()) {
     if (!o->preexisting || o->found_by != "provider") continue;
     absl::string_view soname = o->elf->soname();
@@ -475,6 +474,8 @@ void Loader::Rollback(const Mark& m) {
   set_aside_ = nullptr;
 }
 
+// Long: _dl_map_object's search order in one place — loaded objects, RPATH chain, LD_LIBRARY_PATH,
+// RUNPATH, ld.so.cache, system directories — as docs/loader-model.md C2-C8 lists it.
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
                                           bool preexisting, MapFailure* failure) {
   // _dl_map_object: "" is the main program's l_name, so an empty name is the program itself —

@@ -25,6 +25,7 @@
 #include "lib/resolve/ld_cache.h"
 #include "lib/resolve/parse_cache.h"
 #include "lib/symbols/symbol_table.h"
+#include "lib/util/paths.h"
 
 namespace abicheck {
 
@@ -46,6 +47,11 @@ struct Object {
   // DT_RPATH / DT_RUNPATH with $ORIGIN and $LIB substituted, made on first use.
   std::optional<std::vector<std::string>> rpath_dirs, runpath_dirs;
 };
+
+// How a library calls itself: its DT_SONAME, else its file name.
+inline std::string LibraryName(const Object& o) {
+  return o.elf->soname().empty() ? Basename(o.path) : std::string(o.elf->soname());
+}
 
 // _dl_name_match_p: `name` is the path the object was opened under or a name it was requested
 // under (its soname counts once a DT_NEEDED entry matched it by soname).

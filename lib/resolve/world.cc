@@ -264,9 +264,7 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> mapped_new, MapProviders(w, providers.size()));
   RecordWorldFailures(w);
   for (const Object* p : w.providers) {
-    const std::string name(p->elf->soname().empty() ? Basename(p->path) : p->elf->soname());
-    if (const size_t so = name.find(".so"); so != std::string::npos)
-      w.by_stem[name.substr(0, so + 3)].push_back(p);
+    if (std::string stem = SonameStem(LibraryName(*p)); !stem.empty()) w.by_stem[stem].push_back(p);
   }
   for (const Object* o : w.loader->loaded()) {
     if (o->syms->external()) w.indexed.push_back(o);
@@ -311,14 +309,13 @@ void WarnSecondCopies(const World& w, const std::vector<const Object*>& searchli
                       const Object* module, const Object* set_aside, Report* report) {
   for (const Object* o : searchlist) {
     if (o->preexisting || o == module) continue;
-    const std::string name(o->elf->soname().empty() ? Basename(o->path) : o->elf->soname());
-    const size_t so = name.find(".so");
-    if (so == std::string::npos) continue;
-    const std::string stem = name.substr(0, so + 3);
+    const std::string name = LibraryName(*o);
+    const std::string stem = SonameStem(name);
+    if (stem.empty()) continue;
     auto same_stem = w.by_stem.find(stem);
     if (same_stem == w.by_stem.end()) continue;
     for (const Object* p : same_stem->second) {
-      const std::string pname(p->elf->soname().empty() ? Basename(p->path) : p->elf->soname());
+      const std::string pname = LibraryName(*p);
       if (p == set_aside || pname == name ||
           !(pname == stem || absl::StartsWith(pname, stem + ".")))
         continue;

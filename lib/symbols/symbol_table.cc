@@ -50,6 +50,8 @@ uint32_t HashedName::sysv() const {
   return *sysv_;
 }
 
+// Long: the dynamic symbol table's pieces (DT_SYMTAB, its count from DT_GNU_HASH or DT_HASH,
+// the hash tables themselves) read and bounds-checked in the order each depends on the last.
 absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   SymbolTable t;
   t.elf_ = &elf;
@@ -223,6 +225,8 @@ std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::HeaderFootprint() const 
   return out;
 }
 
+// Long: _dl_check_map_versions' two chain walks (verneed, then verdef) and the l_versions[]
+// they fill, each bound check beside the field it guards (docs/loader-model.md B4-B6).
 absl::Status SymbolTable::ReadVersions() {
   const ElfFile& elf = *elf_;
   if (std::optional<uint64_t> vs = external() ? std::nullopt : elf.DynamicValue(elf::DT_VERSYM)) {
@@ -630,6 +634,9 @@ absl::Status CheckUncheckedTables(const ElfFile& elf, bool x86_64) {
 
 }  // namespace
 
+// Long: elf_dynamic_do_Rel(a)'s walk in one loop, every check of an entry beside the field it
+// reads and in the loader's order (docs/loader-model.md B7); split, that order would be spread
+// over functions that share the walk's whole state.
 absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
   const ElfFile& elf = *elf_;
   if (external()) {

@@ -14,6 +14,13 @@ inline std::string Basename(absl::string_view path) {
   return std::string(slash == absl::string_view::npos ? path : path.substr(slash + 1));
 }
 
+// The soname stem: "libc10.so.2.6" -> "libc10.so" (what same-stem stand-ins, second copies and
+// diff's pairing compare); "" when the name has no ".so".
+inline std::string SonameStem(absl::string_view name) {
+  const size_t so = name.find(".so");
+  return so == absl::string_view::npos ? std::string() : std::string(name.substr(0, so + 3));
+}
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_UTIL_PATHS_H_
