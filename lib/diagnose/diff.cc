@@ -43,6 +43,56 @@ ExportChange Entry(const std::string& key) {
   return c;
 }
 
+// What the two libraries' dynamic sections say: soname, version definitions, DT_NEEDED.
+void CompareHeaders(const ExportSet& a, const ExportSet& b, LibraryDiff* d) {
+  if (a.has_soname && b.has_soname && a.soname != b.soname) {
+    d->old_soname = a.soname;
+    d->new_soname = b.soname;
+  }
+  std::set_difference(a.versions.begin(), a.versions.end(), b.versions.begin(), b.versions.end(),
+                      std::back_inserter(d->versions_removed));
+  std::set_difference(b.versions.begin(), b.versions.end(), a.versions.begin(), a.versions.end(),
+                      std::back_inserter(d->versions_added));
+  std::set_difference(a.needed.begin(), a.needed.end(), b.needed.begin(), b.needed.end(),
+                      std::back_inserter(d->needed_removed));
+  std::set_difference(b.needed.begin(), b.needed.end(), a.needed.begin(), a.needed.end(),
+                      std::back_inserter(d->needed_added));
+}
+
+using Candidates = std::vector<std::pair<std::string, FunctionParts>>;
+
+// The added function that replaces removed `f` (demangled `demangled`): a replacement, not
+// another overload — the only candidate of that name, or one with the same arity that differs in
+// at most half of its parameters; nullptr when none. `best_diff`: what differs.
+const std::pair<std::string, FunctionParts>* BestReplacement(
+    const FunctionParts& f, const std::string& demangled, const Candidates& candidates,
+    bool unambiguous, const std::set<std::string>& paired, std::vector<std::string>* best_diff) {
+  const std::pair<std::string, FunctionParts>* best = nullptr;
+  for (const auto& cand : candidates) {
+    if (paired.contains(cand.first)) continue;
+    const size_t n = f.params.size();
+    size_t differing = 0;
+    for (size_t i = 0; i < std::min(n, cand.second.params.size()); ++i)
+      differing += f.params[i] != cand.second.params[i];
+    if (!unambiguous && (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2)))
+      continue;
+    std::vector<std::string> diff = DescribeDifferences(f, cand.second);
+    // Ties (overloads whose parts compare alike, e.g. template arguments the comparison
+    // does not see) go to the candidate whose demangled name agrees longest with the
+    // removed one: const_data_ptr<unsigned short const, 0> pairs with <unsigned short
+    // const>, not <unsigned long const>.
+    const bool better = best == nullptr || diff.size() < best_diff->size() ||
+                        (diff.size() == best_diff->size() &&
+                         CommonPrefix(demangled, Entry(cand.first).demangled) >
+                             CommonPrefix(demangled, Entry(best->first).demangled));
+    if (better) {
+      best = &cand;
+      *best_diff = std::move(diff);
+    }
+  }
+  return best;
+}
+
 LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
   LibraryDiff d;
   static const std::set<std::string> kEmpty;
@@ -50,20 +100,7 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
   const std::set<std::string>& eb = b ? b->exports : kEmpty;
   d.old_library = a ? a->path : "";
   d.new_library = b ? b->path : "";
-  if (a && b) {
-    if (a->has_soname && b->has_soname && a->soname != b->soname) {
-      d.old_soname = a->soname;
-      d.new_soname = b->soname;
-    }
-    std::set_difference(a->versions.begin(), a->versions.end(), b->versions.begin(),
-                        b->versions.end(), std::back_inserter(d.versions_removed));
-    std::set_difference(b->versions.begin(), b->versions.end(), a->versions.begin(),
-                        a->versions.end(), std::back_inserter(d.versions_added));
-    std::set_difference(a->needed.begin(), a->needed.end(), b->needed.begin(), b->needed.end(),
-                        std::back_inserter(d.needed_removed));
-    std::set_difference(b->needed.begin(), b->needed.end(), a->needed.begin(), a->needed.end(),
-                        std::back_inserter(d.needed_added));
-  }
+  if (a && b) CompareHeaders(*a, *b, &d);
   std::vector<std::string> removed, added;
   std::set_difference(ea.begin(), ea.end(), eb.begin(), eb.end(), std::back_inserter(removed));
   std::set_difference(eb.begin(), eb.end(), ea.begin(), ea.end(), std::back_inserter(added));
@@ -87,33 +124,9 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
       const std::pair<std::string, FunctionParts>* best = nullptr;
       std::vector<std::string> best_diff;
       if (it != added_by_name.end()) {
-        // A replacement, not another overload: the only candidate of that name, or one with the
-        // same arity that differs in at most half of its parameters.
         const bool unambiguous =
             it->second.size() == 1 && removed_by_name[f.context + "::" + f.base] == 1;
-        for (const auto& cand : it->second) {
-          if (paired.contains(cand.first)) continue;
-          const size_t n = f.params.size();
-          size_t differing = 0;
-          for (size_t i = 0; i < std::min(n, cand.second.params.size()); ++i)
-            differing += f.params[i] != cand.second.params[i];
-          if (!unambiguous &&
-              (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2)))
-            continue;
-          std::vector<std::string> diff = DescribeDifferences(f, cand.second);
-          // Ties (overloads whose parts compare alike, e.g. template arguments the comparison
-          // does not see) go to the candidate whose demangled name agrees longest with the
-          // removed one: const_data_ptr<unsigned short const, 0> pairs with <unsigned short
-          // const>, not <unsigned long const>.
-          const bool better = best == nullptr || diff.size() < best_diff.size() ||
-                              (diff.size() == best_diff.size() &&
-                               CommonPrefix(c.demangled, Entry(cand.first).demangled) >
-                                   CommonPrefix(c.demangled, Entry(best->first).demangled));
-          if (better) {
-            best = &cand;
-            best_diff = std::move(diff);
-          }
-        }
+        best = BestReplacement(f, c.demangled, it->second, unambiguous, paired, &best_diff);
       }
       if (best != nullptr) {
         paired.insert(best->first);

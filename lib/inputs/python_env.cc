@@ -139,6 +139,65 @@ struct Layout {
   std::string interpreter;
 };
 
+// lib/pythonX.Y/site-packages under the prefix: the one pyvenv.cfg names, or the only one.
+absl::Status SiteOfPrefix(const std::string& given, const std::string& cfg_version, Layout* lp) {
+  Layout& l = *lp;
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (const char* lib : {"lib", "lib64"}) {
+    const std::string dir = absl::StrCat(l.prefix, "/", lib);
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string v = VersionOfLibDir(it->path().filename().string());
+      const std::string sp = it->path().string() + "/site-packages";
+      if (!v.empty() && IsDir(sp) &&
+          std::find_if(found.begin(), found.end(), [&](const std::string& f) {
+            return fs::equivalent(f, sp, ec);
+          }) == found.end()) {
+        found.push_back(sp);
+      }
+    }
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(given, ": no lib/pythonX.Y/site-packages here (not a Python environment)"));
+  }
+  std::vector<std::string> chosen;
+  for (const std::string& sp : found) {
+    const std::string v = VersionOfLibDir(fs::path(sp).parent_path().filename().string());
+    if (cfg_version.empty() || v == cfg_version) chosen.push_back(sp);
+  }
+  if (chosen.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(given, ": pyvenv.cfg names Python ", cfg_version,
+                     ", but its site-packages are for ", absl::StrJoin(found, ", ")));
+  }
+  if (chosen.size() > 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(given, ": site-packages for several Python versions (",
+                     absl::StrJoin(chosen, ", "), "); name one of them"));
+  }
+  l.site_packages = chosen.front();
+  l.python_version = VersionOfLibDir(fs::path(l.site_packages).parent_path().filename().string());
+  return absl::OkStatus();
+}
+
+// The interpreter: pyvenv.cfg's home, else the prefix's bin/. Symlinks are followed by opening,
+// never by running anything.
+void FindInterpreterFile(const absl::flat_hash_map<std::string, std::string>& cfg, Layout* lp) {
+  Layout& l = *lp;
+  std::vector<std::string> dirs;
+  if (auto it = cfg.find("home"); it != cfg.end()) dirs.push_back(it->second);
+  if (!l.prefix.empty()) dirs.push_back(l.prefix + "/bin");
+  for (const std::string& d : dirs) {
+    for (const std::string& n : {absl::StrCat("python", l.python_version), std::string("python3"),
+                                 std::string("python")}) {
+      const std::string p = absl::StrCat(d, "/", n);
+      if (l.interpreter.empty() && HasElfMagicFile(p)) l.interpreter = p;
+    }
+  }
+}
+
 absl::StatusOr<Layout> FindLayout(const std::string& given) {
   Layout l;
   std::string path = given;
@@ -180,62 +239,13 @@ absl::StatusOr<Layout> FindLayout(const std::string& given) {
   if (auto it = cfg.find("version"); cfg_version.empty() && it != cfg.end())
     cfg_version = MajorMinor(it->second);
   if (l.site_packages.empty()) {
-    // lib/pythonX.Y/site-packages under the prefix: the one pyvenv.cfg names, or the only one.
-    std::vector<std::string> found;
-    for (const char* lib : {"lib", "lib64"}) {
-      const std::string dir = absl::StrCat(l.prefix, "/", lib);
-      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string v = VersionOfLibDir(it->path().filename().string());
-        const std::string sp = it->path().string() + "/site-packages";
-        if (!v.empty() && IsDir(sp) &&
-            std::find_if(found.begin(), found.end(), [&](const std::string& f) {
-              return fs::equivalent(f, sp, ec);
-            }) == found.end()) {
-          found.push_back(sp);
-        }
-      }
-    }
-    std::sort(found.begin(), found.end());
-    if (found.empty()) {
-      return absl::NotFoundError(
-          absl::StrCat(given, ": no lib/pythonX.Y/site-packages here (not a Python environment)"));
-    }
-    std::vector<std::string> chosen;
-    for (const std::string& sp : found) {
-      const std::string v = VersionOfLibDir(fs::path(sp).parent_path().filename().string());
-      if (cfg_version.empty() || v == cfg_version) chosen.push_back(sp);
-    }
-    if (chosen.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(given, ": pyvenv.cfg names Python ", cfg_version,
-                       ", but its site-packages are for ", absl::StrJoin(found, ", ")));
-    }
-    if (chosen.size() > 1) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(given, ": site-packages for several Python versions (",
-                       absl::StrJoin(chosen, ", "), "); name one of them"));
-    }
-    l.site_packages = chosen.front();
-    l.python_version = VersionOfLibDir(fs::path(l.site_packages).parent_path().filename().string());
+    ABICHECK_RETURN_IF_ERROR(SiteOfPrefix(given, cfg_version, &l));
   } else if (!cfg_version.empty() && !l.python_version.empty() && cfg_version != l.python_version) {
     return absl::FailedPreconditionError(
         absl::StrCat(given, ": a site-packages of Python ", l.python_version,
                      ", but the environment's pyvenv.cfg names Python ", cfg_version));
   }
-  if (l.interpreter.empty()) {
-    // The interpreter: pyvenv.cfg's home, else the prefix's bin/. Symlinks are followed by
-    // opening, never by running anything.
-    std::vector<std::string> dirs;
-    if (auto it = cfg.find("home"); it != cfg.end()) dirs.push_back(it->second);
-    if (!l.prefix.empty()) dirs.push_back(l.prefix + "/bin");
-    for (const std::string& d : dirs) {
-      for (const std::string& n : {absl::StrCat("python", l.python_version), std::string("python3"),
-                                   std::string("python")}) {
-        const std::string p = absl::StrCat(d, "/", n);
-        if (l.interpreter.empty() && HasElfMagicFile(p)) l.interpreter = p;
-      }
-    }
-  }
+  if (l.interpreter.empty()) FindInterpreterFile(cfg, &l);
   return l;
 }
 

@@ -32,20 +32,14 @@ std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackag
                          p.modules.size());
 }
 
-}  // namespace
+// Green for what works, red for what does not, when color is on.
+std::string Paint(bool color, bool ok, const std::string& s) {
+  return color ? absl::StrCat(ok ? "\x1b[32m" : "\x1b[31m", s, "\x1b[0m") : s;
+}
 
-std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
-  std::string out;
-  auto paint = [&](bool ok, const std::string& s) {
-    return color ? absl::StrCat(ok ? "\x1b[32m" : "\x1b[31m", s, "\x1b[0m") : s;
-  };
-  absl::StrAppend(&out, "environment: ", Printable(env.site_packages), "\n");
-  absl::StrAppend(&out, "  Python ", env.python_version.empty() ? "?" : env.python_version, ", ",
-                  env.interpreter.empty()
-                      ? "interpreter not found (Py* references are not checked)"
-                      : absl::StrCat("interpreter ", Printable(env.interpreter)),
-                  "\n  torch ", Printable(env.torch_version), " installed\n");
-  const std::vector<std::string> labels = BuildLabels(env.matrix.builds);
+// import torch, per build: whether it loads, and if its kernels cannot run, why.
+void AppendTorchImports(const EnvironmentReport& env, const std::vector<std::string>& labels,
+                        bool color, std::string* out) {
   const size_t nb = env.matrix.builds.size();
   for (size_t b = 0; b < nb; ++b) {
     const Report& r = env.torch_imports[b];
@@ -69,12 +63,17 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
                              absl::StrJoin(r.device.images, ", "));
       line = absl::StrCat("loads, but ", what, " (", Printable(p.message), ")");
     }
-    absl::StrAppend(&out, "import torch with ", Printable(labels[b]), ": ", paint(r.ok(), line),
-                    "\n");
+    absl::StrAppend(out, "import torch with ", Printable(labels[b]), ": ",
+                    Paint(color, r.ok(), line), "\n");
     for (const Warning& w : r.warnings)
-      absl::StrAppend(&out, "  warning: ", Printable(w.message), "\n");
+      absl::StrAppend(out, "  warning: ", Printable(w.message), "\n");
   }
-  out.push_back('\n');
+}
+
+// The table: a row per package, a column per build.
+void AppendPackageTable(const EnvironmentReport& env, const std::vector<std::string>& labels,
+                        bool color, std::string* out) {
+  const size_t nb = env.matrix.builds.size();
   size_t w_name = 7, w_ver = 7, w_pin = 9;
   for (const EnvironmentPackage& p : env.packages) {
     w_name = std::max(w_name, p.name.size());
@@ -83,33 +82,33 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
   }
   std::vector<size_t> widths;
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(16, l.size()));
-  absl::StrAppend(&out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, "package", w_ver, "version",
-                                        w_pin, "torch pin"));
+  absl::StrAppend(out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, "package", w_ver, "version",
+                                       w_pin, "torch pin"));
   for (size_t b = 0; b < nb; ++b)
-    absl::StrAppend(&out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
-  out.push_back('\n');
+    absl::StrAppend(out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
+  out->push_back('\n');
   for (const EnvironmentPackage& p : env.packages) {
-    absl::StrAppend(&out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, Printable(p.name), w_ver,
-                                          Printable(p.version), w_pin,
-                                          Printable(PinText(p.torch_requirements))));
+    absl::StrAppend(out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, Printable(p.name), w_ver,
+                                         Printable(p.version), w_pin,
+                                         Printable(PinText(p.torch_requirements))));
     for (size_t b = 0; b < nb; ++b) {
       bool ok = true;
       const std::string v = PackageVerdict(env, p, b, &ok);
-      absl::StrAppend(&out, "  ", paint(ok, absl::StrFormat("%-*s", widths[b], v)));
+      absl::StrAppend(out, "  ", Paint(color, ok, absl::StrFormat("%-*s", widths[b], v)));
     }
-    out.push_back('\n');
+    out->push_back('\n');
     for (const std::string& problem : p.problems)
-      absl::StrAppend(&out, "  warning: ", Printable(problem), "\n");
+      absl::StrAppend(out, "  warning: ", Printable(problem), "\n");
   }
-  if (env.matrix.has_recommendation)
-    absl::StrAppend(&out, "\nrecommendation: ", Printable(env.matrix.recommendation.summary), "\n");
-  if (const std::string stable = StableAbiLines(env.matrix); !stable.empty())
-    absl::StrAppend(&out, "\n", stable);
-  for (const Warning& n : env.matrix.notes)
-    absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+}
+
+// What fails, in full: import torch per build, then each failing module with each build.
+void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>& labels,
+                    bool color, std::string* out) {
+  const size_t nb = env.matrix.builds.size();
   for (size_t b = 0; b < nb; ++b) {
     if (!env.torch_imports[b].loads) {
-      absl::StrAppend(&out, "\n== import torch with ", Printable(labels[b]), "\n",
+      absl::StrAppend(out, "\n== import torch with ", Printable(labels[b]), "\n",
                       RenderText(env.torch_imports[b], color));
     }
   }
@@ -118,11 +117,34 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
     for (size_t b = 0; b < nb; ++b) {
       const MatrixCell& c = env.matrix.cells[i * nb + b];
       if (c.report.ok()) continue;
-      absl::StrAppend(&out, "\n== ", Printable(rows[i]), " (",
+      absl::StrAppend(out, "\n== ", Printable(rows[i]), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
                       "\n", RenderText(c.report, color));
     }
   }
+}
+
+}  // namespace
+
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
+  std::string out;
+  absl::StrAppend(&out, "environment: ", Printable(env.site_packages), "\n");
+  absl::StrAppend(&out, "  Python ", env.python_version.empty() ? "?" : env.python_version, ", ",
+                  env.interpreter.empty()
+                      ? "interpreter not found (Py* references are not checked)"
+                      : absl::StrCat("interpreter ", Printable(env.interpreter)),
+                  "\n  torch ", Printable(env.torch_version), " installed\n");
+  const std::vector<std::string> labels = BuildLabels(env.matrix.builds);
+  AppendTorchImports(env, labels, color, &out);
+  out.push_back('\n');
+  AppendPackageTable(env, labels, color, &out);
+  if (env.matrix.has_recommendation)
+    absl::StrAppend(&out, "\nrecommendation: ", Printable(env.matrix.recommendation.summary), "\n");
+  if (const std::string stable = StableAbiLines(env.matrix); !stable.empty())
+    absl::StrAppend(&out, "\n", stable);
+  for (const Warning& n : env.matrix.notes)
+    absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+  AppendFailures(env, labels, color, &out);
   return out;
 }
 

@@ -7,8 +7,12 @@
 
 namespace abicheck {
 
-std::string RenderSarif(const std::vector<Report>& reports) {
-  using J = nlohmann::ordered_json;
+namespace {
+
+using J = nlohmann::ordered_json;
+
+// One rule per problem kind, and the second-copy hazard.
+J SarifRules() {
   struct Rule {
     ProblemKind kind;
     const char* text;
@@ -44,30 +48,40 @@ std::string RenderSarif(const std::vector<Report>& reports) {
                       "It loads, but brings in a second copy of a library the build "
                       "already provides: the process holds two builds of it."}}},
                    {"defaultConfiguration", {{"level", "warning"}}}});
+  return rules;
+}
+
+// One problem as a result, its diagnosis in the message and properties.
+J SarifResult(const Report& report, const Problem& p) {
+  std::string text = p.message;
+  if (!p.demangled.empty() && p.demangled != p.symbol)
+    absl::StrAppend(&text, " (", p.demangled, ")");
+  if (!p.candidates.empty() && !p.candidates[0].differences.empty()) {
+    absl::StrAppend(&text, "; nearest: ", p.candidates[0].demangled, ": ",
+                    absl::StrJoin(p.candidates[0].differences, "; "));
+  }
+  if (!p.hint.empty()) absl::StrAppend(&text, ". ", p.hint);
+  J props = {{"module", report.module}, {"first", p.first}};
+  if (!p.symbol.empty()) props["symbol"] = p.symbol;
+  if (!p.version.empty()) props["version"] = p.version;
+  if (!p.library.empty()) props["library"] = p.library;
+  if (!p.cause.empty()) props["cause"] = p.cause;
+  J result = {{"ruleId", ProblemKindName(p.kind)},
+              {"level", "error"},
+              {"message", {{"text", text}}},
+              {"locations",
+               J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", p.object}}}}}}})},
+              {"properties", props}};
+  return result;
+}
+
+}  // namespace
+
+std::string RenderSarif(const std::vector<Report>& reports) {
+  J rules = SarifRules();
   J results = J::array();
   for (const Report& report : reports) {
-    for (const Problem& p : report.problems) {
-      std::string text = p.message;
-      if (!p.demangled.empty() && p.demangled != p.symbol)
-        absl::StrAppend(&text, " (", p.demangled, ")");
-      if (!p.candidates.empty() && !p.candidates[0].differences.empty()) {
-        absl::StrAppend(&text, "; nearest: ", p.candidates[0].demangled, ": ",
-                        absl::StrJoin(p.candidates[0].differences, "; "));
-      }
-      if (!p.hint.empty()) absl::StrAppend(&text, ". ", p.hint);
-      J props = {{"module", report.module}, {"first", p.first}};
-      if (!p.symbol.empty()) props["symbol"] = p.symbol;
-      if (!p.version.empty()) props["version"] = p.version;
-      if (!p.library.empty()) props["library"] = p.library;
-      if (!p.cause.empty()) props["cause"] = p.cause;
-      J result = {{"ruleId", ProblemKindName(p.kind)},
-                  {"level", "error"},
-                  {"message", {{"text", text}}},
-                  {"locations",
-                   J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", p.object}}}}}}})},
-                  {"properties", props}};
-      results.push_back(std::move(result));
-    }
+    for (const Problem& p : report.problems) results.push_back(SarifResult(report, p));
     for (const Warning& w : report.warnings) {
       if (w.kind.empty()) continue;  // notes stay in the report; hazards are results
       results.push_back(
