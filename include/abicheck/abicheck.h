@@ -212,6 +212,9 @@ struct Report {
 // kDataLoss (corrupt ELF), kResourceExhausted (over a cap).
 ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module,
                                              const CheckOptions& options);
+// The same, with caps on what the inputs can make it do (archives given as providers).
+ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options,
+                                             const InputLimits& limits);
 
 // A build opened once: its input (a directory, wheel, file, or one build of an index) read and
 // its libraries parsed on first use, then shared by every check against it — what build tooling
@@ -237,7 +240,8 @@ ABICHECK_EXPORT absl::StatusOr<Build> OpenBuild(const std::string& path,
                                                 const InputLimits& limits = {});
 // Check() against an opened build: its libraries are the providers, before `options.providers`.
 ABICHECK_EXPORT absl::StatusOr<Report> Check(const std::string& module, const Build& build,
-                                             const CheckOptions& options);
+                                             const CheckOptions& options,
+                                             const InputLimits& limits = {});
 
 // Many modules against many builds: `module_inputs` are .so files, directories or wheels (whose
 // Python extension modules — members defining PyInit_* — are checked, with the wheel's other

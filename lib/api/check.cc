@@ -105,8 +105,9 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
 
 }  // namespace
 
-absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role) {
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, InputLimits{}));
+absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role,
+                                     const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, limits));
   if (in.kind != "file") {
     return absl::FailedPreconditionError(absl::StrCat(
         path, ": is ",
@@ -345,11 +346,11 @@ absl::StatusOr<CommonInputs> ReadCommonInputs(const CheckOptions& options,
   ABICHECK_RETURN_IF_ERROR(
       ExpandProviders(options.providers, limits, &c.providers, &c.preload, notes));
   for (const std::string& p : options.preload) {
-    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload"));
+    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "--preload", limits));
     c.preload.push_back(std::move(f));
   }
   if (!options.python.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(c.python, SingleFile(options.python, "--python"));
+    ABICHECK_ASSIGN_OR_RETURN(c.python, SingleFile(options.python, "--python", limits));
   }
   return c;
 }
@@ -364,9 +365,14 @@ absl::Status NeedObjects(const Build& b) {
 }  // namespace
 
 absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options) {
-  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+  return Check(module, options, InputLimits{});
+}
+
+absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options,
+                             const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module", limits));
   std::vector<Warning> notes;
-  ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, InputLimits{}, &notes));
+  ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, limits, &notes));
   ABICHECK_ASSIGN_OR_RETURN(Report r,
                             CheckObjects(mod, c.providers, c.preload, c.python_file(), options));
   r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
@@ -374,12 +380,12 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
 }
 
 absl::StatusOr<Report> Check(const std::string& module, const Build& build,
-                             const CheckOptions& options) {
+                             const CheckOptions& options, const InputLimits& limits) {
   ABICHECK_RETURN_IF_ERROR(NeedObjects(build));
-  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module"));
+  ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module", limits));
   std::vector<Warning> notes;
   for (const std::string& n : build.state().input.notes) notes.push_back({build.name(), n});
-  ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, InputLimits{}, &notes));
+  ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, limits, &notes));
   std::vector<InputFile> providers = build.state().providers;
   providers.insert(providers.end(), c.providers.begin(), c.providers.end());
   std::vector<InputFile> preload = build.state().preload;

@@ -51,7 +51,8 @@ std::string BuildLabel(absl::string_view build);
 // libtorch_global_deps: loaded RTLD_GLOBAL by import torch (docs/loader-model.md E1).
 bool IsGlobalDeps(const InputFile& f);
 // `path` as one file (a directory, archive or index is an error naming `role`).
-absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role);
+absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role,
+                                     const InputLimits& limits = {});
 
 // How a module row is shown (ModuleInfo::label).
 struct ExpandedInput;

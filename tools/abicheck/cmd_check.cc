@@ -128,7 +128,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                  prog.c_str(), Printable(module).c_str());
     return kExitUsage;
   }
-  absl::StatusOr<Report> report = Check(module, options);
+  limits.verify_crc = !fast;
+  absl::StatusOr<Report> report = Check(module, options, limits);  // --max-*, --fast: providers too
   if (!report.ok()) {
     return FailWith(prog, report.status(), out);
   }
