@@ -26,6 +26,7 @@
 #include "lib/index/index_file.h"
 #include "lib/io/zip_archive.h"
 #include "lib/symbols/symbol_table.h"
+#include "lib/util/parallel.h"
 #include "lib/util/paths.h"
 #include "lib/util/read_trace.h"
 #include "lib/util/status_macros.h"
@@ -156,12 +157,10 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
     candidates.push_back(&m);
   }
   // Members are independent: inflate them on every core.
-  const int threads = std::max(
-      1, std::min<int>(limits.threads > 0 ? limits.threads : std::thread::hardware_concurrency(),
-                       static_cast<int>(candidates.size())));
+  const size_t threads =
+      ThreadsFor(candidates.size(), limits.threads > 0 ? static_cast<size_t>(limits.threads) : 0);
   std::vector<std::optional<absl::StatusOr<InputFile>>> results(candidates.size());
   std::vector<std::string> skipped(candidates.size());
-  std::atomic<size_t> next{0};
   std::atomic<uint64_t> inflated{0}, retained{0}, done{0};
   for (const ZipMember* m : candidates) declared += m->size;
   if (declared > limits.max_total_inflated) {
@@ -170,17 +169,17 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
                         "(raise it with --max-total-size)",
                         path, declared, limits.max_total_inflated));
   }
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < candidates.size();) {
+  ParallelFor(candidates.size(), threads, [&](size_t i) {
+    {
       const ZipMember& m = *candidates[i];
       absl::StatusOr<std::string> head = zip->Head(m, 4);
       if (!head.ok()) {
         results[i] = head.status();
-        continue;
+        return;
       }
       if (!HasElfMagic({reinterpret_cast<const uint8_t*>(head->data()), head->size()})) {
         skipped[i] = absl::StrCat(m.name, ": not an ELF file");
-        continue;
+        return;
       }
       uint64_t inf = 0, ret = 0;
       results[i] =
@@ -191,11 +190,7 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
       inflated += inf;
       retained += ret;
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  });
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!skipped[i].empty()) out->notes.push_back(skipped[i]);
     if (!results[i]) continue;

@@ -17,6 +17,7 @@
 #include "lib/report/json_report.h"
 #include "lib/report/text_util.h"
 #include "lib/symbols/symbol_table.h"
+#include "lib/util/parallel.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -149,18 +150,10 @@ void WriteDemangled(const std::vector<Row>& rows, size_t threads, int width,
   constexpr size_t kRowsPerChunk = 512;
   const size_t chunks = (rows.size() + kRowsPerChunk - 1) / kRowsPerChunk;
   std::vector<std::string> text(chunks);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-      for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i) {
-        AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < threads; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+  ParallelFor(chunks, threads, [&](size_t c) {
+    for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i)
+      AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
+  });
   for (const std::string& chunk : text) sink(chunk);
 }
 
@@ -169,13 +162,11 @@ void WriteJson(const std::vector<Row>& rows, size_t threads, const SymbolListOpt
   std::vector<std::string> demangled;
   if (options.demangle) {
     demangled.resize(rows.size());
-    std::vector<std::thread> pool;
-    for (size_t w = 0; w < threads; ++w) {
-      pool.emplace_back([&, w] {
-        for (size_t i = w; i < rows.size(); i += threads) demangled[i] = Demangle(rows[i].sym.name);
-      });
-    }
-    for (std::thread& th : pool) th.join();
+    constexpr size_t kRowsPerChunk = 512;
+    ParallelFor((rows.size() + kRowsPerChunk - 1) / kRowsPerChunk, threads, [&](size_t c) {
+      for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i)
+        demangled[i] = Demangle(rows[i].sym.name);
+    });
   }
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -208,8 +199,7 @@ absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
   rows.reserve(t.size());
   ABICHECK_RETURN_IF_ERROR(
       ForEachRow(path, elf, t, options, [&](const Row& r) { rows.push_back(r); }));
-  const size_t threads = std::max<size_t>(
-      1, std::min<size_t>(std::thread::hardware_concurrency(), rows.size() / 2048 + 1));
+  const size_t threads = ThreadsFor(rows.size() / 2048 + 1);
   if (!options.json) {
     WriteDemangled(rows, threads, width, sink);
   } else {
