@@ -19,7 +19,10 @@ Build MakeBuild(std::string name, std::string index_name, ExpandedInput in) {
   auto s = std::make_shared<Build::State>();
   s->name = std::move(name);
   s->index_name = std::move(index_name);
-  for (const InputFile& f : in.objects) (IsGlobalDeps(f) ? s->preload : s->providers).push_back(f);
+  for (const InputFile& f : in.objects) {
+    (IsGlobalDeps(f) ? s->preload : s->providers).push_back(f);
+    s->parses.AddMember(f);
+  }
   s->input = std::move(in);
   return Build(std::move(s));
 }

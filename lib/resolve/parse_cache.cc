@@ -27,7 +27,7 @@ void ParseCache::Parse(const std::string& name, const ExternalLibrary* external,
 
 const ParsedObject& ParseCache::Given(const InputFile& input) {
   std::unique_ptr<ParsedObject>& slot = given_[input.blob.get()];
-  if (slot == nullptr && shared_ != nullptr) {
+  if (slot == nullptr && shared_ != nullptr && shared_->IsMember(input)) {
     slot = std::make_unique<ParsedObject>(shared_->Given(input));
   } else if (slot == nullptr) {
     slot = std::make_unique<ParsedObject>();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/elf/elf_file.h"
@@ -33,7 +34,7 @@ class SharedParseCache;
 class ParseCache {
  public:
   // `shared`: parses of given objects that outlive this cache and serve other threads' caches
-  // too (an opened Build's); the objects given are parsed there, once, and borrowed here.
+  // too (an opened Build's); its members are parsed there, once, and borrowed here.
   explicit ParseCache(SharedParseCache* shared = nullptr) : shared_(shared) {}
   // An object given as input, by its bytes' identity.
   const ParsedObject& Given(const InputFile& input);
@@ -47,6 +48,7 @@ class ParseCache {
   // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
   // the call (diagnosis: its exported names by source name).
   std::shared_ptr<const void>& Memo(const SymbolTable* table) { return memo_[table]; }
+  size_t given_count() const { return given_.size(); }
 
  private:
   friend class SharedParseCache;
@@ -60,15 +62,25 @@ class ParseCache {
   absl::flat_hash_map<std::string, bool> dirs_;
 };
 
-// The parses of one build's libraries, shared by the checks against it on any thread.
+// The parses of one build's libraries, shared by the checks against it on any thread. Only the
+// build's own objects are kept here: a check's module and its other inputs stay in the check's
+// cache, so a build kept open for many checks does not grow with them.
 class SharedParseCache {
  public:
+  // Before any check: `input` is one of the build's objects.
+  void AddMember(const InputFile& input) { members_.insert(input.blob.get()); }
+  bool IsMember(const InputFile& input) const { return members_.contains(input.blob.get()); }
   ParsedObject Given(const InputFile& input) {
     absl::MutexLock lock(&mu_);
     return cache_.Given(input);
   }
+  size_t parsed() {  // how many members were parsed so far
+    absl::MutexLock lock(&mu_);
+    return cache_.given_count();
+  }
 
  private:
+  absl::flat_hash_set<const Blob*> members_;  // written before the build is shared, then read
   absl::Mutex mu_;
   ParseCache cache_ ABSL_GUARDED_BY(mu_);
 };

@@ -8,6 +8,7 @@
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/api/build.h"
 #include "lib/util/read_trace.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
@@ -118,6 +119,8 @@ TEST_F(OpenBuildTest, AnOpenedBuildAnswersAsItsLibrariesDoFromManyThreads) {
     ASSERT_EQ(g.size(), 15u);
     for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g[i], expected[i % 3]);
   }
+  // The build keeps its own library's parse, not the sixty checked modules'.
+  EXPECT_EQ(build->state().parses.parsed(), 1u);
   // An index of several builds is one Build each; OpenBuild wants one named.
   EXPECT_FALSE(OpenBuild(index_).ok());
   absl::StatusOr<Build> one = OpenBuild(index_ + "#old");
