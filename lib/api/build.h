@@ -13,13 +13,16 @@
 namespace abicheck {
 
 struct Build::State {
-  std::string name;        // the path, or "INDEX#NAME" for one build of an index of several
-  std::string index_name;  // a build of an index: its name there ("torch-2.6.0"); else ""
-  ExpandedInput input;     // what the path held: its objects, kind, notes and text members
+  // What the path held: its objects, kind, notes and text members; input.path is the build's
+  // name ("INDEX#NAME" for one build of an index of several), input.index_build its name there.
+  ExpandedInput input;
   std::vector<InputFile> providers;  // the objects, libtorch_global_deps aside ...
   std::vector<InputFile> preload;    // ... which import torch loads RTLD_GLOBAL (E1)
   mutable SharedParseCache parses;   // the objects' parses, made on first use
 };
+
+// The error for `builds` (of `path`) where one build is wanted.
+absl::Status SeveralBuilds(const std::string& path, const std::vector<Build>& builds);
 
 }  // namespace abicheck
 

@@ -21,13 +21,13 @@ absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
   for (size_t i = 0; i < builds.size(); ++i) {
     // Each input read once: merging an index reads it once for all its builds.
     ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(builds[i], limits));
-    if (!opened.front().state().index_name.empty() && names.empty()) {
+    if (!opened.front().state().input.index_build.empty() && names.empty()) {
       // Merging indexes: every build they hold, under its own name.
       for (const Build& b : opened)
-        indexed.push_back({b.state().index_name, b.state().input.objects});
+        indexed.push_back({b.state().input.index_build, b.state().input.objects});
       continue;
     }
-    if (opened.size() > 1) return ExpandInput(builds[i], limits).status();  // names them
+    if (opened.size() > 1) return SeveralBuilds(builds[i], opened);
     const ExpandedInput& in = opened.front().state().input;
     if (in.objects.empty())
       return absl::InvalidArgumentError(absl::StrCat(builds[i], ": no ELF shared objects"));

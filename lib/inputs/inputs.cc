@@ -282,6 +282,39 @@ absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path) {
   return names;
 }
 
+absl::Status NoBuildSelected(const std::string& path, const std::string& selected,
+                             const std::vector<std::string>& names) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      path,
+      selected.empty() ? ": holds several builds; name one as "
+                       : absl::StrCat(": has no build named ", selected, "; its builds: "),
+      selected.empty() ? absl::StrCat(path, "#BUILD: ") : "", absl::StrJoin(names, ", ")));
+}
+
+absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
+                                                        const InputLimits& limits) {
+  std::vector<ExpandedInput> out;
+  if (absl::StatusOr<MappedFile> f = MappedFile::Open(path); f.ok() && HasIndexMagic(f->bytes())) {
+    // Every build of the index from one read (ExpandInput would read it once per build).
+    GlobalReadTrace().expansions.fetch_add(1, std::memory_order_relaxed);
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<IndexedBuild> builds, ReadIndex(path));
+    for (IndexedBuild& b : builds) {
+      ExpandedInput in;
+      in.path = builds.size() > 1 ? absl::StrCat(path, "#", b.name) : path;
+      in.kind = "index";
+      in.index_build = b.name;
+      in.objects = std::move(b.objects);
+      out.push_back(std::move(in));
+    }
+    if (out.empty())
+      return absl::InvalidArgumentError(absl::StrCat(path, ": an index of no build"));
+    return out;
+  }
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, limits));
+  out.push_back(std::move(in));
+  return out;
+}
+
 absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const InputLimits& limits) {
   GlobalReadTrace().expansions.fetch_add(1, std::memory_order_relaxed);
   ExpandedInput out;
@@ -308,13 +341,7 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
       if (b.name == selected || (selected.empty() && builds.size() == 1))
         out.objects = std::move(b.objects);
     }
-    if (out.objects.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path,
-          selected.empty() ? ": holds several builds; name one as "
-                           : absl::StrCat(": has no build named ", selected, "; its builds: "),
-          selected.empty() ? absl::StrCat(path, "#BUILD: ") : "", absl::StrJoin(names, ", ")));
-    }
+    if (out.objects.empty()) return NoBuildSelected(path, selected, names);
     return out;
   }
   if (!selected.empty())

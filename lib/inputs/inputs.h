@@ -22,6 +22,7 @@ struct ExpandedInput {
   // Archives: small text members that say what the wheel is — "x.dist-info/METADATA",
   // "torch/__init__.py", "torch/version.py" — by member name.
   std::vector<std::pair<std::string, std::string>> texts;
+  std::string index_build;  // one build of an index (ExpandBuilds): its name there, "torch-2.6.0"
 };
 
 // The text member of `in` whose name ends with `suffix` ("" when none).
@@ -31,6 +32,13 @@ std::string TextMember(const ExpandedInput& in, absl::string_view suffix);
 // or an archive, non-ELF files are skipped. Archive members are considered when their name
 // contains ".so" (shared objects and extension modules; executables are not loadable anyway).
 absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits);
+// Every build `path` holds: its one expansion, or each build of an index from one read (named
+// "INDEX#NAME" when it holds several).
+absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
+                                                        const InputLimits& limits);
+// ExpandInput's error for an index of several builds, none (or no such one) selected.
+absl::Status NoBuildSelected(const std::string& path, const std::string& selected,
+                             const std::vector<std::string>& names);
 
 // A package directory as pip installed it (site-packages/torch): like ExpandInput, but only files
 // whose name contains ".so" are opened — the rule for a wheel's members, whose unpacking it is.

@@ -51,7 +51,6 @@ class ParseCache {
   size_t given_count() const { return given_.size(); }
 
  private:
-  friend class SharedParseCache;
   static void Parse(const std::string& name, const ExternalLibrary* external, ParsedObject* p);
 
   SharedParseCache* shared_ = nullptr;

@@ -12,9 +12,6 @@ import pathlib
 import re
 import sys
 
-SIGNATURE = re.compile(r"^( *)(?!namespace\b|struct\b|class\b|enum\b|union\b|extern\b)"
-                       r"[A-Za-z_~][^;{}]*\)[^;{}()]*\{$")
-
 
 def starts_declaration(lines, i):
     """Line i begins a declaration: the line before it ends one (or is blank, a comment, a label)."""

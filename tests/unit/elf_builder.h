@@ -294,6 +294,22 @@ class ElfBuilder {
   std::vector<uint8_t> bytes_;
 };
 
+// A library: soname, what it needs, what it defines, what it references (each reference named
+// by a relocation).
+inline std::vector<uint8_t> SmallLibrary(const std::string& soname, std::vector<std::string> needed,
+                                         std::vector<std::string> defs,
+                                         std::vector<std::string> refs) {
+  ElfBuilder b;
+  b.soname = soname;
+  b.needed = std::move(needed);
+  for (const std::string& d : defs) b.syms.push_back({d});
+  for (const std::string& r : refs) {
+    b.syms.push_back({r, false});
+    b.relocs.push_back(static_cast<uint32_t>(b.syms.size()));
+  }
+  return b.Build();
+}
+
 }  // namespace abicheck::testing
 
 #endif  // ABICHECK_TESTS_UNIT_ELF_BUILDER_H_

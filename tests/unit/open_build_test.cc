@@ -17,20 +17,8 @@ namespace abicheck {
 namespace {
 
 using ::abicheck::testing::ElfBuilder;
+constexpr auto Elf = ::abicheck::testing::SmallLibrary;
 using ::abicheck::testing::TempDir;
-
-std::vector<uint8_t> Elf(const std::string& soname, std::vector<std::string> needed,
-                         std::vector<std::string> defs, std::vector<std::string> refs) {
-  ElfBuilder b;
-  b.soname = soname;
-  b.needed = std::move(needed);
-  for (const std::string& d : defs) b.syms.push_back({d});
-  for (const std::string& r : refs) {
-    b.syms.push_back({r, false});
-    b.relocs.push_back(static_cast<uint32_t>(b.syms.size()));
-  }
-  return b.Build();
-}
 
 class OpenBuildTest : public ::testing::Test {
  protected:
