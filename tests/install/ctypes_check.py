@@ -8,5 +8,6 @@ lib.abicheck_check.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint, 
 build, out = lib.abicheck_build_open(sys.argv[3].encode(), None), ctypes.c_void_p()
 rc = lib.abicheck_check(build, sys.argv[2].encode(), 0, ctypes.byref(out), None)
 report = json.loads(ctypes.string_at(out.value))
-print(rc, report["loads"], report["problems"][0]["demangled"] if report["problems"] else "-")
+first = report["problems"][0] if report["problems"] else {}
+print(rc, report["loads"], first.get("demangled", first.get("message", "-")))
 sys.exit(rc)
