@@ -26,8 +26,7 @@ OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t w
   // open_verify (dl-load.c), in its order. ld.so compares e_ident byte by byte and reads the
   // rest in its own byte order, refusing the other one first.
   auto refused = [](const char* e) { return OpenVerdict{OpenVerdict::kRefused, e}; };
-  const size_t ehsize = want_64 ? 64 : 52;
-  if (bytes.size() < ehsize) return refused("file too short");
+  if (bytes.size() < elf::EhdrSize(want_64)) return refused("file too short");
   static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
   if (!std::equal(kMagic, kMagic + 4, bytes.begin())) return refused("invalid ELF header");
   if (bytes[elf::EI_CLASS] != (want_64 ? elf::ELFCLASS64 : elf::ELFCLASS32))
@@ -47,15 +46,12 @@ OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t w
   for (int i = elf::EI_PAD; i < elf::EI_NIDENT; ++i) {
     if (bytes[i] != 0) return refused("nonzero padding in e_ident");
   }
-  ByteReader r(bytes, want_big_endian);
-  if (*r.ReadAt<uint32_t>(20) != elf::EV_CURRENT)
-    return refused("ELF file version does not match current one");
-  if (*r.ReadAt<uint16_t>(18) != want_machine)
-    return OpenVerdict{OpenVerdict::kOtherMachine, nullptr};
-  const uint16_t type = *r.ReadAt<uint16_t>(16);
-  if (type != elf::ET_DYN && type != elf::ET_EXEC)
+  const elf::Ehdr h = *elf::ReadEhdr(ByteReader(bytes, want_big_endian), want_64);
+  if (h.version != elf::EV_CURRENT) return refused("ELF file version does not match current one");
+  if (h.machine != want_machine) return OpenVerdict{OpenVerdict::kOtherMachine, nullptr};
+  if (h.type != elf::ET_DYN && h.type != elf::ET_EXEC)
     return refused("only ET_DYN and ET_EXEC can be loaded");
-  if (*r.ReadAt<uint16_t>(want_64 ? 54 : 42) != (want_64 ? 56 : 32))
+  if (h.phentsize != elf::PhdrSize(want_64))
     return refused("ELF file's phentsize not the expected size");
   return OpenVerdict{};
 }
@@ -86,6 +82,21 @@ std::string MachineName(uint16_t e_machine) {
   }
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<const uint8_t> head) {
+  static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
+  if (head.size() < elf::EhdrSize(true) || !std::equal(kMagic, kMagic + 4, head.begin()))
+    return std::nullopt;
+  const bool is64 = head[elf::EI_CLASS] == elf::ELFCLASS64;
+  const ByteReader r(head, head[elf::EI_DATA] == elf::ELFDATA2MSB);
+  const elf::Ehdr h = *elf::ReadEhdr(r, is64);  // the size was checked
+  for (uint32_t i = 0; i < h.phnum && h.phentsize != 0; ++i) {
+    const std::optional<elf::Phdr> p = elf::ReadPhdr(r, h.phoff + uint64_t{i} * h.phentsize, is64);
+    if (!p) return std::nullopt;
+    if (p->type == elf::PT_DYNAMIC) return std::make_pair(p->offset, p->filesz);
+  }
+  return std::nullopt;
+}
+
 std::string ElfFile::MachineName() const { return abicheck::MachineName(e_machine_); }
 
 absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_t> bytes) {
@@ -99,8 +110,8 @@ absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_
   }
   ElfFile f;
   f.name_ = std::move(name);
-  std::optional<uint8_t> ei_class = raw.ReadAt<uint8_t>(4);
-  std::optional<uint8_t> ei_data = raw.ReadAt<uint8_t>(5);
+  std::optional<uint8_t> ei_class = raw.ReadAt<uint8_t>(elf::EI_CLASS);
+  std::optional<uint8_t> ei_data = raw.ReadAt<uint8_t>(elf::EI_DATA);
   if (!ei_class || !ei_data) return Corrupt(f.name_, "ELF header truncated (e_ident)");
   if (*ei_class != elf::ELFCLASS32 && *ei_class != elf::ELFCLASS64) {
     return Corrupt(f.name_, absl::StrFormat("ELF header: invalid EI_CLASS %u", *ei_class));
@@ -111,36 +122,34 @@ absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_
   f.is_64_ = *ei_class == elf::ELFCLASS64;
   f.reader_ = ByteReader(bytes, *ei_data == elf::ELFDATA2MSB);
   const ByteReader& r = f.reader_;
-  const uint64_t ehsize = f.is_64_ ? 64 : 52;
-  if (!r.Contains(0, ehsize)) {
+  const uint64_t ehsize = elf::EhdrSize(f.is_64_);
+  const std::optional<elf::Ehdr> h = elf::ReadEhdr(r, f.is_64_);
+  if (!h) {
     return Corrupt(f.name_,
                    absl::StrFormat("ELF header truncated: file is %u bytes, header needs %u",
                                    r.size(), ehsize));
   }
-  f.e_type_ = *r.ReadAt<uint16_t>(16);
-  f.e_machine_ = *r.ReadAt<uint16_t>(18);
-  const int w = f.word_size();
-  uint64_t phoff = *r.ReadWord(f.is_64_ ? 32 : 28, w);
-  uint64_t shoff = *r.ReadWord(f.is_64_ ? 40 : 32, w);
-  uint16_t phentsize = *r.ReadAt<uint16_t>(f.is_64_ ? 54 : 42);
-  uint32_t phnum = *r.ReadAt<uint16_t>(f.is_64_ ? 56 : 44);
+  f.e_type_ = h->type;
+  f.e_machine_ = h->machine;
+  uint32_t phnum = h->phnum;
   if (phnum == elf::PN_XNUM) {
     // The real count lives in section header 0's sh_info.
-    std::optional<uint32_t> info = r.ReadAt<uint32_t>(shoff + (f.is_64_ ? 44 : 28));
-    f.footprint_.emplace_back(shoff + (f.is_64_ ? 44 : 28), 4);
+    const uint64_t at = h->shoff + elf::ShdrInfoOffset(f.is_64_);
+    std::optional<uint32_t> info = r.ReadAt<uint32_t>(at);
+    f.footprint_.emplace_back(at, 4);
     if (!info) return Corrupt(f.name_, "e_phnum is PN_XNUM but section header 0 is unreadable");
     phnum = *info;
   }
   f.footprint_.emplace_back(0, ehsize);
-  if (phnum > 0) f.footprint_.emplace_back(phoff, uint64_t{phnum} * phentsize);
-  ABICHECK_RETURN_IF_ERROR(f.ParseProgramHeaders(phoff, phentsize, phnum));
+  if (phnum > 0) f.footprint_.emplace_back(h->phoff, uint64_t{phnum} * h->phentsize);
+  ABICHECK_RETURN_IF_ERROR(f.ParseProgramHeaders(h->phoff, h->phentsize, phnum));
   return f;
 }
 
 // Long: _dl_map_object_from_fd's pass over the program headers, one case per p_type with the
 // loader's own checks, in its order (docs/loader-model.md A9-A12).
 absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum) {
-  const uint16_t want = is_64_ ? 56 : 32;
+  const uint16_t want = elf::PhdrSize(is_64_);
   if (phnum == 0) return absl::OkStatus();  // e.g. a relocatable object: no dynamic view.
   if (phentsize != want) {
     return Corrupt(name_, absl::StrFormat("e_phentsize is %u, expected %u", phentsize, want));
@@ -153,21 +162,7 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
   std::optional<Segment> dynamic, relro;
   for (uint32_t i = 0; i < phnum; ++i) {
     const uint64_t at = phoff + uint64_t{i} * want;
-    Segment s;
-    s.type = *reader_.ReadAt<uint32_t>(at);
-    if (is_64_) {
-      s.flags = *reader_.ReadAt<uint32_t>(at + 4);
-      s.offset = *reader_.ReadAt<uint64_t>(at + 8);
-      s.vaddr = *reader_.ReadAt<uint64_t>(at + 16);
-      s.filesz = *reader_.ReadAt<uint64_t>(at + 32);
-      s.memsz = *reader_.ReadAt<uint64_t>(at + 40);
-    } else {
-      s.offset = *reader_.ReadAt<uint32_t>(at + 4);
-      s.vaddr = *reader_.ReadAt<uint32_t>(at + 8);
-      s.filesz = *reader_.ReadAt<uint32_t>(at + 16);
-      s.memsz = *reader_.ReadAt<uint32_t>(at + 20);
-      s.flags = *reader_.ReadAt<uint32_t>(at + 24);
-    }
+    const Segment s = *elf::ReadPhdr(reader_, at, is_64_);  // inside: checked above
     switch (s.type) {
       case elf::PT_LOAD:
         if (!reader_.Contains(s.offset, s.filesz)) {
@@ -241,12 +236,11 @@ void ElfFile::ParseProperties(const Segment& note) {
   // (pr_type, pr_datasz, data padded to 8 bytes on ELFCLASS64, 4 on ELFCLASS32). A malformed note
   // is ignored, as ld.so ignores it.
   std::optional<ByteReader> n = reader_.Slice(note.offset, note.filesz);
-  if (!n || n->size() < 16) return;
-  const uint32_t namesz = *n->ReadAt<uint32_t>(0), descsz = *n->ReadAt<uint32_t>(4);
-  if (*n->ReadAt<uint32_t>(8) != elf::NT_GNU_PROPERTY_TYPE_0 || namesz != 4) return;
-  std::optional<ByteReader> name = n->Slice(12, 4);
+  const std::optional<elf::Nhdr> nh = n ? elf::ReadNhdr(*n, 0) : std::nullopt;
+  if (!nh || nh->type != elf::NT_GNU_PROPERTY_TYPE_0 || nh->namesz != 4) return;
+  std::optional<ByteReader> name = n->Slice(elf::kNhdrSize, 4);
   if (!name || name->data()[0] != 'G' || name->data()[1] != 'N' || name->data()[2] != 'U') return;
-  std::optional<ByteReader> desc = n->Slice(16, descsz);
+  std::optional<ByteReader> desc = n->Slice(elf::kNhdrSize + 4, nh->descsz);
   if (!desc) return;
   const uint64_t align = is_64_ ? 8 : 4;
   for (uint64_t at = 0; at + 8 <= desc->size();) {
@@ -327,17 +321,10 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
   }
   has_dynamic_ = true;
   footprint_.emplace_back(dyn.offset, dyn.filesz);
-  const uint64_t entsize = is_64_ ? 16 : 8;
+  const uint64_t entsize = elf::DynSize(is_64_);
   const uint64_t count = bytes->size() / entsize;
   for (uint64_t i = 0; i < count; ++i) {
-    DynamicEntry e;
-    if (is_64_) {
-      e.tag = static_cast<int64_t>(*bytes->ReadAt<uint64_t>(i * 16));
-      e.value = *bytes->ReadAt<uint64_t>(i * 16 + 8);
-    } else {
-      e.tag = static_cast<int32_t>(*bytes->ReadAt<uint32_t>(i * 8));
-      e.value = *bytes->ReadAt<uint32_t>(i * 8 + 4);
-    }
+    const DynamicEntry e = *elf::ReadDyn(*bytes, i * entsize, is_64_);  // i < count
     if (e.tag == elf::DT_NULL) break;
     dynamic_.push_back(e);
   }

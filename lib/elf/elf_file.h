@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "lib/elf/records.h"
 #include "lib/io/byte_reader.h"
 
 namespace abicheck {
@@ -21,19 +22,8 @@ namespace abicheck {
 //   kNotElf -> absl::StatusCode::kInvalidArgument, corrupt -> kDataLoss.
 bool IsNotElf(const absl::Status& status);
 
-struct Segment {
-  uint32_t type = 0;
-  uint32_t flags = 0;
-  uint64_t offset = 0;
-  uint64_t vaddr = 0;
-  uint64_t filesz = 0;
-  uint64_t memsz = 0;
-};
-
-struct DynamicEntry {
-  int64_t tag = 0;
-  uint64_t value = 0;
-};
+using Segment = elf::Phdr;
+using DynamicEntry = elf::Dyn;
 
 // A DT_NEEDED, DT_AUXILIARY or DT_FILTER entry, in PT_DYNAMIC order (_dl_map_object_deps walks
 // them in that order).
@@ -143,6 +133,12 @@ class ElfFile {
   bool has_runpath_ = false;
   uint64_t flags_1_ = 0;
 };
+
+// PT_DYNAMIC's file range (offset, size) from the ELF header and program headers at the start of
+// `head`, or nullopt when they are not all there: what a wheel member must keep besides its
+// first bytes (lib/io/zip_archive.h RetainPlan). The first PT_DYNAMIC: a hint only, every parse
+// of the kept bytes is checked for completeness (ARCHITECTURE.md "Wheels").
+std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<const uint8_t> head);
 
 // "x86-64", "AArch64", "Intel 80386", or "machine 0x..".
 std::string MachineName(uint16_t e_machine);

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/elf/records.h"
 
 namespace abicheck {
 namespace {
@@ -29,42 +30,30 @@ constexpr uint64_t kFlagZstd = 0x8000;
 constexpr uint64_t kFlagArchSpecific = 0x100000;
 constexpr uint64_t kFlagFamily = 0x200000;
 
-struct Section {
-  uint32_t name = 0, type = 0;
-  uint64_t offset = 0, size = 0;
-};
+using Section = elf::Shdr;
 
 // The section headers, or why they cannot be read ("" and nullopt when there are none).
 std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string* problem) {
   const ByteReader& r = elf.reader();
   const bool w64 = elf.is_64();
-  const std::optional<uint64_t> shoff = r.ReadWord(w64 ? 0x28 : 0x20, w64 ? 8 : 4);
-  const std::optional<uint16_t> shentsize = r.ReadAt<uint16_t>(w64 ? 0x3a : 0x2e);
-  const std::optional<uint16_t> shnum16 = r.ReadAt<uint16_t>(w64 ? 0x3c : 0x30);
-  const std::optional<uint16_t> shstrndx16 = r.ReadAt<uint16_t>(w64 ? 0x3e : 0x32);
-  if (!shoff || !shentsize || !shnum16 || !shstrndx16 || *shoff == 0) return std::nullopt;
-  const uint64_t ent = w64 ? 64 : 40;
-  if (*shentsize != ent) {
-    *problem = absl::StrFormat("section headers: e_shentsize is %u, expected %u", *shentsize, ent);
+  const std::optional<elf::Ehdr> h = elf::ReadEhdr(r, w64);
+  if (!h || h->shoff == 0) return std::nullopt;
+  const uint64_t ent = elf::ShdrSize(w64);
+  if (h->shentsize != ent) {
+    *problem =
+        absl::StrFormat("section headers: e_shentsize is %u, expected %u", h->shentsize, ent);
     return std::nullopt;
   }
+  const uint64_t shoff = h->shoff;
   auto read = [&](uint64_t i) -> std::optional<Section> {
-    if (i > UINT64_MAX / ent || *shoff > UINT64_MAX - i * ent) return std::nullopt;
-    const uint64_t at = *shoff + i * ent;
-    if (!r.Contains(at, ent)) return std::nullopt;
-    Section s;
-    s.name = *r.ReadAt<uint32_t>(at);
-    s.type = *r.ReadAt<uint32_t>(at + 4);
-    s.offset = *r.ReadWord(at + (w64 ? 24 : 16), w64 ? 8 : 4);
-    s.size = *r.ReadWord(at + (w64 ? 32 : 20), w64 ? 8 : 4);
-    return s;
+    if (i > UINT64_MAX / ent || shoff > UINT64_MAX - i * ent) return std::nullopt;
+    return elf::ReadShdr(r, shoff + i * ent, w64);
   };
-  uint64_t count = *shnum16;
+  uint64_t count = h->shnum;
   if (count == 0) {  // PN_XNUM-style extended numbering: the count is section 0's sh_size
     std::optional<Section> s0 = read(0);
     if (!s0) {
-      *problem =
-          absl::StrFormat("section headers at 0x%x: section 0 lies outside the file", *shoff);
+      *problem = absl::StrFormat("section headers at 0x%x: section 0 lies outside the file", shoff);
       return std::nullopt;
     }
     count = s0->size;
@@ -174,7 +163,7 @@ DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const Dev
   if (!sections || sections->empty()) return out;
   out.has_section_headers = true;
   const ByteReader& r = elf.reader();
-  const uint16_t strndx16 = *r.ReadAt<uint16_t>(elf.is_64() ? 0x3e : 0x32);
+  const uint16_t strndx16 = elf::ReadEhdr(r, elf.is_64())->shstrndx;  // read above
   if (strndx16 >= sections->size()) {
     out.problems.push_back(absl::StrFormat("%s: e_shstrndx %u names no section (%u sections)",
                                            elf.name(), strndx16, sections->size()));

@@ -116,6 +116,7 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   plan.everything = whole;
   plan.verify_crc = verify_crc;
   plan.on_bytes = std::move(on_bytes);
+  plan.dynamic_range = DynamicSegmentRange;
   plan.on_dynamic = [&name](const SparseImage& so_far, uint64_t) {
     return DynamicTableRanges(name, so_far);
   };

@@ -61,29 +61,6 @@ const absl::StatusOr<LibZip>& LoadLibZip() {
 // Only after LoadLibZip() succeeded (ZipArchive::OpenHandle makes sure).
 const LibZip& Z() { return *LoadLibZip(); }
 
-// PT_DYNAMIC's file range from an ELF header and program headers at the start of `head`.
-std::optional<std::pair<uint64_t, uint64_t>> DynamicRange(absl::Span<const uint8_t> head) {
-  if (head.size() < 64 || head[0] != 0x7f || head[1] != 'E' || head[2] != 'L' || head[3] != 'F')
-    return std::nullopt;
-  const bool is64 = head[4] == 2;
-  ByteReader r(head, head[5] == 2);
-  const uint64_t phoff =
-      is64 ? r.ReadAt<uint64_t>(32).value_or(0) : r.ReadAt<uint32_t>(28).value_or(0);
-  const uint16_t phent = r.ReadAt<uint16_t>(is64 ? 54 : 42).value_or(0);
-  const uint16_t phnum = r.ReadAt<uint16_t>(is64 ? 56 : 44).value_or(0);
-  for (uint32_t i = 0; i < phnum && phent != 0; ++i) {
-    const uint64_t at = phoff + uint64_t{i} * phent;
-    std::optional<uint32_t> type = r.ReadAt<uint32_t>(at);
-    if (!type) return std::nullopt;
-    if (*type != 2) continue;
-    std::optional<uint64_t> off = r.ReadWord(at + (is64 ? 8 : 4), is64 ? 8 : 4);
-    std::optional<uint64_t> size = r.ReadWord(at + (is64 ? 32 : 16), is64 ? 8 : 4);
-    if (!off || !size) return std::nullopt;
-    return std::make_pair(*off, *size);
-  }
-  return std::nullopt;
-}
-
 std::string ZipError(zip_t* za) { return za ? Z().strerror(za) : "unknown error"; }
 
 }  // namespace
@@ -201,7 +178,7 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
 absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const {
   RetainPlan plan;
   plan.prefix = n;
-  plan.dynamic_segment = false;
+  plan.dynamic_range = nullptr;
   plan.verify_crc = n >= m.size;  // a whole member (METADATA, ...) is checked
   // Inflate stops early once the prefix is complete and nothing else is wanted.
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, Inflate(m, plan));
@@ -231,7 +208,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   if (plan.everything) want.Add(0, m.size);
   want.Add(0, std::min(plan.prefix, m.size));
   // Stop as soon as everything wanted is in, unless PT_DYNAMIC may still come.
-  bool dynamic_known = !plan.dynamic_segment;
+  bool dynamic_known = !plan.dynamic_range;
   uint64_t dynamic_end = 0;  // where PT_DYNAMIC ends, once known (0: none, or asked already)
   auto wanted_end = [&] { return want.ranges().empty() ? 0 : want.ranges().back().second; };
 
@@ -266,8 +243,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     if (plan.on_bytes) plan.on_bytes(len);
     if (!dynamic_known && produced >= std::min<uint64_t>(m.size, 65536)) {
       dynamic_known = true;
-      if (auto dyn =
-              DynamicRange(img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {
+      if (auto dyn = plan.dynamic_range(
+              img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {
         const uint64_t b = std::min(dyn->first, m.size);
         want.Add(b, std::min(m.size, b + std::min(dyn->second, m.size - b)));
         dynamic_end = std::min(m.size, b + std::min(dyn->second, m.size - b));

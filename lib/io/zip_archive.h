@@ -8,7 +8,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abicheck/abicheck.h"
@@ -32,8 +34,11 @@ struct ZipMember {
 struct RetainPlan {
   uint64_t prefix = uint64_t{32} << 20;  // the first bytes: headers and, in every real library, the
                                          // dynamic tables (libtorch_cpu's end at 16.2 MB)
-  bool dynamic_segment = true;           // and PT_DYNAMIC, found from the header as it streams by
-  RangeSet extra;                        // and these
+  // and PT_DYNAMIC's file range (offset, size), which this finds in the member's first bytes as
+  // they stream by (the ELF stage's DynamicSegmentRange: this stage knows no ELF); null: none.
+  std::function<std::optional<std::pair<uint64_t, uint64_t>>(absl::Span<const uint8_t> head)>
+      dynamic_range;
+  RangeSet extra;  // and these
   bool everything = false;
   std::function<void(uint64_t)> on_bytes;  // bytes inflated since the last call
   // Once PT_DYNAMIC has streamed by: more ranges to keep, read from the image so far (the tables

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/elf/records.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -55,7 +56,7 @@ uint32_t HashedName::sysv() const {
 absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   SymbolTable t;
   t.elf_ = &elf;
-  const uint64_t want_ent = elf.is_64() ? 24 : 16;
+  const uint64_t want_ent = elf::SymSize(elf.is_64());
   std::optional<uint64_t> symtab = elf.DynamicValue(elf::DT_SYMTAB);
   if (!symtab) return t;  // No dynamic symbols at all.
   t.entsize_ = elf.DynamicValue(elf::DT_SYMENT).value_or(want_ent);
@@ -68,48 +69,44 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   bool counted = false;
   if (std::optional<uint64_t> gh = elf.DynamicValue(elf::DT_GNU_HASH)) {
     std::optional<ByteReader> h = elf.VaddrToSegmentEnd(*gh);
-    std::optional<uint32_t> nb, so, bs, sh;
-    if (h) {
-      nb = h->ReadAt<uint32_t>(0);
-      so = h->ReadAt<uint32_t>(4);
-      bs = h->ReadAt<uint32_t>(8);
-      sh = h->ReadAt<uint32_t>(12);
-    }
-    if (!nb || !so || !bs || !sh) return Corrupt(elf, ".gnu.hash (DT_GNU_HASH): header truncated");
-    t.footprint_.emplace_back(elf.OffsetOf(*h), 16);
-    if (*nb > 0) {
-      if (*bs == 0 || (*bs & (*bs - 1)) != 0) {
-        return Corrupt(
-            elf, absl::StrFormat(".gnu.hash: Bloom filter size %u is not a power of two", *bs));
+    const std::optional<elf::GnuHashHeader> hdr = h ? elf::ReadGnuHashHeader(*h) : std::nullopt;
+    if (!hdr) return Corrupt(elf, ".gnu.hash (DT_GNU_HASH): header truncated");
+    t.footprint_.emplace_back(elf.OffsetOf(*h), elf::kGnuHashHeaderSize);
+    if (hdr->nbuckets > 0) {
+      if (hdr->bloom_size == 0 || (hdr->bloom_size & (hdr->bloom_size - 1)) != 0) {
+        return Corrupt(elf, absl::StrFormat(".gnu.hash: Bloom filter size %u is not a power of two",
+                                            hdr->bloom_size));
       }
-      const uint64_t bloom_bytes = uint64_t{*bs} * elf.word_size();
-      std::optional<ByteReader> bloom = h->Slice(16, bloom_bytes);
+      const uint64_t bloom_bytes = uint64_t{hdr->bloom_size} * elf.word_size();
+      std::optional<ByteReader> bloom = h->Slice(elf::kGnuHashHeaderSize, bloom_bytes);
       std::optional<ByteReader> buckets =
-          bloom ? h->Slice(16 + bloom_bytes, uint64_t{*nb} * 4) : std::nullopt;
+          bloom ? h->Slice(elf::kGnuHashHeaderSize + bloom_bytes, uint64_t{hdr->nbuckets} * 4)
+                : std::nullopt;
       if (!bloom || !buckets) {
         return Corrupt(elf, absl::StrFormat(".gnu.hash: %u Bloom words and %u buckets run past the "
                                             "end of their segment",
-                                            *bs, *nb));
+                                            hdr->bloom_size, hdr->nbuckets));
       }
-      const uint64_t chains_off = 16 + bloom_bytes + uint64_t{*nb} * 4;
+      const uint64_t chains_off =
+          elf::kGnuHashHeaderSize + bloom_bytes + uint64_t{hdr->nbuckets} * 4;
       std::optional<ByteReader> chains =
           h->Slice(chains_off, h->size() - std::min(h->size(), chains_off));
       if (!chains) return Corrupt(elf, ".gnu.hash: chains start past the end of their segment");
       // Count = one past the end of the chain that starts at the highest bucket.
       uint32_t max_bucket = 0;
-      for (uint32_t b = 0; b < *nb; ++b)
+      for (uint32_t b = 0; b < hdr->nbuckets; ++b)
         max_bucket = std::max(max_bucket, *buckets->ReadAt<uint32_t>(b * 4ull));
-      uint64_t count = *so;
-      if (max_bucket >= *so) {
+      uint64_t count = hdr->symoffset;
+      if (max_bucket >= hdr->symoffset) {
         uint64_t idx = max_bucket;
         for (;; ++idx) {
-          if (idx - *so >= kMaxSymbols) {
+          if (idx - hdr->symoffset >= kMaxSymbols) {
             return Corrupt(elf,
                            absl::StrFormat(".gnu.hash: chain from symbol %u does not end within "
                                            "%u entries",
                                            max_bucket, kMaxSymbols));
           }
-          std::optional<uint32_t> c = chains->ReadAt<uint32_t>((idx - *so) * 4);
+          std::optional<uint32_t> c = chains->ReadAt<uint32_t>((idx - hdr->symoffset) * 4);
           if (!c) {
             return Corrupt(elf,
                            absl::StrFormat(".gnu.hash: chain entry for symbol %u runs past the "
@@ -120,10 +117,10 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
         }
         count = idx + 1;
       }
-      t.gnu_nbuckets_ = *nb;
-      t.gnu_symoffset_ = *so;
-      t.gnu_bloom_size_ = *bs;
-      t.gnu_bloom_shift_ = *sh;
+      t.gnu_nbuckets_ = hdr->nbuckets;
+      t.gnu_symoffset_ = hdr->symoffset;
+      t.gnu_bloom_size_ = hdr->bloom_size;
+      t.gnu_bloom_shift_ = hdr->bloom_shift;
       t.gnu_bloom_ = *bloom;
       t.gnu_buckets_ = *buckets;
       t.gnu_chains_ = *chains;
@@ -133,28 +130,27 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
   }
   if (std::optional<uint64_t> hh = elf.DynamicValue(elf::DT_HASH)) {
     std::optional<ByteReader> h = elf.VaddrToSegmentEnd(*hh);
-    std::optional<uint32_t> nbucket, nchain;
-    if (h) {
-      nbucket = h->ReadAt<uint32_t>(0);
-      nchain = h->ReadAt<uint32_t>(4);
-    }
-    if (!nbucket || !nchain) return Corrupt(elf, ".hash (DT_HASH): header truncated");
-    t.footprint_.emplace_back(elf.OffsetOf(*h), 8);
-    std::optional<ByteReader> buckets = h->Slice(8, uint64_t{*nbucket} * 4);
+    const std::optional<elf::SysvHashHeader> hdr = h ? elf::ReadSysvHashHeader(*h) : std::nullopt;
+    if (!hdr) return Corrupt(elf, ".hash (DT_HASH): header truncated");
+    t.footprint_.emplace_back(elf.OffsetOf(*h), elf::kSysvHashHeaderSize);
+    std::optional<ByteReader> buckets =
+        h->Slice(elf::kSysvHashHeaderSize, uint64_t{hdr->nbucket} * 4);
     std::optional<ByteReader> chains =
-        buckets ? h->Slice(8 + uint64_t{*nbucket} * 4, uint64_t{*nchain} * 4) : std::nullopt;
+        buckets ? h->Slice(elf::kSysvHashHeaderSize + uint64_t{hdr->nbucket} * 4,
+                           uint64_t{hdr->nchain} * 4)
+                : std::nullopt;
     if (!buckets || !chains) {
       return Corrupt(elf, absl::StrFormat(".hash: %u buckets and %u chain entries run past the end "
                                           "of their segment",
-                                          *nbucket, *nchain));
+                                          hdr->nbucket, hdr->nchain));
     }
     if (!counted) {
-      t.count_ = *nchain;
+      t.count_ = hdr->nchain;
       counted = true;
     }
-    if (t.gnu_nbuckets_ == 0 && *nbucket > 0) {  // ld.so prefers DT_GNU_HASH when both exist.
-      t.sysv_nbucket_ = *nbucket;
-      t.sysv_nchain_ = *nchain;
+    if (t.gnu_nbuckets_ == 0 && hdr->nbucket > 0) {  // ld.so prefers DT_GNU_HASH when both exist.
+      t.sysv_nbucket_ = hdr->nbucket;
+      t.sysv_nchain_ = hdr->nchain;
       t.sysv_buckets_ = *buckets;
       t.sysv_chains_ = *chains;
     }
@@ -263,36 +259,32 @@ absl::Status SymbolTable::ReadVersions() {
                        absl::StrFormat(".gnu.version_d: more than %u entries", kMaxVersionEntries));
       }
       auto where = [&] { return absl::StrFormat(".gnu.version_d entry %u", i); };
-      std::optional<uint16_t> vd_version = sec->ReadAt<uint16_t>(off);
-      std::optional<uint16_t> vd_flags = sec->ReadAt<uint16_t>(off + 2);
-      std::optional<uint16_t> vd_ndx = sec->ReadAt<uint16_t>(off + 4);
-      std::optional<uint32_t> vd_hash = sec->ReadAt<uint32_t>(off + 8);
-      std::optional<uint32_t> vd_aux = sec->ReadAt<uint32_t>(off + 12);
-      std::optional<uint32_t> vd_next = sec->ReadAt<uint32_t>(off + 16);
-      if (!vd_version || !vd_next) {
+      const std::optional<elf::Verdef> def = elf::ReadVerdef(*sec, off);
+      if (!def) {
         return Corrupt(elf,
                        absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
                                        where(), off, sec->size()));
       }
       // A vd_version other than 1 is kept: the loader refuses it only when it reads the record
       // (docs/loader-model.md B6); the layout is the same.
-      std::optional<uint32_t> vda_name = sec->ReadAt<uint32_t>(off + *vd_aux);
-      if (!vda_name) {
+      // Only the first Verdaux's name is read (the only one glibc compares).
+      const std::optional<elf::Verdaux> vda = elf::ReadVerdaux(*sec, off + def->aux);
+      if (!vda) {
         return Corrupt(elf, absl::StrFormat("%s: vd_aux 0x%x runs past the end of its segment",
-                                            where(), *vd_aux));
+                                            where(), def->aux));
       }
-      ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(*vda_name, where));
+      ABICHECK_ASSIGN_OR_RETURN(absl::string_view name, name_at(vda->name, where));
       defs_.push_back(
-          {*vd_version, static_cast<uint16_t>(*vd_ndx & 0x7fff), *vd_flags, *vd_hash, name});
-      footprint_.emplace_back(elf.OffsetOf(*sec) + off, 20);
-      footprint_.emplace_back(elf.OffsetOf(*sec) + off + *vd_aux, 8);
-      max_index = std::max<uint32_t>(max_index, *vd_ndx & 0x7fff);
-      if (*vd_next == 0) break;
-      if (*vd_next > sec->size() - off) {
+          {def->version, static_cast<uint16_t>(def->ndx & 0x7fff), def->flags, def->hash, name});
+      footprint_.emplace_back(elf.OffsetOf(*sec) + off, elf::kVerdefSize);
+      footprint_.emplace_back(elf.OffsetOf(*sec) + off + def->aux, elf::kVerdauxSize);
+      max_index = std::max<uint32_t>(max_index, def->ndx & 0x7fff);
+      if (def->next == 0) break;
+      if (def->next > sec->size() - off) {
         return Corrupt(elf, absl::StrFormat("%s: vd_next 0x%x runs past the section end (0x%x)",
-                                            where(), *vd_next, sec->size() - off));
+                                            where(), def->next, sec->size() - off));
       }
-      off += *vd_next;
+      off += def->next;
     }
   }
   if (std::optional<uint64_t> vn = elf.DynamicValue(elf::DT_VERNEED)) {
@@ -307,28 +299,21 @@ absl::Status SymbolTable::ReadVersions() {
                        absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
       }
       auto where = [&] { return absl::StrFormat(".gnu.version_r entry %u", i); };
-      std::optional<uint16_t> vn_version = sec->ReadAt<uint16_t>(off);
-      std::optional<uint32_t> vn_file = sec->ReadAt<uint32_t>(off + 4);
-      std::optional<uint32_t> vn_aux = sec->ReadAt<uint32_t>(off + 8);
-      std::optional<uint32_t> vn_next = sec->ReadAt<uint32_t>(off + 12);
-      if (!vn_version || !vn_next) {
+      const std::optional<elf::Verneed> need_rec = elf::ReadVerneed(*sec, off);
+      if (!need_rec) {
         return Corrupt(elf,
                        absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
                                        where(), off, sec->size()));
       }
       VersionNeed need;
-      need.version = *vn_version;  // refused by the verneed check, not here (B6)
-      footprint_.emplace_back(elf.OffsetOf(*sec) + off, 16);
-      ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(*vn_file, where));
-      uint64_t aoff = off + *vn_aux;
+      need.version = need_rec->version;  // refused by the verneed check, not here (B6)
+      footprint_.emplace_back(elf.OffsetOf(*sec) + off, elf::kVerneedSize);
+      ABICHECK_ASSIGN_OR_RETURN(need.file, name_at(need_rec->file, where));
+      uint64_t aoff = off + need_rec->aux;
       for (uint32_t j = 0;; ++j) {
         auto awhere = [&] { return absl::StrFormat("%s aux %u", where(), j); };
-        std::optional<uint32_t> vna_hash = sec->ReadAt<uint32_t>(aoff);
-        std::optional<uint16_t> vna_flags = sec->ReadAt<uint16_t>(aoff + 4);
-        std::optional<uint16_t> vna_other = sec->ReadAt<uint16_t>(aoff + 6);
-        std::optional<uint32_t> vna_name = sec->ReadAt<uint32_t>(aoff + 8);
-        std::optional<uint32_t> vna_next = sec->ReadAt<uint32_t>(aoff + 12);
-        if (!vna_next) {
+        const std::optional<elf::Vernaux> vna = elf::ReadVernaux(*sec, aoff);
+        if (!vna) {
           return Corrupt(
               elf, absl::StrFormat("%s at offset 0x%x runs past the end of its segment (0x%x)",
                                    awhere(), aoff, sec->size()));
@@ -338,23 +323,23 @@ absl::Status SymbolTable::ReadVersions() {
               elf, absl::StrFormat(".gnu.version_r: more than %u entries", kMaxVersionEntries));
         }
         VersionNeedAux aux;
-        footprint_.emplace_back(elf.OffsetOf(*sec) + aoff, 16);
-        ABICHECK_ASSIGN_OR_RETURN(aux.name, name_at(*vna_name, awhere));
-        aux.hash = *vna_hash;
-        aux.flags = *vna_flags;
-        aux.other = *vna_other;
+        footprint_.emplace_back(elf.OffsetOf(*sec) + aoff, elf::kVernauxSize);
+        ABICHECK_ASSIGN_OR_RETURN(aux.name, name_at(vna->name, awhere));
+        aux.hash = vna->hash;
+        aux.flags = vna->flags;
+        aux.other = vna->other;
         need.aux.push_back(aux);
-        max_index = std::max<uint32_t>(max_index, *vna_other & 0x7fff);
-        if (*vna_next == 0) break;
-        aoff += *vna_next;
+        max_index = std::max<uint32_t>(max_index, vna->other & 0x7fff);
+        if (vna->next == 0) break;
+        aoff += vna->next;
       }
       needs_.push_back(std::move(need));
-      if (*vn_next == 0) break;
-      if (*vn_next > sec->size() - off) {
+      if (need_rec->next == 0) break;
+      if (need_rec->next > sec->size() - off) {
         return Corrupt(elf, absl::StrFormat("%s: vn_next 0x%x runs past the section end (0x%x)",
-                                            where(), *vn_next, sec->size() - off));
+                                            where(), need_rec->next, sec->size() - off));
       }
-      off += *vn_next;
+      off += need_rec->next;
     }
   }
   if (defs_.empty() && needs_.empty()) return absl::OkStatus();
@@ -397,13 +382,14 @@ std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint(bool with_relo
   add(syms_, syms_.size());
   add(versym_, versym_.size());
   if (gnu_nbuckets_ > 0) {
-    out.emplace_back(elf.OffsetOf(gnu_bloom_) - 16, 16);  // the header
+    out.emplace_back(elf.OffsetOf(gnu_bloom_) - elf::kGnuHashHeaderSize, elf::kGnuHashHeaderSize);
     add(gnu_bloom_, gnu_bloom_.size());
     add(gnu_buckets_, gnu_buckets_.size());
     add(gnu_chains_, count_ > gnu_symoffset_ ? uint64_t{count_ - gnu_symoffset_} * 4 : 0);
   }
   if (sysv_nbucket_ > 0) {
-    out.emplace_back(elf.OffsetOf(sysv_buckets_) - 8, 8);
+    out.emplace_back(elf.OffsetOf(sysv_buckets_) - elf::kSysvHashHeaderSize,
+                     elf::kSysvHashHeaderSize);
     add(sysv_buckets_, sysv_buckets_.size());
     add(sysv_chains_, sysv_chains_.size());
   }
@@ -435,6 +421,7 @@ const VersionSlot* SymbolTable::Slot(uint16_t index) const {
 }
 
 bool SymbolTable::NameIs(uint32_t i, absl::string_view name) const {
+  // st_name is the first field of Elf32_Sym and Elf64_Sym alike: read alone on this hot path.
   std::optional<uint32_t> st_name = syms_.ReadAt<uint32_t>(uint64_t{i} * entsize_);
   if (!st_name) return false;
   const ByteReader& str = elf_->dynstr();
@@ -451,24 +438,16 @@ std::optional<Symbol> SymbolTable::Get(uint32_t i) const {
     return FromEntry(e->first, e->second);
   }
   if (i >= count_) return std::nullopt;
-  const uint64_t at = uint64_t{i} * entsize_;
+  const std::optional<elf::Sym> e = elf::ReadSym(syms_, uint64_t{i} * entsize_, elf_->is_64());
+  if (!e) return std::nullopt;
   Symbol s;
   s.index = i;
-  uint32_t st_name = *syms_.ReadAt<uint32_t>(at);
-  if (elf_->is_64()) {
-    s.info = *syms_.ReadAt<uint8_t>(at + 4);
-    s.other = *syms_.ReadAt<uint8_t>(at + 5);
-    s.shndx = *syms_.ReadAt<uint16_t>(at + 6);
-    s.value = *syms_.ReadAt<uint64_t>(at + 8);
-    s.size = *syms_.ReadAt<uint64_t>(at + 16);
-  } else {
-    s.value = *syms_.ReadAt<uint32_t>(at + 4);
-    s.size = *syms_.ReadAt<uint32_t>(at + 8);
-    s.info = *syms_.ReadAt<uint8_t>(at + 12);
-    s.other = *syms_.ReadAt<uint8_t>(at + 13);
-    s.shndx = *syms_.ReadAt<uint16_t>(at + 14);
-  }
-  std::optional<absl::string_view> name = elf_->dynstr().CString(st_name);
+  s.info = e->info;
+  s.other = e->other;
+  s.shndx = e->shndx;
+  s.value = e->value;
+  s.size = e->size;
+  std::optional<absl::string_view> name = elf_->dynstr().CString(e->name);
   if (!name) return std::nullopt;
   s.name = *name;
   return s;
@@ -708,7 +687,7 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
     std::optional<uint64_t> addr = elf.DynamicValue(range.addr_tag);
     if (!addr) continue;
     const uint64_t size = elf.DynamicValue(range.size_tag).value_or(0);
-    const uint64_t want_ent = range.rela ? (elf.is_64() ? 24 : 12) : (elf.is_64() ? 16 : 8);
+    const uint64_t want_ent = elf::RelaSize(elf.is_64(), range.rela);
     const uint64_t ent =
         range.ent_tag ? elf.DynamicValue(range.ent_tag).value_or(want_ent) : want_ent;
     if (ent != want_ent) {
@@ -729,15 +708,9 @@ absl::StatusOr<std::vector<Reference>> SymbolTable::References() const {
     const uint64_t relative =
         x86_64 && !jmprel ? std::min(n, elf.DynamicValue(elf::DT_RELACOUNT).value_or(0)) : 0;
     for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t offset = *bytes->ReadWord(i * ent, elf.word_size());
-      const uint64_t info = *bytes->ReadWord(i * ent + elf.word_size(), elf.word_size());
-      const uint64_t addend =
-          range.rela ? bytes->ReadWord(i * ent + 2 * elf.word_size(), elf.word_size()).value_or(0)
-                     : 0;
-      const uint32_t sym =
-          elf.is_64() ? static_cast<uint32_t>(info >> 32) : static_cast<uint32_t>(info >> 8);
-      const uint32_t type =
-          elf.is_64() ? static_cast<uint32_t>(info) : static_cast<uint32_t>(info & 0xff);
+      const elf::Rela rel = *elf::ReadRela(*bytes, i * ent, elf.is_64(), range.rela);  // i < n
+      const uint64_t offset = rel.offset, addend = rel.addend;
+      const uint32_t sym = rel.symbol, type = rel.type;
       if (x86_64) {
         if (i < relative && type != elf::R_X86_64_RELATIVE && type != elf::R_X86_64_RELATIVE64) {
           refs.push_back({0, false, Reference::Stop::kRelativeAssertion, type});
