@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(report.status().message()).c_str());
     return abicheck::ExitCodeForStatus(report.status());
   }
-  std::fputs(abicheck::RenderText(*report, /*color=*/false).c_str(), stdout);
+  std::fputs(abicheck::Render(*report)->c_str(), stdout);  // text, no colors
   for (const abicheck::Problem& p : report->problems) {
     // Every problem carries its kind, the exact loader message and the mangled symbol.
     if (p.first)

@@ -105,14 +105,46 @@ enum class TorchAbi { kNoTorch, kStable, kUnstable };
 // "no_torch", "stable", "unstable" — the JSON values.
 ABICHECK_EXPORT const char* TorchAbiName(TorchAbi abi);
 
+// How a nearby definition relates to the symbol that was needed.
+enum class Relation {
+  kSignatureChanged,  // the same qualified function, another signature
+  kScopeChanged,      // the same function name in another class or namespace
+  kNotInScope,        // the very symbol, in a library outside the module's scope
+  kVersionDiffers,    // the same name under another symbol version
+};
+// "signature_changed", "scope_changed", "not_in_scope", "version_differs" — the JSON values.
+ABICHECK_EXPORT const char* RelationName(Relation relation);
+
+// One way a nearby definition differs from what was needed, as data: what it was and what it is.
+struct Difference {
+  enum class Kind {
+    kAbiTag,          // the function's ABI tag: from/to "" (none) or "[abi:cxx11]"
+    kScope,           // the enclosing class or namespace
+    kParameterCount,  // from/to: the counts, "1" and "2"
+    kParameter,       // parameter `position` (1-based)
+    kQualifiers,      // cv/ref qualifiers of a member function: "" (none) or "const"
+    kReturnType,
+    kVersion,      // the symbol version: "" is unversioned
+    kMangledName,  // nothing the parts show differs (template arguments): the mangled names
+  };
+  Kind kind = Kind::kParameter;
+  int position = 0;
+  std::string from, to;
+  bool operator==(const Difference& o) const {
+    return kind == o.kind && position == o.position && from == o.from && to == o.to;
+  }
+};
+// A difference for a person (and in every output format): "parameter 4: int → unsigned int".
+ABICHECK_EXPORT std::string DifferenceText(const Difference& difference);
+
 // A nearby definition that does exist, and how it differs from what was needed.
 struct Candidate {
   std::string symbol;  // mangled
   std::string demangled;
-  std::string library;   // path of the library exporting it
-  std::string version;   // its version, if any
-  std::string relation;  // "signature_changed", "not_in_scope", "version_differs", ...
-  std::vector<std::string> differences;  // "parameter 4: int → unsigned int"
+  std::string library;  // path of the library exporting it
+  std::string version;  // its version, if any
+  Relation relation = Relation::kSignatureChanged;
+  std::vector<Difference> differences;
 };
 
 struct Problem {
@@ -139,25 +171,53 @@ struct Cause {
   int problems = 0;     // how many problems it explains
 };
 
-// How a library of the load came to be there.
+// How a library of the load came to be there (docs/loader-model.md C1-C4).
+enum class FoundBy {
+  kModule,       // the module checked
+  kProvider,     // given as already loaded
+  kPreload,      // given in the global scope
+  kInterpreter,  // the Python interpreter
+  kPath,         // a DT_NEEDED name with a slash, opened as it is
+  kRpath,
+  kLibraryPath,  // LD_LIBRARY_PATH (and -L)
+  kRunpath,
+  kLdCache,  // /etc/ld.so.cache
+  kSystem,   // the system directories
+};
+// "module", "provider", "preload", "interpreter", "path", "rpath", "library_path", "runpath",
+// "ld.so.cache", "system" — the JSON values.
+ABICHECK_EXPORT const char* FoundByName(FoundBy found_by);
+
 struct LoadedLibrary {
-  std::string name;           // the name it was asked for (DT_NEEDED) or given as
-  std::string path;           // the file
-  std::string found_by;       // "module", "provider", "preload", "interpreter", "rpath", "runpath",
-                              // "library_path", "ld.so.cache", "system", "path"
+  std::string name;  // the name it was asked for (DT_NEEDED) or given as
+  std::string path;  // the file
+  FoundBy found_by = FoundBy::kModule;
   bool newly_loaded = false;  // mapped by this dlopen (so version-checked and relocated)
 };
 
+enum class WarningKind {
+  kNote,
+  // The load brings in another copy of a library the build already provides (another soname of
+  // the same stem): the process then holds two builds.
+  kSecondCopy,
+};
+// "" for a note, "second_copy" — the JSON `kind` and the SARIF rule.
+ABICHECK_EXPORT const char* WarningKindName(WarningKind kind);
+
 struct Warning {
   Warning() = default;
-  Warning(std::string object_, std::string message_, std::string kind_ = "")
-      : object(std::move(object_)), message(std::move(message_)), kind(std::move(kind_)) {}
+  Warning(std::string object_, std::string message_, WarningKind kind_ = WarningKind::kNote)
+      : object(std::move(object_)), message(std::move(message_)), kind(kind_) {}
   std::string object;
   std::string message;
-  // "" for a note; "second_copy": the load brings in another copy of a library the build
-  // already provides (another soname of the same stem): the process then holds two builds.
-  std::string kind;
+  WarningKind kind = WarningKind::kNote;
 };
+
+// The C++ std::string ABI of a set of objects: the C++11 one (std::__cxx11::basic_string, the
+// [abi:cxx11] tag), the pre-C++11 one (_GLIBCXX_USE_CXX11_ABI=0), both, or none seen.
+enum class StringAbi { kUnknown, kCxx11, kPreCxx11, kMixed };
+// "unknown", "c++11", "pre-c++11", "mixed" — the JSON values.
+ABICHECK_EXPORT const char* StringAbiName(StringAbi abi);
 
 // The module's CUDA device code judged against a GPU and a driver (docs/gpu-model.md).
 struct DeviceCheck {
@@ -181,10 +241,10 @@ struct Report {
   std::vector<LoadedLibrary> libraries;  // the module's scope, in breadth-first load order
   std::vector<Warning> warnings;         // hazards that do not stop the load
   std::vector<Cause> causes;             // reasons shared by several problems
-  // The C++ std::string ABI of the module and of its providers: "c++11", "pre-c++11", "mixed",
-  // or "unknown" (no std::string in its symbols).
-  std::string module_string_abi = "unknown";
-  std::string providers_string_abi = "unknown";
+  // The C++ std::string ABI of the module and of its providers (kUnknown: no std::string in
+  // their symbols, or no miss that involves one).
+  StringAbi module_string_abi = StringAbi::kUnknown;
+  StringAbi providers_string_abi = StringAbi::kUnknown;
   int interpreter_symbols = 0;  // Py*/_Py* references left to the interpreter
   int weak_unresolved = 0;      // weak references that stay 0 (allowed)
   // References left unresolved in a load that also depends on a library the given libraries
@@ -289,16 +349,21 @@ ABICHECK_EXPORT absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string
                                                    const std::vector<std::string>& builds,
                                                    const CheckOptions& options,
                                                    const InputLimits& limits = {});
-ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color);
-ABICHECK_EXPORT std::string RenderMatrixText(const Matrix& matrix, bool color, bool all);
-ABICHECK_EXPORT std::string RenderMatrixJson(const Matrix& matrix);
 // Writes an index file of `builds` (wheels, directories, files, or other indexes: each a build,
 // named after its file name without .whl unless `names` says otherwise): the libraries' dynamic
-// tables, stored once, memory-mapped when read (docs/index-format.md). Returns a summary line.
-ABICHECK_EXPORT absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
-                                                       const std::vector<std::string>& names,
-                                                       const std::string& output,
-                                                       const InputLimits& limits = {});
+// tables, stored once, memory-mapped when read (docs/index-format.md). Returns what it wrote.
+struct IndexSummary {
+  std::string path;                 // the index written
+  std::vector<std::string> builds;  // their names in the index, in order
+  uint64_t libraries = 0;           // shared objects, over all builds (a library shared by
+                                    // several builds counts once per build)
+  uint64_t names = 0;               // distinct names in the shared name section
+  uint64_t file_bytes = 0;
+};
+ABICHECK_EXPORT absl::StatusOr<IndexSummary> BuildIndex(const std::vector<std::string>& builds,
+                                                        const std::vector<std::string>& names,
+                                                        const std::string& output,
+                                                        const InputLimits& limits = {});
 
 // An installed Python environment (a virtualenv, a prefix, a site-packages directory, or a
 // Python executable in one), read from its files only — nothing is run or written. Models
@@ -329,14 +394,6 @@ struct EnvironmentReport {
 ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(
     const std::string& path, const std::vector<std::string>& against, const CheckOptions& options,
     const InputLimits& limits = {});
-ABICHECK_EXPORT std::string RenderEnvironmentText(const EnvironmentReport& env, bool color);
-ABICHECK_EXPORT std::string RenderEnvironmentJson(const EnvironmentReport& env);
-
-// JUnit XML, one test case per module x build (GitLab, Jenkins and Buildkite show it natively).
-ABICHECK_EXPORT std::string RenderJunit(const Matrix& matrix);
-// A JUnit document for a run that could not produce a report (an unreadable input): one test
-// case with an <error>, so a CI upload step still shows why.
-ABICHECK_EXPORT std::string RenderJunitError(const std::string& message);
 
 // Exports removed, added and changed between two builds (or two libraries): what drifts between
 // releases. Libraries are paired by soname, or by stem when the soname's version moved
@@ -347,7 +404,7 @@ struct ExportChange {
   std::string demangled;
   std::string new_symbol;  // for changes: the replacement
   std::string new_demangled;
-  std::vector<std::string> differences;
+  std::vector<Difference> differences;
 };
 struct LibraryDiff {
   std::string old_library, new_library;  // paths; one is empty when a library appeared/vanished
@@ -368,35 +425,66 @@ struct AbiDiff {
 ABICHECK_EXPORT absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build,
                                                    const std::string& new_build,
                                                    const InputLimits& limits = {});
-ABICHECK_EXPORT std::string RenderDiffText(const AbiDiff& diff, bool color);
-ABICHECK_EXPORT std::string RenderDiffJson(const AbiDiff& diff);
 
-// Renderers. JSON follows docs/json-schema.md (schema_version 1).
-ABICHECK_EXPORT std::string RenderText(const Report& report, bool color);
-// The same, with `all`: a cause that explains many problems of one object normally shows three of
-// them and how many more; `all` lists every one (`abicheck check --all`).
-ABICHECK_EXPORT std::string RenderText(const Report& report, bool color, bool all);
-ABICHECK_EXPORT std::string RenderJson(const Report& report);
-// SARIF 2.1.0, one result per problem, for CI systems that annotate from SARIF.
-ABICHECK_EXPORT std::string RenderSarif(const std::vector<Report>& reports);
-// SARIF for a run that could not produce a report: no results, the invocation marked
-// unsuccessful with the error as a tool execution notification.
-ABICHECK_EXPORT std::string RenderSarifError(const std::string& message);
+// Every result in every format it has, through one call. JSON follows docs/json-schema.md
+// (schema_version 1); SARIF 2.1.0 has one result per problem and hazard, for CI systems that
+// annotate from SARIF; JUnit XML has one test case per module x build (GitLab, Jenkins and
+// Buildkite show it natively).
+enum class Format { kText, kJson, kSarif, kJunit };
+// "text", "json", "sarif", "junit".
+ABICHECK_EXPORT const char* FormatName(Format format);
+struct RenderOptions {
+  Format format = Format::kText;
+  bool color = false;  // text: ANSI colors
+  // text: a cause that explains many problems of one object shows three of them and how many
+  // more, unless `all` (`abicheck check --all`); the other formats always hold every one.
+  bool all = false;
+};
+// Report, Matrix and EnvironmentReport: every format. AbiDiff: text and JSON (SARIF and JUnit
+// are about modules that load or not: kInvalidArgument).
+ABICHECK_EXPORT absl::StatusOr<std::string> Render(const Report& report,
+                                                   const RenderOptions& options = {});
+ABICHECK_EXPORT absl::StatusOr<std::string> Render(const Matrix& matrix,
+                                                   const RenderOptions& options = {});
+ABICHECK_EXPORT absl::StatusOr<std::string> Render(const EnvironmentReport& env,
+                                                   const RenderOptions& options = {});
+ABICHECK_EXPORT absl::StatusOr<std::string> Render(const AbiDiff& diff,
+                                                   const RenderOptions& options = {});
+// For a run that produced no result (an unreadable input), so that a CI upload step still shows
+// why: SARIF with the invocation marked unsuccessful and the error as a tool execution
+// notification; JUnit with one test case holding an <error>; the message and a newline in text;
+// {"error": message} in JSON.
+ABICHECK_EXPORT std::string RenderError(const std::string& message, Format format);
 
-// `abicheck symbols`: a `nm -D`-like listing of a file's dynamic symbols, with versions
-// (`name@@V` default, `name@V` non-default or needed) and optionally demangled names.
+// `abicheck symbols`: a file's dynamic symbols as `nm -D` lists them, with versions (`name@@V`
+// default, `name@V` non-default or needed) and optionally demangled names. `path` is a shared
+// object, or WHEEL!MEMBER for one inside a wheel.
 struct SymbolListOptions {
   bool demangle = false;
   bool defined_only = false;
   bool undefined_only = false;
-  bool json = false;
+  bool json = false;  // ListSymbolsTo: JSON instead of nm's text
 };
-ABICHECK_EXPORT absl::StatusOr<std::string> ListSymbols(const std::string& path,
-                                                        const SymbolListOptions& options);
-// The same listing handed to `sink` in chunks of about 1 MB as it is made (text), or whole (JSON).
+// One .dynsym entry, in table order.
+struct SymbolRow {
+  std::string name;              // as stored (mangled)
+  std::string demangled;         // with SymbolListOptions::demangle; else ""
+  std::string version;           // "" when unversioned
+  bool default_version = false;  // name@@version (else name@version)
+  char type = 'U';               // nm's letter: T, W, D, B, R, V, U, i, u, ...
+  bool defined = false;
+  uint64_t value = 0;
+  uint64_t size = 0;
+};
+ABICHECK_EXPORT absl::StatusOr<std::vector<SymbolRow>> ListSymbols(const std::string& path,
+                                                                   const SymbolListOptions& options,
+                                                                   const InputLimits& limits = {});
+// The listing as text (nm's lines) or JSON, handed to `sink` in chunks of about 1 MB as it is
+// made (text), or whole (JSON): the CLI's path, at memory speed for a 1 GB library.
 ABICHECK_EXPORT absl::Status ListSymbolsTo(const std::string& path,
                                            const SymbolListOptions& options,
-                                           absl::FunctionRef<void(absl::string_view)> sink);
+                                           absl::FunctionRef<void(absl::string_view)> sink,
+                                           const InputLimits& limits = {});
 
 // Exit codes of the CLI (and what build tooling should map results to).
 inline constexpr int kExitLoads = 0;

@@ -10,9 +10,9 @@
 
 namespace abicheck {
 
-absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
-                                       const std::vector<std::string>& names,
-                                       const std::string& output, const InputLimits& limits) {
+absl::StatusOr<IndexSummary> BuildIndex(const std::vector<std::string>& builds,
+                                        const std::vector<std::string>& names,
+                                        const std::string& output, const InputLimits& limits) {
   if (!names.empty() && names.size() != builds.size()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%d names for %d builds", names.size(), builds.size()));
@@ -36,8 +36,13 @@ absl::StatusOr<std::string> BuildIndex(const std::vector<std::string>& builds,
     indexed.push_back({name, in.objects});
   }
   ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
-  return absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n", output,
-                         indexed.size(), st.libraries, st.names, st.file_bytes / 1048576.0);
+  IndexSummary summary;
+  summary.path = output;
+  for (const IndexedBuild& b : indexed) summary.builds.push_back(b.name);
+  summary.libraries = st.libraries;
+  summary.names = st.names;
+  summary.file_bytes = st.file_bytes;
+  return summary;
 }
 
 }  // namespace abicheck

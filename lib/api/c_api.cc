@@ -83,7 +83,8 @@ int abicheck_check(const abicheck_build* build, const char* module, unsigned fla
       SetError(error, r.status());
       return abicheck::ExitCodeForStatus(r.status());
     }
-    if (report_json != nullptr) *report_json = CopyOut(abicheck::RenderJson(*r));
+    if (report_json != nullptr)
+      *report_json = CopyOut(*abicheck::Render(*r, {abicheck::Format::kJson}));
     return r->ok() ? ABICHECK_LOADS : ABICHECK_WILL_NOT_LOAD;
   } catch (const std::exception& e) {
     SetError(error, ABICHECK_BAD_INPUT, std::string(module) + ": " + e.what());

@@ -15,14 +15,24 @@
 
 namespace abicheck {
 
-absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
-                           absl::FunctionRef<void(absl::string_view)> sink) {
-  // WHEEL!MEMBER names one shared object inside a wheel (as the reports name it); a wheel alone
-  // is answered with its members to choose from.
+namespace {
+
+// The object `path` names, parsed: a file, or WHEEL!MEMBER, with the bytes the parse points into.
+struct Opened {
   std::shared_ptr<const Blob> member;
   std::optional<MappedFile> file;
+  ParsedElf parsed;
+};
+
+absl::StatusOr<std::unique_ptr<Opened>> OpenForListing(const std::string& path,
+                                                       const InputLimits& limits) {
+  auto o = std::make_unique<Opened>();
+  std::shared_ptr<const Blob>& member = o->member;
+  std::optional<MappedFile>& file = o->file;
+  // WHEEL!MEMBER names one shared object inside a wheel (as the reports name it); a wheel alone
+  // is answered with its members to choose from.
   if (const size_t bang = path.find(".whl!"); bang != std::string::npos) {
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path.substr(0, bang + 4), {}));
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path.substr(0, bang + 4), limits));
     for (const InputFile& f : in.objects) {
       if (f.name == path) member = f.blob;
     }
@@ -41,7 +51,7 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
                      "list the build's libraries themselves"));
   }
   if (bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4) {
-    absl::StatusOr<ExpandedInput> in = ExpandInput(path, {});
+    absl::StatusOr<ExpandedInput> in = ExpandInput(path, limits);
     std::string which;
     if (in.ok() && !in->objects.empty()) {
       which = absl::StrCat(
@@ -55,15 +65,24 @@ absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& opt
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": a zip archive (wheel), not an ELF file", which));
   }
-  ABICHECK_ASSIGN_OR_RETURN(ParsedElf parsed, ParseElf(path, bytes));
-  return WriteSymbolListing(path, *parsed.elf, *parsed.syms, options, sink);
+  ABICHECK_ASSIGN_OR_RETURN(o->parsed, ParseElf(path, bytes));
+  return o;
 }
 
-absl::StatusOr<std::string> ListSymbols(const std::string& path, const SymbolListOptions& options) {
-  std::string all;
-  ABICHECK_RETURN_IF_ERROR(ListSymbolsTo(
-      path, options, [&](absl::string_view chunk) { all.append(chunk.data(), chunk.size()); }));
-  return all;
+}  // namespace
+
+absl::Status ListSymbolsTo(const std::string& path, const SymbolListOptions& options,
+                           absl::FunctionRef<void(absl::string_view)> sink,
+                           const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Opened> o, OpenForListing(path, limits));
+  return WriteSymbolListing(path, *o->parsed.elf, *o->parsed.syms, options, sink);
+}
+
+absl::StatusOr<std::vector<SymbolRow>> ListSymbols(const std::string& path,
+                                                   const SymbolListOptions& options,
+                                                   const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Opened> o, OpenForListing(path, limits));
+  return SymbolRows(path, *o->parsed.elf, *o->parsed.syms, options);
 }
 
 }  // namespace abicheck

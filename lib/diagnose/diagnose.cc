@@ -166,40 +166,34 @@ std::string StripAbiTags(absl::string_view name) {
   return out;
 }
 
-std::vector<std::string> DescribeDifferences(const FunctionParts& wanted,
-                                             const FunctionParts& found) {
-  std::vector<std::string> out;
+std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
+                                            const FunctionParts& found) {
+  using Kind = Difference::Kind;
+  std::vector<Difference> out;
   if (wanted.base != found.base) {
     auto tag = [](const std::string& b) {
       size_t at = b.find("[abi:");
-      return at == std::string::npos ? std::string("(none)") : b.substr(at);
+      return at == std::string::npos ? std::string() : b.substr(at);
     };
-    out.push_back(absl::StrCat("ABI tag: ", tag(wanted.base), " → ", tag(found.base),
-                               found.base.find("[abi:cxx11]") != std::string::npos
-                                   ? " (it returns the C++11 std::string)"
-                                   : ""));
+    out.push_back({Kind::kAbiTag, 0, tag(wanted.base), tag(found.base)});
   }
   if (wanted.context != found.context) {
-    out.push_back(absl::StrCat("scope: ", wanted.context, " → ", found.context));
+    out.push_back({Kind::kScope, 0, wanted.context, found.context});
   }
   if (wanted.params.size() != found.params.size()) {
-    auto n = [](size_t k) { return absl::StrFormat("%d parameter%s", k, k == 1 ? "" : "s"); };
-    out.push_back(absl::StrCat(n(wanted.params.size()), " → ", n(found.params.size())));
+    out.push_back({Kind::kParameterCount, 0, absl::StrCat(wanted.params.size()),
+                   absl::StrCat(found.params.size())});
   }
   for (size_t i = 0; i < std::min(wanted.params.size(), found.params.size()); ++i) {
-    if (wanted.params[i] != found.params[i]) {
-      out.push_back(
-          absl::StrFormat("parameter %d: %s → %s", i + 1, wanted.params[i], found.params[i]));
-    }
+    if (wanted.params[i] != found.params[i])
+      out.push_back({Kind::kParameter, static_cast<int>(i + 1), wanted.params[i], found.params[i]});
   }
   if (wanted.qualifiers != found.qualifiers) {
-    auto q = [](const std::string& s) {
-      return s.empty() ? std::string("(none)") : std::string(absl::StripLeadingAsciiWhitespace(s));
-    };
-    out.push_back(absl::StrCat("qualifiers: ", q(wanted.qualifiers), " → ", q(found.qualifiers)));
+    auto q = [](const std::string& s) { return std::string(absl::StripLeadingAsciiWhitespace(s)); };
+    out.push_back({Kind::kQualifiers, 0, q(wanted.qualifiers), q(found.qualifiers)});
   }
   if (wanted.return_type != found.return_type) {
-    out.push_back(absl::StrCat("return type: ", wanted.return_type, " → ", found.return_type));
+    out.push_back({Kind::kReturnType, 0, wanted.return_type, found.return_type});
   }
   return out;
 }
@@ -211,6 +205,14 @@ namespace {
 // which demangles to "std::string" (the new one demangles to std::__cxx11::basic_string).
 struct AbiVotes {
   int cxx11 = 0, old = 0;
+  // The nearest candidate differs only by the [abi:cxx11] tag, added (`to_cxx11`) or dropped.
+  static bool OnlyCxx11Tag(const Candidate& c, bool to_cxx11) {
+    if (c.differences.size() != 1 || c.differences[0].kind != Difference::Kind::kAbiTag)
+      return false;
+    const Difference& d = c.differences[0];
+    return to_cxx11 ? d.from.empty() && absl::StartsWith(d.to, "[abi:cxx11]")
+                    : d.to.empty() && absl::StartsWith(d.from, "[abi:cxx11]");
+  }
   void Add(absl::string_view mangled, absl::string_view demangled) {
     if (absl::StrContains(mangled, "St7__cxx11") || absl::StrContains(mangled, "B5cxx11"))
       ++cxx11;
@@ -224,31 +226,17 @@ struct AbiVotes {
     Add(p.symbol, p.demangled);
     if (cxx11 + old != before || p.candidates.empty()) return;
     const Candidate& c = p.candidates.front();
-    if (c.differences.size() == 1 &&
-        absl::StartsWith(c.differences[0], "ABI tag: (none) → [abi:cxx11]"))
-      ++old;
-    if (c.differences.size() == 1 &&
-        absl::StartsWith(c.differences[0], "ABI tag: [abi:cxx11] → (none)"))
-      ++cxx11;
+    if (OnlyCxx11Tag(c, true)) ++old;
+    if (OnlyCxx11Tag(c, false)) ++cxx11;
   }
-  std::string Verdict() const {
-    if (cxx11 > 0 && old > 0) return "mixed";
-    if (cxx11 > 0) return "c++11";
-    if (old > 0) return "pre-c++11";
-    return "unknown";
+  StringAbi Verdict() const { return StringAbiOf(cxx11 > 0, old > 0); }
+  static StringAbi StringAbiOf(bool cxx11, bool old) {
+    return cxx11 && old ? StringAbi::kMixed
+           : cxx11      ? StringAbi::kCxx11
+           : old        ? StringAbi::kPreCxx11
+                        : StringAbi::kUnknown;
   }
 };
-
-// A provider's ABI from its string table alone: the __cxx11 markers are unambiguous; without
-// them, a library that uses std::string at all has the Ss abbreviation in its names.
-std::string ProviderAbi(const Object& o) {
-  const uint8_t markers = o.syms->StringAbiMarkers();
-  const bool cxx11 = (markers & 1) != 0, old = (markers & 2) != 0;
-  if (cxx11 && old) return "mixed";
-  if (cxx11) return "c++11";
-  if (old) return "pre-c++11";
-  return "unknown";
-}
 
 void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) {
   AbiVotes module;
@@ -259,21 +247,20 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
   // The providers' ABI only matters when some miss involves std::string: scanning every
   // provider's strings costs more than the rest of a check, so do it only then.
   if (module.cxx11 == 0 && module.old == 0) return;
+  // A provider's ABI from its string table alone: the __cxx11 markers are unambiguous; without
+  // them, a library that uses std::string at all has the Ss abbreviation in its names.
   bool any_cxx11 = false, any_old = false;
   for (const Object* o : scope) {
-    if (!o->preexisting || o->host || o->found_by == "module") continue;
-    const std::string v = ProviderAbi(*o);
-    any_cxx11 |= v == "c++11" || v == "mixed";
-    any_old |= v == "pre-c++11" || v == "mixed";
+    if (!o->preexisting || o->host || o->found_by == FoundBy::kModule) continue;
+    const uint8_t markers = o->syms->StringAbiMarkers();
+    any_cxx11 |= (markers & 1) != 0;
+    any_old |= (markers & 2) != 0;
   }
-  report->providers_string_abi = any_cxx11 && any_old ? "mixed"
-                                 : any_cxx11          ? "c++11"
-                                 : any_old            ? "pre-c++11"
-                                                      : "unknown";
+  report->providers_string_abi = AbiVotes::StringAbiOf(any_cxx11, any_old);
   // One cause for every miss that takes or returns an old-ABI std::string, when the providers
   // were built with the C++11 ABI (and the reverse).
-  const bool old_vs_new = module.old > 0 && report->providers_string_abi == "c++11";
-  const bool new_vs_old = module.cxx11 > 0 && report->providers_string_abi == "pre-c++11";
+  const bool old_vs_new = module.old > 0 && report->providers_string_abi == StringAbi::kCxx11;
+  const bool new_vs_old = module.cxx11 > 0 && report->providers_string_abi == StringAbi::kPreCxx11;
   if (!old_vs_new && !new_vs_old) return;
   Cause c;
   c.id = "cxx11_string_abi";
@@ -416,12 +403,12 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
 // with a count and examples, not 57 unrelated findings.
 void GroupRepeatedChanges(Report* report) {
   constexpr int kMinRepeats = 3;
-  std::vector<std::pair<std::string, std::vector<Problem*>>> groups;
+  std::vector<std::pair<Difference, std::vector<Problem*>>> groups;
   for (Problem& p : report->problems) {
     if (p.kind != ProblemKind::kUndefinedSymbol || p.candidates.empty() || !p.cause.empty())
       continue;
     const Candidate& c = p.candidates.front();
-    if (c.relation != "signature_changed" || c.differences.size() != 1) continue;
+    if (c.relation != Relation::kSignatureChanged || c.differences.size() != 1) continue;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const auto& g) { return g.first == c.differences.front(); });
     if (it == groups.end()) it = groups.insert(groups.end(), {c.differences.front(), {}});
@@ -439,11 +426,11 @@ void GroupRepeatedChanges(Report* report) {
                              ? absl::StrCat(f.context.empty() ? "" : f.context + "::", f.base)
                              : members[i]->demangled);
     }
-    cause.summary =
-        absl::StrCat("one change, ", change, ", in ", members.size(), " functions (e.g. ",
-                     absl::StrJoin(examples, ", "), members.size() > 3 ? ", ..." : "",
-                     "): the module was built against a build that declared them "
-                     "otherwise");
+    cause.summary = absl::StrCat("one change, ", DifferenceText(change), ", in ", members.size(),
+                                 " functions (e.g. ", absl::StrJoin(examples, ", "),
+                                 members.size() > 3 ? ", ..." : "",
+                                 "): the module was built against a build that declared them "
+                                 "otherwise");
     cause.problems = static_cast<int>(members.size());
     for (Problem* p : members) p->cause = cause.id;
     report->causes.push_back(std::move(cause));
@@ -515,7 +502,7 @@ void NotInScopeCandidates(const Loader& loader, const absl::flat_hash_set<const 
     c.demangled = p.demangled;
     c.library = o->path;
     c.version = VersionOf(*o, s->index);
-    c.relation = "not_in_scope";
+    c.relation = Relation::kNotInScope;
     p.candidates.push_back(c);
     std::string flag = LinkFlag(o->elf->soname().empty() ? o->path : o->elf->soname());
     p.hint = absl::StrCat("defined in ", Basename(o->path), ", which ", Basename(p.object),
@@ -538,9 +525,8 @@ void OtherVersionCandidates(const std::vector<const Object*>& scope, const Hashe
         c.demangled = p.demangled;
         c.library = o->path;
         c.version = VersionOf(*o, idx);
-        c.relation = "version_differs";
-        c.differences.push_back(absl::StrCat("version: ", p.version, " → ",
-                                             c.version.empty() ? "(unversioned)" : c.version));
+        c.relation = Relation::kVersionDiffers;
+        c.differences.push_back({Difference::Kind::kVersion, 0, p.version, c.version});
         p.candidates.push_back(c);
         return false;
       });
@@ -560,15 +546,15 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
       FunctionParts found;
       if (!SplitFunction(s->name, &found) || StripAbiTags(found.base) != StripAbiTags(wanted.base))
         continue;
-      std::vector<std::string> diff = DescribeDifferences(wanted, found);
+      std::vector<Difference> diff = DescribeDifferences(wanted, found);
       if (diff.empty()) {
         // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
         const std::string w = Demangle(p.symbol), f = Demangle(s->name);
         const bool wt = w.find("[abi:cxx11]") != std::string::npos,
                    ft = f.find("[abi:cxx11]") != std::string::npos;
         if (wt != ft) {
-          diff.push_back(wt ? "ABI tag: [abi:cxx11] → (none)"
-                            : "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)");
+          diff.push_back(wt ? Difference{Difference::Kind::kAbiTag, 0, "[abi:cxx11]", ""}
+                            : Difference{Difference::Kind::kAbiTag, 0, "", "[abi:cxx11]"});
         }
       }
       if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) continue;
@@ -577,7 +563,8 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
       c.demangled = Demangle(s->name);
       c.library = o->path;
       c.version = VersionOf(*o, i);
-      c.relation = found.context == wanted.context ? "signature_changed" : "scope_changed";
+      c.relation =
+          found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
       c.differences = std::move(diff);
       p.candidates.push_back(std::move(c));
     }
@@ -588,7 +575,7 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
 // parameters, not at::_ops::diagonal_copy::call with the same ones); then closest first. A
 // candidate of another scope, or with more differences than the best, is noise.
 void RankSignatureCandidates(const FunctionParts& wanted, Problem& p) {
-  auto same_name = [](const Candidate& c) { return c.relation == "signature_changed"; };
+  auto same_name = [](const Candidate& c) { return c.relation == Relation::kSignatureChanged; };
   std::stable_sort(p.candidates.begin(), p.candidates.end(),
                    [&](const Candidate& a, const Candidate& b) {
                      if (same_name(a) != same_name(b)) return same_name(a);
@@ -601,7 +588,7 @@ void RankSignatureCandidates(const FunctionParts& wanted, Problem& p) {
   }
   if (!p.candidates.empty()) {
     const Candidate& c = p.candidates.front();
-    p.hint = c.relation == "signature_changed"
+    p.hint = c.relation == Relation::kSignatureChanged
                  ? absl::StrCat(Basename(p.object), " was compiled against another declaration of ",
                                 wanted.base, ": rebuild it against ", Basename(c.library),
                                 ", or use the build it was compiled for")

@@ -17,8 +17,8 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                       Report* report);
 
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
-std::vector<std::string> DescribeDifferences(const FunctionParts& wanted,
-                                             const FunctionParts& found);
+std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
+                                            const FunctionParts& found);
 
 // "name[abi:cxx11]" -> "name".
 std::string StripAbiTags(absl::string_view name);

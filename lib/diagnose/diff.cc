@@ -66,7 +66,7 @@ using Candidates = std::vector<std::pair<std::string, FunctionParts>>;
 // at most half of its parameters; nullptr when none. `best_diff`: what differs.
 const std::pair<std::string, FunctionParts>* BestReplacement(
     const FunctionParts& f, const std::string& demangled, const Candidates& candidates,
-    bool unambiguous, const std::set<std::string>& paired, std::vector<std::string>* best_diff) {
+    bool unambiguous, const std::set<std::string>& paired, std::vector<Difference>* best_diff) {
   const std::pair<std::string, FunctionParts>* best = nullptr;
   for (const auto& cand : candidates) {
     if (paired.contains(cand.first)) continue;
@@ -76,7 +76,7 @@ const std::pair<std::string, FunctionParts>* BestReplacement(
       differing += f.params[i] != cand.second.params[i];
     if (!unambiguous && (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2)))
       continue;
-    std::vector<std::string> diff = DescribeDifferences(f, cand.second);
+    std::vector<Difference> diff = DescribeDifferences(f, cand.second);
     // Ties (overloads whose parts compare alike, e.g. template arguments the comparison
     // does not see) go to the candidate whose demangled name agrees longest with the
     // removed one: const_data_ptr<unsigned short const, 0> pairs with <unsigned short
@@ -122,7 +122,7 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
     if (SplitFunction(BareName(k), &f)) {
       auto it = added_by_name.find(f.context + "::" + f.base);
       const std::pair<std::string, FunctionParts>* best = nullptr;
-      std::vector<std::string> best_diff;
+      std::vector<Difference> best_diff;
       if (it != added_by_name.end()) {
         const bool unambiguous =
             it->second.size() == 1 && removed_by_name[f.context + "::" + f.base] == 1;
@@ -138,10 +138,10 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
           // arguments, qualifiers) — said with both names, never as an empty "version:  → ".
           const std::string va = k.substr(BareName(k).size()),
                             vb = best->first.substr(BareName(best->first).size());
-          best_diff.push_back(
-              va != vb ? absl::StrCat("version: ", va.empty() ? "(unversioned)" : va, " → ",
-                                      vb.empty() ? "(unversioned)" : vb)
-                       : absl::StrCat("mangled name: ", BareName(k), " → ", BareName(best->first)));
+          best_diff.push_back(va != vb ? Difference{Difference::Kind::kVersion, 0, va, vb}
+                                       : Difference{Difference::Kind::kMangledName, 0,
+                                                    std::string(BareName(k)),
+                                                    std::string(BareName(best->first))});
         }
         c.differences = best_diff;
         d.changed.push_back(std::move(c));

@@ -13,7 +13,8 @@
 namespace abicheck {
 namespace {
 
-constexpr absl::string_view kNotElfMessage = "not an ELF file";
+// The payload type URL that marks NotElfError.
+constexpr absl::string_view kNotElfPayload = "abicheck/not-elf";
 
 absl::Status Corrupt(const std::string& name, absl::string_view what) {
   return absl::DataLossError(absl::StrCat(name, ": ", what));
@@ -56,9 +57,15 @@ OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t w
   return OpenVerdict{};
 }
 
+absl::Status NotElfError(absl::string_view name) {
+  absl::Status s = absl::InvalidArgumentError(absl::StrCat(name, ": not an ELF file"));
+  s.SetPayload(kNotElfPayload, absl::Cord());
+  return s;
+}
+
 bool IsNotElf(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument &&
-         absl::EndsWith(status.message(), kNotElfMessage);
+         status.GetPayload(kNotElfPayload).has_value();
 }
 
 std::string MachineName(uint16_t e_machine) {
@@ -105,7 +112,7 @@ absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_
   for (int i = 0; i < 4; ++i) {
     std::optional<uint8_t> b = raw.ReadAt<uint8_t>(i);
     if (!b || *b != kMagic[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(name, ": ", kNotElfMessage));
+      return NotElfError(name);
     }
   }
   ElfFile f;

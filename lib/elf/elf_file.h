@@ -17,9 +17,10 @@
 
 namespace abicheck {
 
-// Why a file could not be read as ELF. kNotElf is a classification (skip it), the rest are
-// corrupt-input errors. Carried in the status message prefix-free; callers switch on the code:
-//   kNotElf -> absl::StatusCode::kInvalidArgument, corrupt -> kDataLoss.
+// Why a file could not be read as ELF. "Not ELF at all" is a classification (skip it, or say
+// what the file is), anything else a corrupt-input error (kDataLoss). NotElfError is
+// kInvalidArgument carrying a payload that IsNotElf tests: nothing matches message text.
+absl::Status NotElfError(absl::string_view name);
 bool IsNotElf(const absl::Status& status);
 
 using Segment = elf::Phdr;

@@ -181,7 +181,7 @@ inline constexpr uint64_t kVerdefSize = 20;
 inline std::optional<Verdef> ReadVerdef(const ByteReader& r, uint64_t at) {
   if (!r.Contains(at, kVerdefSize)) return std::nullopt;
   const internal::Fields f(r, at);
-  return Verdef{f.Get<uint16_t>(0),  f.Get<uint16_t>(2),  f.Get<uint16_t>(4), f.Get<uint16_t>(6),
+  return Verdef{f.Get<uint16_t>(0), f.Get<uint16_t>(2),  f.Get<uint16_t>(4), f.Get<uint16_t>(6),
                 f.Get<uint32_t>(8), f.Get<uint32_t>(12), f.Get<uint32_t>(16)};
 }
 

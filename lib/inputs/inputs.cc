@@ -352,8 +352,7 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
     return out;
   }
   out.kind = "file";
-  if (!HasElfMagic(file.bytes()))
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
+  if (!HasElfMagic(file.bytes())) return NotElfError(path);
   out.objects.push_back(
       InputFile{path, path, std::make_shared<MappedBlob>(std::move(file)), nullptr});
   return out;

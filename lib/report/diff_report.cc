@@ -6,7 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/report/json_report.h"
+#include "lib/report/render.h"
 #include "lib/report/text_util.h"
+#include "lib/results/results.h"
 
 namespace abicheck {
 
@@ -62,8 +64,8 @@ std::string RenderDiffText(const AbiDiff& diff, bool color) {
     for (const ExportChange& c : l.changed) {
       absl::StrAppend(&out, "  ", red("changed"), ": ", name(c.demangled, c.symbol),
                       "\n       now: ", name(c.new_demangled, c.new_symbol), "\n");
-      for (const std::string& d : c.differences)
-        absl::StrAppend(&out, "            ", Printable(d), "\n");
+      for (const Difference& d : c.differences)
+        absl::StrAppend(&out, "            ", Printable(DifferenceText(d)), "\n");
     }
     for (const ExportChange& c : l.removed)
       absl::StrAppend(&out, "  ", red("removed"), ": ", name(c.demangled, c.symbol), "\n");
@@ -82,7 +84,7 @@ std::string RenderDiffJson(const AbiDiff& diff) {
       if (!c.new_symbol.empty()) {
         e["new_symbol"] = c.new_symbol;
         e["new_demangled"] = c.new_demangled;
-        e["differences"] = c.differences;
+        e["differences"] = DifferenceTexts(c.differences);
       }
       a.push_back(std::move(e));
     }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lib/report/json_report.h"
+#include "lib/report/render.h"
 #include "lib/report/text_util.h"
 #include "lib/util/paths.h"
 

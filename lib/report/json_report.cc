@@ -2,6 +2,8 @@
 // order so that the same inputs give the same bytes.
 #include "lib/report/json_report.h"
 
+#include "lib/report/render.h"
+
 namespace abicheck {
 
 using ordered_json = nlohmann::ordered_json;
@@ -28,12 +30,12 @@ ordered_json ProblemJson(const Problem& p) {
   ordered_json cands = ordered_json::array();
   for (const Candidate& c : p.candidates) {
     ordered_json cj;
-    cj["relation"] = c.relation;
+    cj["relation"] = RelationName(c.relation);
     cj["symbol"] = c.symbol;
     cj["demangled"] = c.demangled;
     cj["library"] = c.library;
     if (!c.version.empty()) cj["version"] = c.version;
-    cj["differences"] = c.differences;
+    cj["differences"] = DifferenceTexts(c.differences);
     cands.push_back(std::move(cj));
   }
   if (!cands.empty()) d["candidates"] = std::move(cands);
@@ -61,7 +63,7 @@ ordered_json ReportJson(const Report& r) {
   for (const LoadedLibrary& l : r.libraries) {
     libs.push_back({{"name", l.name},
                     {"path", l.path},
-                    {"found_by", l.found_by},
+                    {"found_by", FoundByName(l.found_by)},
                     {"newly_loaded", l.newly_loaded}});
   }
   j["libraries"] = std::move(libs);
@@ -69,11 +71,12 @@ ordered_json ReportJson(const Report& r) {
   for (const Cause& c : r.causes)
     causes.push_back({{"id", c.id}, {"summary", c.summary}, {"problems", c.problems}});
   j["causes"] = std::move(causes);
-  j["string_abi"] = {{"module", r.module_string_abi}, {"providers", r.providers_string_abi}};
+  j["string_abi"] = {{"module", StringAbiName(r.module_string_abi)},
+                     {"providers", StringAbiName(r.providers_string_abi)}};
   ordered_json warnings = ordered_json::array();
   for (const Warning& w : r.warnings) {
     ordered_json o = {{"object", w.object}, {"message", w.message}};
-    if (!w.kind.empty()) o["kind"] = w.kind;
+    if (w.kind != WarningKind::kNote) o["kind"] = WarningKindName(w.kind);
     warnings.push_back(std::move(o));
   }
   j["warnings"] = std::move(warnings);

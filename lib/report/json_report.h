@@ -3,6 +3,7 @@
 #define ABICHECK_LIB_REPORT_JSON_REPORT_H_
 
 #include "abicheck/abicheck.h"
+#include "lib/results/results.h"
 #include "nlohmann/json.hpp"
 
 namespace abicheck {

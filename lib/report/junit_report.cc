@@ -3,6 +3,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/report/render.h"
 
 namespace abicheck {
 namespace {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/report/json_report.h"
+#include "lib/report/render.h"
 #include "lib/report/text_util.h"
 
 namespace abicheck {
@@ -120,10 +121,6 @@ std::string StableAbiLines(const Matrix& m) {
 
 std::string PinText(const std::vector<std::string>& pins) {
   return pins.empty() ? "pins no torch" : absl::StrJoin(pins, ", ");
-}
-
-std::string RenderMatrixText(const Matrix& m, bool color) {
-  return RenderMatrixText(m, color, false);
 }
 
 std::string RenderMatrixText(const Matrix& m, bool color, bool all) {

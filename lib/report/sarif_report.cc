@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/report/json_report.h"
+#include "lib/report/render.h"
 
 namespace abicheck {
 
@@ -58,7 +59,7 @@ J SarifResult(const Report& report, const Problem& p) {
     absl::StrAppend(&text, " (", p.demangled, ")");
   if (!p.candidates.empty() && !p.candidates[0].differences.empty()) {
     absl::StrAppend(&text, "; nearest: ", p.candidates[0].demangled, ": ",
-                    absl::StrJoin(p.candidates[0].differences, "; "));
+                    absl::StrJoin(DifferenceTexts(p.candidates[0].differences), "; "));
   }
   if (!p.hint.empty()) absl::StrAppend(&text, ". ", p.hint);
   J props = {{"module", report.module}, {"first", p.first}};
@@ -83,9 +84,9 @@ std::string RenderSarif(const std::vector<Report>& reports) {
   for (const Report& report : reports) {
     for (const Problem& p : report.problems) results.push_back(SarifResult(report, p));
     for (const Warning& w : report.warnings) {
-      if (w.kind.empty()) continue;  // notes stay in the report; hazards are results
+      if (w.kind == WarningKind::kNote) continue;  // notes stay in the report; hazards are results
       results.push_back(
-          {{"ruleId", w.kind},
+          {{"ruleId", WarningKindName(w.kind)},
            {"level", "warning"},
            {"message", {{"text", w.message}}},
            {"locations",

@@ -189,6 +189,33 @@ void WriteJson(const std::vector<Row>& rows, size_t threads, const SymbolListOpt
 
 }  // namespace
 
+absl::StatusOr<std::vector<SymbolRow>> SymbolRows(const std::string& path, const ElfFile& elf,
+                                                  const SymbolTable& syms,
+                                                  const SymbolListOptions& options) {
+  std::vector<SymbolRow> out;
+  out.reserve(syms.size());
+  ABICHECK_RETURN_IF_ERROR(ForEachRow(path, elf, syms, options, [&](const Row& r) {
+    SymbolRow row;
+    row.name = std::string(r.sym.name);
+    row.version = std::string(r.version);
+    row.default_version = r.default_version;
+    row.type = r.letter;
+    row.defined = r.sym.defined();
+    row.value = r.sym.value;
+    row.size = r.sym.size;
+    out.push_back(std::move(row));
+  }));
+  if (options.demangle) {
+    constexpr size_t kRowsPerChunk = 512;
+    const size_t chunks = (out.size() + kRowsPerChunk - 1) / kRowsPerChunk;
+    ParallelFor(chunks, ThreadsFor(out.size() / 2048 + 1), [&](size_t c) {
+      for (size_t i = c * kRowsPerChunk; i < std::min(out.size(), (c + 1) * kRowsPerChunk); ++i)
+        out[i].demangled = Demangle(out[i].name);
+    });
+  }
+  return out;
+}
+
 absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
                                 const SymbolTable& syms, const SymbolListOptions& options,
                                 absl::FunctionRef<void(absl::string_view)> sink) {

@@ -15,6 +15,10 @@ namespace abicheck {
 absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
                                 const SymbolTable& syms, const SymbolListOptions& options,
                                 absl::FunctionRef<void(absl::string_view)> sink);
+// The same entries as rows (SymbolListOptions::json does not apply).
+absl::StatusOr<std::vector<SymbolRow>> SymbolRows(const std::string& path, const ElfFile& elf,
+                                                  const SymbolTable& syms,
+                                                  const SymbolListOptions& options);
 
 }  // namespace abicheck
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/report/render.h"
 #include "lib/report/text_util.h"
 
 namespace abicheck {
@@ -130,7 +131,7 @@ void AppendHeadline(const Report& r, const Style& st, std::string* out) {
 void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
   for (const Warning& w : r.warnings) {
     // Hazards of a load that succeeds are said up front, not only among the notes at the end.
-    if (w.kind == "second_copy")
+    if (w.kind == WarningKind::kSecondCopy)
       absl::StrAppend(out, "  ", st.Yellow("hazard"), ": ", Printable(w.message), "\n");
   }
   for (const Cause& c : r.causes) {
@@ -209,12 +210,12 @@ void AppendProblem(const Report& r, const Problem& p, const Style& st, std::stri
       break;
   }
   for (const Candidate& c : p.candidates) {
-    if (c.relation == "not_in_scope") continue;  // the hint says it
+    if (c.relation == Relation::kNotInScope) continue;  // the hint says it
     absl::StrAppend(out, "      nearest: ", Printable(c.demangled),
                     c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ",
                     Printable(c.library), "\n");
-    for (const std::string& d : c.differences)
-      absl::StrAppend(out, "               ", st.Yellow(Printable(d)), "\n");
+    for (const Difference& d : c.differences)
+      absl::StrAppend(out, "               ", st.Yellow(Printable(DifferenceText(d))), "\n");
   }
   if (!p.hint.empty()) absl::StrAppend(out, "      ", Printable(p.hint), "\n");
 }
@@ -266,8 +267,6 @@ void AppendDeviceCode(const Report& r, std::string* out) {
 }
 
 }  // namespace
-
-std::string RenderText(const Report& r, bool color) { return RenderText(r, color, false); }
 
 std::string RenderText(const Report& r, bool color, bool all) {
   Style st{color};

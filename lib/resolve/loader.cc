@@ -149,7 +149,7 @@ Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCach
   system_dirs_.push_back(absl::StrCat(options_.sysroot, "/usr/lib"));
 }
 
-absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string found_by,
+absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, FoundBy found_by,
                                           bool preexisting) {
   auto obj = std::make_unique<Object>();
   obj->blob = input.blob;
@@ -166,13 +166,13 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, std::string fo
   if (!parsed.elf_status.ok()) return parsed.elf_status;
   std::vector<std::string> names{input.path};
   if (input.name != input.path) names.push_back(input.name);
-  return AddObject(std::move(obj), parsed, input.name, input.path, std::move(names),
-                   std::move(found_by), nullptr, preexisting);
+  return AddObject(std::move(obj), parsed, input.name, input.path, std::move(names), found_by,
+                   nullptr, preexisting);
 }
 
 absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                           const std::string& path, const std::string& opened_as,
-                                          std::vector<std::string> names, std::string found_by,
+                                          std::vector<std::string> names, FoundBy found_by,
                                           const Object* loader, bool preexisting) {
   if (!parsed.syms_status.ok()) return parsed.syms_status;
   obj->elf = parsed.elf;
@@ -180,7 +180,7 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
   obj->path = path;
   obj->names = std::move(names);
   obj->origin = OriginOf(opened_as, cwd_);
-  obj->found_by = std::move(found_by);
+  obj->found_by = found_by;
   obj->loader = loader;
   obj->preexisting = preexisting;
   obj->load_index = objects_.size();
@@ -275,7 +275,7 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
 bool Loader::DirExists(const std::string& dir) { return parses_->DirExists(dir); }
 
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
-                                        std::string found_by, Object* requester, bool preexisting,
+                                        FoundBy found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
   // open_path: not there, try the next directory. The answer cannot change during one check, and
   // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...).
@@ -334,12 +334,12 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   auto obj = std::make_unique<Object>();
   obj->file_id = parsed->file_id;
   obj->blob = parsed->blob;
-  return AddObject(std::move(obj), *parsed, path, path, {std::string(name)}, std::move(found_by),
-                   requester, preexisting);
+  return AddObject(std::move(obj), *parsed, path, path, {std::string(name)}, found_by, requester,
+                   preexisting);
 }
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,
-                                       std::string found_by, Object* requester, bool preexisting,
+                                       FoundBy found_by, Object* requester, bool preexisting,
                                        Skipped* skipped) {
   // open_path: dir/<each capability subdirectory>/name, then dir/name. A subdirectory that does
   // not exist is known after one stat (ld.so marks it `nonexisting`).
@@ -350,7 +350,7 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
                                                   preexisting, skipped));
     if (o != nullptr) return o;
   }
-  return TryPath(JoinDir(dir, name), name, std::move(found_by), requester, preexisting, skipped);
+  return TryPath(JoinDir(dir, name), name, found_by, requester, preexisting, skipped);
 }
 
 const Object* Loader::SameStemProvider(absl::string_view name) const {
@@ -358,7 +358,7 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
   const std::string stem = SonameStem(name);
   if (stem.empty()) return nullptr;
   for (const Object* o : loaded()) {
-    if (!o->preexisting || o->found_by != "provider") continue;
+    if (!o->preexisting || o->found_by != FoundBy::kProvider) continue;
     absl::string_view soname = o->elf->soname();
     absl::string_view file = o->path;
     if (size_t slash = file.rfind('/'); slash != absl::string_view::npos)
@@ -502,40 +502,42 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   Skipped skipped;
   tried_a_path_ = false;
   Object* found = nullptr;
-  auto attempt = [&](absl::string_view dir, const char* how) -> absl::Status {
+  auto attempt = [&](absl::string_view dir, FoundBy how) -> absl::Status {
     if (found != nullptr) return absl::OkStatus();
     ABICHECK_ASSIGN_OR_RETURN(found, TryDir(dir, name, how, requester, preexisting, &skipped));
     return absl::OkStatus();
   };
   if (name.find('/') != absl::string_view::npos) {
     ABICHECK_ASSIGN_OR_RETURN(
-        found, TryPath(std::string(name), name, "path", requester, preexisting, &skipped));
+        found, TryPath(std::string(name), name, FoundBy::kPath, requester, preexisting, &skipped));
   } else {
     // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
     if (!requester->elf->has_runpath()) {
       for (const Object* l = requester; l != nullptr && found == nullptr; l = l->loader) {
         if (l->elf->rpath().empty() || l->elf->has_runpath()) continue;
         for (const std::string& d : RpathDirs(*l)) {
-          ABICHECK_RETURN_IF_ERROR(attempt(d, "rpath"));
+          ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kRpath));
         }
       }
     }
     for (const std::string& d : options_.library_path)
-      ABICHECK_RETURN_IF_ERROR(attempt(d, "library_path"));
+      ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kLibraryPath));
     if (requester->elf->has_runpath()) {
       for (const std::string& d : RunpathDirs(*requester)) {
-        ABICHECK_RETURN_IF_ERROR(attempt(d, "runpath"));
+        ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kRunpath));
       }
     }
     const bool nodeflib = (requester->elf->flags_1() & elf::DF_1_NODEFLIB) != 0;
     if (found == nullptr && options_.use_host && !nodeflib) {
       if (std::optional<std::string> p = cache_.Lookup(name, machine_)) {
-        ABICHECK_ASSIGN_OR_RETURN(found, TryPath(absl::StrCat(options_.sysroot, *p), name,
-                                                 "ld.so.cache", requester, preexisting, &skipped));
+        ABICHECK_ASSIGN_OR_RETURN(
+            found, TryPath(absl::StrCat(options_.sysroot, *p), name, FoundBy::kLdCache, requester,
+                           preexisting, &skipped));
         if (found != nullptr) found->host = true;
       }
-      for (const std::string& d : system_dirs_) ABICHECK_RETURN_IF_ERROR(attempt(d, "system"));
-      if (found != nullptr && found->found_by == "system") found->host = true;
+      for (const std::string& d : system_dirs_)
+        ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kSystem));
+      if (found != nullptr && found->found_by == FoundBy::kSystem) found->host = true;
     }
   }
   if (found != nullptr) return found;

@@ -34,7 +34,7 @@ struct Object {
   std::string path;                // l_name: the path it was opened under
   std::vector<std::string> names;  // l_libname: every name it was requested under
   std::string origin;              // $ORIGIN: absolute directory of `path`, symlinks kept
-  std::string found_by;
+  FoundBy found_by = FoundBy::kModule;
   std::shared_ptr<const Blob> blob;
   std::optional<FileId> file_id;
   std::shared_ptr<const ElfFile> elf;  // shared through the ParseCache
@@ -103,7 +103,7 @@ class Loader {
 
   // Adds an object named by the user (a file, or a member of a directory or archive); errors
   // name it. `preexisting` objects play libraries loaded before the dlopen being predicted.
-  absl::StatusOr<Object*> OpenGiven(const InputFile& input, std::string found_by, bool preexisting);
+  absl::StatusOr<Object*> OpenGiven(const InputFile& input, FoundBy found_by, bool preexisting);
 
   // The breadth-first dependency closure of `root` (_dl_map_object_deps): root first, each
   // object once. Failures are appended to `failures` in the order ld.so meets them.
@@ -229,7 +229,7 @@ class Loader {
   // Appends the parsed object to the load order (its symbol table's error, if any, is returned).
   absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                     const std::string& path, const std::string& opened_as,
-                                    std::vector<std::string> names, std::string found_by,
+                                    std::vector<std::string> names, FoundBy found_by,
                                     const Object* loader, bool preexisting);
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
@@ -241,12 +241,10 @@ class Loader {
   };
   // Tries each of the CPU's subdirectories of `dir` (glibc-hwcaps/..., the legacy ones), then
   // `dir` itself (docs/loader-model.md C8).
-  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name,
-                                 std::string found_by, Object* requester, bool preexisting,
-                                 Skipped* skipped);
-  absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name,
-                                  std::string found_by, Object* requester, bool preexisting,
-                                  Skipped* skipped);
+  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, FoundBy found_by,
+                                 Object* requester, bool preexisting, Skipped* skipped);
+  absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name, FoundBy found_by,
+                                  Object* requester, bool preexisting, Skipped* skipped);
   std::vector<std::string> ExpandPath(absl::string_view list, const Object& owner) const;
   // The object's RPATH / RUNPATH directories, expanded once per object.
   const std::vector<std::string>& RpathDirs(const Object& o) const;

@@ -142,7 +142,7 @@ namespace {
 
 // Global scope: the interpreter and preloaded objects with their dependencies
 // (docs/loader-model.md §C3).
-absl::Status AddGlobal(World& w, const InputFile& in, const char* how) {
+absl::Status AddGlobal(World& w, const InputFile& in, FoundBy how) {
   ABICHECK_ASSIGN_OR_RETURN(Object * o, w.loader->OpenGiven(in, how, /*preexisting=*/true));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list,
                             w.loader->MapDeps(o, true, &w.failures));
@@ -161,8 +161,8 @@ absl::StatusOr<std::vector<bool>> OpenProviders(World& w, const std::vector<Inpu
   std::vector<bool> opened_new(providers.size(), false);
   for (size_t i = 0; i < providers.size(); ++i) {
     const size_t before = loader.object_count();
-    ABICHECK_ASSIGN_OR_RETURN(Object * o,
-                              loader.OpenGiven(providers[i], "provider", /*preexisting=*/true));
+    ABICHECK_ASSIGN_OR_RETURN(
+        Object * o, loader.OpenGiven(providers[i], FoundBy::kProvider, /*preexisting=*/true));
     opened_new[i] = loader.object_count() > before;
     w.given.push_back(o);
     if (o->elf->machine() != w.machine || o->elf->is_64() != w.is_64) {
@@ -258,8 +258,8 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   }
   w.loader = std::make_unique<Loader>(options, w.machine, w.is_64, std::move(cache), parses);
   w.loader->SetBigEndian(w.big_endian);
-  if (python != nullptr) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, *python, "interpreter"));
-  for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, p, "preload"));
+  if (python != nullptr) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, *python, FoundBy::kInterpreter));
+  for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, p, FoundBy::kPreload));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> opened_new, OpenProviders(w, providers, own_package));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> mapped_new, MapProviders(w, providers.size()));
   RecordWorldFailures(w);
@@ -322,10 +322,11 @@ void WarnSecondCopies(const World& w, const std::vector<const Object*>& searchli
       report->warnings.push_back(
           {o->path,
            absl::StrCat("a second copy of ", stem, ": ", o->names.front(), " is loaded from ",
-                        o->path, " (", o->found_by, ") beside the given ", pname, " (", p->path,
-                        "); the process then holds two builds of it, and ", o->names.front(),
+                        o->path, " (", FoundByName(o->found_by), ") beside the given ", pname, " (",
+                        p->path, "); the process then holds two builds of it, and ",
+                        o->names.front(),
                         "'s users bind to this copy. Rebuild against the given build."),
-           "second_copy"});
+           WarningKind::kSecondCopy});
       break;
     }
   }
@@ -740,7 +741,8 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   for (const std::string& n : options.notes) report.warnings.push_back({module_path, n});
   ABICHECK_RETURN_IF_ERROR(OtherMachineProviders(w, providers, module_path, set_aside, &report));
 
-  ABICHECK_ASSIGN_OR_RETURN(Object * module, loader.OpenGiven(module_input, "module", false));
+  ABICHECK_ASSIGN_OR_RETURN(Object * module,
+                            loader.OpenGiven(module_input, FoundBy::kModule, false));
   if (module->preexisting) {
     if (if_loaded == ModuleAlreadyLoaded::kIsAnError) {
       return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));

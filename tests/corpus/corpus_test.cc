@@ -11,6 +11,8 @@
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/report/render.h"
+#include "lib/results/results.h"
 
 namespace fs = std::filesystem;
 
@@ -119,9 +121,9 @@ TEST_F(CorpusTest, TorchvisionAgainstThreeBuilds) {
     // Issue 4: both _def overloads explained as parameter 3 at::Tag -> torch::headeronly::Tag.
     if (p.symbol.rfind("_ZNR5torch7Library4_def", 0) == 0) {
       ASSERT_FALSE(p.candidates.empty()) << p.demangled;
-      EXPECT_EQ(p.candidates[0].relation, "signature_changed");
+      EXPECT_EQ(p.candidates[0].relation, Relation::kSignatureChanged);
       EXPECT_THAT(
-          p.candidates[0].differences,
+          DifferenceTexts(p.candidates[0].differences),
           Contains(HasSubstr("parameter 3: std::vector<at::Tag, std::allocator<at::Tag> > const& → "
                              "std::vector<torch::headeronly::Tag")));
     }
@@ -176,7 +178,7 @@ TEST_F(CorpusTest, WheelsAndDirectoriesGiveTheSameAnswers) {
 
 TEST_F(CorpusTest, IndexGivesTheSameAnswers) {
   const std::string index = kCorpus + "/test-two-builds.abix";
-  absl::StatusOr<std::string> built =
+  absl::StatusOr<IndexSummary> built =
       BuildIndex({Wheel("torch-2.6.0-trixie.whl"), Dir("sid/libtorch2.14/" + kLib)},
                  {"torch-2.6.0", "torch-2.14.1"}, index);
   ASSERT_TRUE(built.ok()) << built.status();
@@ -253,7 +255,8 @@ TEST_F(CorpusTest, DiffBetweenReleases) {
     for (const ExportChange& c : l.changed) {
       if (c.symbol.rfind("_ZNR5torch7Library4_def", 0) == 0) {
         def_changed = true;
-        EXPECT_THAT(c.differences, Contains(HasSubstr("parameter 3: std::vector<at::Tag")));
+        EXPECT_THAT(DifferenceTexts(c.differences),
+                    Contains(HasSubstr("parameter 3: std::vector<at::Tag")));
       }
     }
   }

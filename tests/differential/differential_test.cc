@@ -17,6 +17,7 @@
 #include "lib/index/index_file.h"
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
+#include "lib/report/render.h"
 #include "tests/support/fixtures.h"
 
 namespace fs = std::filesystem;
@@ -203,7 +204,7 @@ TEST_P(LoaderDifferential, IndexBindsLikeTheFiles) {
   // And once more through a merged index: `abicheck index a.abix -o b.abix` reads the entries
   // back through the index and writes them again, chain order included.
   const std::string merged = sc.out + "/merged.abix";
-  absl::StatusOr<std::string> m = BuildIndex({index}, {}, merged, InputLimits{});
+  absl::StatusOr<IndexSummary> m = BuildIndex({index}, {}, merged, InputLimits{});
   ASSERT_TRUE(m.ok()) << m.status();
   options.providers = {merged + "#fixture"};
   absl::StatusOr<Report> remerged = Check(sc.module, options);
@@ -301,7 +302,7 @@ TEST(SecondCopy, IsWarnedInEveryFormat) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->loads);
   ASSERT_EQ(std::count_if(r->warnings.begin(), r->warnings.end(),
-                          [](const Warning& w) { return w.kind == "second_copy"; }),
+                          [](const Warning& w) { return w.kind == WarningKind::kSecondCopy; }),
             1)
       << RenderText(*r, false);
   const std::string text = RenderText(*r, false);

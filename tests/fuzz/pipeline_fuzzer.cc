@@ -8,6 +8,7 @@
 #include "abicheck/abicheck.h"
 #include "lib/api/check_internal.h"
 #include "lib/io/blob.h"
+#include "lib/report/render.h"
 
 namespace {
 

@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/report/render.h"
+#include "lib/results/results.h"
 
 namespace abicheck {
 namespace {
@@ -78,7 +80,8 @@ TEST_F(PypiTest, SglKernelLoadsOnTorch291AndBreaksOn2100) {
     EXPECT_EQ(p.candidates[0].demangled,
               "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, unsigned "
               "int, bool)");
-    EXPECT_THAT(p.candidates[0].differences, Contains("parameter 4: int → unsigned int"));
+    EXPECT_THAT(DifferenceTexts(p.candidates[0].differences),
+                Contains("parameter 4: int → unsigned int"));
   }
   EXPECT_TRUE(headline) << RenderText(on2100, false);
   // The recommendation is the build with the fewest failing packages, as counted here (the
@@ -126,7 +129,7 @@ TEST_F(PypiTest, WheelsAndAnIndexOfThemGiveTheSameAnswers) {
   const std::vector<std::string> modules = {
       Wheel("sgl_kernel-0.3.21-"), Wheel("torchvision-0.24.1-"), Wheel("xformers-0.0.35-")};
   const std::string index = (fs::temp_directory_path() / "abicheck_pypi_test.abix").string();
-  absl::StatusOr<std::string> built = BuildIndex(builds, {}, index);
+  absl::StatusOr<IndexSummary> built = BuildIndex(builds, {}, index);
   ASSERT_TRUE(built.ok()) << built.status();
   CheckOptions o = Options();
   absl::StatusOr<Matrix> from_wheels = CheckMatrix(modules, builds, o);

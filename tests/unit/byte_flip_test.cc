@@ -11,6 +11,7 @@
 #include "lib/api/check_internal.h"
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
+#include "lib/report/render.h"
 #include "tests/support/fixtures.h"
 #include "tests/unit/test_util.h"
 

@@ -8,7 +8,9 @@
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
+#include "lib/report/render.h"
 #include "lib/resolve/ld_cache.h"
+#include "lib/results/results.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
 
@@ -200,7 +202,7 @@ TEST(CheckInputTest, SysrootIsSearchedInsteadOfTheHost) {
   ASSERT_EQ(r->libraries.size(), 2u);
   EXPECT_EQ(r->libraries[1].path,
             d.path() + "/root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so");
-  EXPECT_EQ(r->libraries[1].found_by, "system");
+  EXPECT_EQ(r->libraries[1].found_by, FoundBy::kSystem);
   // The same module without the sysroot: the running host has no such library.
   absl::StatusOr<Report> host = Check(mod, CheckOptions{});
   ASSERT_TRUE(host.ok()) << host.status();
@@ -224,7 +226,7 @@ TEST(CheckInputTest, LibraryPathIsSearchedBeforeTheHost) {
   absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->loads) << RenderText(*r, false);
-  EXPECT_EQ(r->libraries[1].found_by, "library_path");
+  EXPECT_EQ(r->libraries[1].found_by, FoundBy::kLibraryPath);
 }
 
 TEST(LdCacheTest, ParsesNewFormat) {
@@ -314,18 +316,49 @@ TEST(DemangleTest, SplitAndDescribe) {
   EXPECT_EQ(a.context, "c10::cuda");
   EXPECT_EQ(a.base, "c10_cuda_check_implementation");
   EXPECT_THAT(a.params, ElementsAre("int", "char const*", "char const*", "int", "bool"));
-  EXPECT_THAT(DescribeDifferences(a, b), ElementsAre("parameter 4: int → unsigned int"));
+  EXPECT_THAT(DifferenceTexts(DescribeDifferences(a, b)),
+              ElementsAre("parameter 4: int → unsigned int"));
   FunctionParts s1, s2;
   ASSERT_TRUE(SplitFunction("_ZN3c104cuda9SetDeviceEi", &s1));
   ASSERT_TRUE(SplitFunction("_ZN3c104cuda9SetDeviceEa", &s2));
-  EXPECT_THAT(DescribeDifferences(s1, s2), ElementsAre("parameter 1: int → signed char"));
+  EXPECT_THAT(DifferenceTexts(DescribeDifferences(s1, s2)),
+              ElementsAre("parameter 1: int → signed char"));
   FunctionParts t1, t2;
   ASSERT_TRUE(SplitFunction("_ZN5torch7Library4_defEOSt6vectorIN2at3TagESaIS3_EE", &t1));
   EXPECT_THAT(t1.params, ElementsAre("std::vector<at::Tag, std::allocator<at::Tag> >&&"));
   FunctionParts q1, q2;
   ASSERT_TRUE(SplitFunction("_ZNK3foo3barEv", &q1));
   ASSERT_TRUE(SplitFunction("_ZN3foo3barEv", &q2));
-  EXPECT_THAT(DescribeDifferences(q1, q2), ElementsAre("qualifiers: const → (none)"));
+  EXPECT_THAT(DifferenceTexts(DescribeDifferences(q1, q2)),
+              ElementsAre("qualifiers: const → (none)"));
+  // The differences are data: kind, position, from, to.
+  const std::vector<Difference> d = DescribeDifferences(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0], (Difference{Difference::Kind::kParameter, 4, "int", "unsigned int"}));
+  const std::vector<Difference> q = DescribeDifferences(q1, q2);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0], (Difference{Difference::Kind::kQualifiers, 0, "const", ""}));
+}
+
+TEST(DifferenceTest, EachKindReadsAsAPersonWouldSayIt) {
+  using K = Difference::Kind;
+  const std::pair<Difference, const char*> cases[] = {
+      {{K::kAbiTag, 0, "", "[abi:cxx11]"},
+       "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)"},
+      {{K::kAbiTag, 0, "[abi:cxx11]", ""}, "ABI tag: [abi:cxx11] → (none)"},
+      {{K::kScope, 0, "c10", "c10::cuda"}, "scope: c10 → c10::cuda"},
+      {{K::kParameterCount, 0, "1", "2"}, "1 parameter → 2 parameters"},
+      {{K::kParameter, 4, "int", "unsigned int"}, "parameter 4: int → unsigned int"},
+      {{K::kQualifiers, 0, "", "const"}, "qualifiers: (none) → const"},
+      {{K::kReturnType, 0, "int", "long"}, "return type: int → long"},
+      {{K::kVersion, 0, "V2", ""}, "version: V2 → (unversioned)"},
+      {{K::kMangledName, 0, "_Z1fIiEvv", "_Z1fIjEvv"}, "mangled name: _Z1fIiEvv → _Z1fIjEvv"},
+  };
+  for (const auto& [d, text] : cases) EXPECT_EQ(DifferenceText(d), text);
+  EXPECT_STREQ(FoundByName(FoundBy::kLdCache), "ld.so.cache");
+  EXPECT_STREQ(RelationName(Relation::kNotInScope), "not_in_scope");
+  EXPECT_STREQ(StringAbiName(StringAbi::kPreCxx11), "pre-c++11");
+  EXPECT_STREQ(WarningKindName(WarningKind::kSecondCopy), "second_copy");
 }
 
 }  // namespace

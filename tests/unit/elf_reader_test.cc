@@ -100,6 +100,10 @@ TEST(ElfReaderTest, TextIsNotElf) {
       ElfFile::Parse("libc.so", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   EXPECT_THAT(f, StatusIs(absl::StatusCode::kInvalidArgument, "libc.so: not an ELF file"));
   EXPECT_TRUE(IsNotElf(f.status()));
+  // The classification is the status's payload, not its words: a file named "not an ELF file"
+  // that is corrupt is still corrupt.
+  EXPECT_FALSE(IsNotElf(absl::InvalidArgumentError("x: not an ELF file")));
+  EXPECT_FALSE(IsNotElf(absl::DataLossError("not an ELF file")));
 }
 
 TEST(ElfReaderTest, EmptyIsNotElf) {

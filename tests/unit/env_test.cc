@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/inputs/python_env.h"
+#include "lib/report/render.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
 

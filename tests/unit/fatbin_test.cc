@@ -282,8 +282,8 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
     Report r;
     r.module = "m.so";
     r.loads = true;
-    r.libraries = {{"m.so", "m.so", "module", true},
-                   {"libcudart.so.13", "/x/libcudart.so.13.0.96", "rpath", true}};
+    r.libraries = {{"m.so", "m.so", FoundBy::kModule, true},
+                   {"libcudart.so.13", "/x/libcudart.so.13.0.96", FoundBy::kRpath, true}};
     CheckDeviceCode(*t, *elf, blob, &r);
     CheckCudaRuntime(*t, &r);
     std::vector<std::string> kinds;

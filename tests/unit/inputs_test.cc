@@ -9,11 +9,15 @@
 #include <fstream>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/io/blob.h"
 #include "lib/io/zip_archive.h"
+#include "lib/report/render.h"
+#include "lib/results/results.h"
 #include "lib/util/paths.h"
 #include "tests/support/index_reseal.h"
 #include "tests/unit/elf_builder.h"
@@ -344,7 +348,7 @@ TEST(DiagnosisRankingTest, SameQualifiedNameWins) {
   const Candidate& c = r->problems[0].candidates[0];
   EXPECT_EQ(c.demangled,
             "at::_ops::narrow::call(at::Tensor const&, long, c10::SymInt, c10::SymInt)");
-  EXPECT_EQ(c.relation, "signature_changed");
+  EXPECT_EQ(c.relation, Relation::kSignatureChanged);
   EXPECT_EQ(r->problems[0].candidates.size(), 1u) << "diagonal_copy is noise beside it";
   EXPECT_THAT(r->problems[0].hint, HasSubstr("compiled against another declaration of call"));
 }
@@ -499,7 +503,8 @@ TEST(DiffTest, RemovedChangedAdded) {
   ASSERT_EQ(l.changed.size(), 1u);
   EXPECT_EQ(l.changed[0].demangled, "add(int, int)");
   EXPECT_EQ(l.changed[0].new_demangled, "add(int, unsigned int)");
-  EXPECT_THAT(l.changed[0].differences, ElementsAre("parameter 2: int → unsigned int"));
+  EXPECT_THAT(DifferenceTexts(l.changed[0].differences),
+              ElementsAre("parameter 2: int → unsigned int"));
   ASSERT_EQ(l.removed.size(), 1u);
   EXPECT_EQ(l.removed[0].symbol, "gone");
   ASSERT_EQ(l.added.size(), 1u);
@@ -557,7 +562,7 @@ TEST(DiffTest, OverloadsPairByTheClosestName) {
             "unsigned short const* at::TensorBase::const_data_ptr<unsigned short const>() const");
   ASSERT_EQ(l.added.size(), 1u);
   EXPECT_EQ(l.added[0].symbol, "_ZNK2at10TensorBase14const_data_ptrIKmEEPT_v");
-  for (const std::string& x : l.changed[0].differences) {
+  for (const std::string& x : DifferenceTexts(l.changed[0].differences)) {
     EXPECT_EQ(x.find("version:  "), std::string::npos) << x;
     EXPECT_FALSE(x.empty());
   }
@@ -630,7 +635,7 @@ class IndexTest : public ::testing::Test {
     d_.Write("b1/libtorch.so", Lib("libtorch.so", {"kept", "gone"}));
     d_.Write("b2/libtorch.so", Lib("libtorch.so", {"kept"}));
     index_ = d_.path() + "/builds.abix";
-    absl::StatusOr<std::string> s =
+    absl::StatusOr<IndexSummary> s =
         BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, index_);
     ASSERT_TRUE(s.ok()) << s.status();
     module_ = d_.Write("mod.so", Mod({"libtorch.so"}, {"kept", "gone"}));
@@ -656,10 +661,14 @@ TEST_F(IndexTest, SameAnswersAsTheDirectories) {
 
 TEST_F(IndexTest, SaysWhatItHolds) {
   // "kept" is exported by both builds and stored once; "gone" by the first only.
-  absl::StatusOr<std::string> s =
+  absl::StatusOr<IndexSummary> s =
       BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, d_.path() + "/again.abix");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_THAT(*s, ::testing::HasSubstr("again.abix: 2 builds, 2 libraries, 2 distinct names, "));
+  EXPECT_EQ(s->path, d_.path() + "/again.abix");
+  EXPECT_THAT(s->builds, ElementsAre("one", "two"));
+  EXPECT_EQ(s->libraries, 2u);
+  EXPECT_EQ(s->names, 2u);
+  EXPECT_EQ(s->file_bytes, std::filesystem::file_size(s->path));
 }
 
 TEST_F(IndexTest, SeveralBuildsNeedOneNamedAsProviders) {
@@ -777,17 +786,29 @@ TEST(SymbolListingTest, StreamsInChunksOfWholeLines) {
   ASSERT_TRUE(ListSymbolsTo(lib, SymbolListOptions{}, [&](absl::string_view c) {
                 chunks.emplace_back(c);
               }).ok());
-  absl::StatusOr<std::string> whole = ListSymbols(lib, SymbolListOptions{});
-  ASSERT_TRUE(whole.ok()) << whole.status();
-  EXPECT_GT(chunks.size(), 1u) << whole->size() << " bytes in one chunk";
+  EXPECT_GT(chunks.size(), 1u);
   std::string joined;
   for (const std::string& c : chunks) {
     EXPECT_EQ(c.back(), '\n');
     joined += c;
   }
-  EXPECT_EQ(joined, *whole);
-  EXPECT_THAT(*whole,
+  EXPECT_THAT(joined,
               ::testing::HasSubstr("_ZN5torch8autograd9generated39999some_long_function_nameEv\n"));
+  // The rows ListSymbols returns are the listing's lines, in order.
+  SymbolListOptions demangled;
+  demangled.demangle = true;
+  absl::StatusOr<std::vector<SymbolRow>> rows = ListSymbols(lib, demangled);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  const std::vector<std::string> lines = absl::StrSplit(joined, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), rows->size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const SymbolRow& r = (*rows)[i];
+    EXPECT_TRUE(absl::EndsWith(lines[i], absl::StrCat(" ", std::string(1, r.type), " ", r.name)))
+        << lines[i];
+    EXPECT_EQ(r.defined, lines[i][0] != ' ') << lines[i];
+  }
+  EXPECT_EQ(rows->back().name, "_ZN5torch8autograd9generated39999some_long_function_nameEv");
+  EXPECT_FALSE(rows->back().demangled.empty());  // asked for (not a C++ name: itself)
 }
 
 }  // namespace

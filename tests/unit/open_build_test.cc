@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/api/build.h"
+#include "lib/report/render.h"
 #include "lib/util/read_trace.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
@@ -32,7 +33,7 @@ class OpenBuildTest : public ::testing::Test {
     d_.Write("mods/c.so", Elf("", {"libt.so"}, {"PyInit_c"}, {"t_new", "t_gone"}));
     options_.use_host = false;
     index_ = d_.path() + "/two.abix";
-    absl::StatusOr<std::string> built =
+    absl::StatusOr<IndexSummary> built =
         BuildIndex({d_.path() + "/old", d_.path() + "/new"}, {"old", "new"}, index_, InputLimits{});
     ASSERT_TRUE(built.ok()) << built.status();
   }
@@ -67,7 +68,7 @@ TEST_F(OpenBuildTest, MatrixExpandsEachBuildOnceAndReadsAnIndexOnce) {
 TEST_F(OpenBuildTest, MergingAnIndexReadsItOnce) {
   ReadTrace& t = GlobalReadTrace();
   const uint64_t index_reads = t.index_reads;
-  absl::StatusOr<std::string> merged =
+  absl::StatusOr<IndexSummary> merged =
       BuildIndex({index_, d_.path() + "/new"}, {}, d_.path() + "/merged.abix", InputLimits{});
   ASSERT_TRUE(merged.ok()) << merged.status();
   EXPECT_EQ(t.index_reads - index_reads, 1u);

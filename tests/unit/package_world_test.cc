@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "lib/api/check_internal.h"
 #include "lib/inputs/inputs.h"
+#include "lib/report/render.h"
 #include "lib/resolve/loader.h"
 #include "lib/util/paths.h"
 #include "tests/unit/elf_builder.h"
@@ -153,11 +154,11 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   };
   const InputFile p = input("libp.so.1"), mod = input("m.so");
   Loader loader(o, 62, true, LdCache{});
-  absl::StatusOr<Object*> provider = loader.OpenGiven(p, "provider", true);
+  absl::StatusOr<Object*> provider = loader.OpenGiven(p, FoundBy::kProvider, true);
   ASSERT_TRUE(provider.ok());
   const std::vector<std::string> names = (*provider)->names;
   const Loader::Mark mark = loader.Checkpoint();
-  absl::StatusOr<Object*> m = loader.OpenGiven(mod, "module", false);
+  absl::StatusOr<Object*> m = loader.OpenGiven(mod, FoundBy::kModule, false);
   ASSERT_TRUE(m.ok());
   std::vector<MapFailure> failures;
   absl::StatusOr<std::vector<const Object*>> list = loader.MapDeps(*m, false, &failures);
@@ -174,12 +175,12 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   // Set aside, the provider is not the given file's object; after the rollback it is again.
   const Loader::Mark again = loader.Checkpoint();
   loader.SetAside(*provider);
-  absl::StatusOr<Object*> copy = loader.OpenGiven(p, "module", false);
+  absl::StatusOr<Object*> copy = loader.OpenGiven(p, FoundBy::kModule, false);
   ASSERT_TRUE(copy.ok());
   EXPECT_NE(*copy, *provider);
   EXPECT_EQ(std::distance(loader.loaded().begin(), loader.loaded().end()), 1) << "the copy only";
   loader.Rollback(again);
-  absl::StatusOr<Object*> same = loader.OpenGiven(p, "provider", true);
+  absl::StatusOr<Object*> same = loader.OpenGiven(p, FoundBy::kProvider, true);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(*same, *provider);
   EXPECT_EQ(loader.object_count(), 1u);

@@ -94,8 +94,6 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   options.use_host = !no_host;
   AddEnvironmentLibraryPath(ignore_env, &options);
   options.diagnose = !no_diagnose;
-  const bool use_color = out.color_on();
-  const std::string& format = out.format;
   if (!against.empty()) {
     options.providers = extra_providers;
     ProgressBar bar(out.quiet);
@@ -106,13 +104,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     if (!m.ok()) {
       return FailWith(prog, m.status(), out);
     }
-    std::vector<Report> reports;
-    for (const MatrixCell& c : m->cells) reports.push_back(c.report);
-    const std::string text = format == "json"    ? RenderMatrixJson(*m)
-                             : format == "sarif" ? RenderSarif(reports)
-                             : format == "junit" ? RenderJunit(*m)
-                                                 : RenderMatrixText(*m, use_color, all);
-    if (!Emit(prog, text, out)) return kExitBadInput;
+    if (!EmitResult(prog, *m, out, all)) return kExitBadInput;
     for (const MatrixCell& c : m->cells) {
       if (!c.report.ok()) return kExitWillNotLoad;
     }
@@ -133,19 +125,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   if (!report.ok()) {
     return FailWith(prog, report.status(), out);
   }
-  std::string text;
-  if (format == "junit") {
-    Matrix one;
-    one.modules = {report->module};
-    one.builds = {"given libraries"};
-    one.cells.push_back({report->module, "given libraries", *report});
-    text = RenderJunit(one);
-  } else {
-    text = format == "json"    ? RenderJson(*report)
-           : format == "sarif" ? RenderSarif({*report})
-                               : RenderText(*report, use_color, all);
-  }
-  if (!Emit(prog, text, out)) return kExitBadInput;
+  if (!EmitResult(prog, *report, out, all)) return kExitBadInput;
   return report->ok() ? kExitLoads : kExitWillNotLoad;
 }
 

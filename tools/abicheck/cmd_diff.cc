@@ -37,9 +37,7 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
     PrintError(prog, d.status());
     return ExitCodeForStatus(d.status());
   }
-  if (!Emit(prog, out.format == "json" ? RenderDiffJson(*d) : RenderDiffText(*d, out.color_on()),
-            out))
-    return kExitBadInput;
+  if (!EmitResult(prog, *d, out)) return kExitBadInput;
   return d->breaking() ? kExitWillNotLoad : kExitLoads;
 }
 

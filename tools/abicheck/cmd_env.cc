@@ -86,13 +86,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   if (!env.ok()) {
     return FailWith(prog, env.status(), out);
   }
-  std::vector<Report> reports = env->torch_imports;
-  for (const MatrixCell& c : env->matrix.cells) reports.push_back(c.report);
-  const std::string text = out.format == "json"    ? RenderEnvironmentJson(*env)
-                           : out.format == "sarif" ? RenderSarif(reports)
-                           : out.format == "junit" ? RenderJunit(env->matrix)
-                                                   : RenderEnvironmentText(*env, out.color_on());
-  if (!Emit(prog, text, out)) return kExitBadInput;
+  if (!EmitResult(prog, *env, out)) return kExitBadInput;
   return env->loads() ? kExitLoads : kExitWillNotLoad;
 }
 

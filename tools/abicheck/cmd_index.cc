@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
+#include "absl/strings/str_format.h"
 #include "tools/abicheck/commands.h"
 #include "tools/abicheck/progress.h"
 
@@ -39,13 +40,19 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   if (OutputIsAnInput(prog, output, builds)) return kExitUsage;
   ProgressBar bar(quiet);
   limits.progress = bar.Callback();
-  absl::StatusOr<std::string> summary = BuildIndex(builds, names, output, limits);
+  absl::StatusOr<IndexSummary> summary = BuildIndex(builds, names, output, limits);
   bar.Finish();
   if (!summary.ok()) {
     PrintError(prog, summary.status());
     return ExitCodeForStatus(summary.status());
   }
-  if (!quiet) std::fputs(summary->c_str(), stdout);
+  if (!quiet) {
+    std::fputs(absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n",
+                               summary->path, summary->builds.size(), summary->libraries,
+                               summary->names, summary->file_bytes / 1048576.0)
+                   .c_str(),
+               stdout);
+  }
   return 0;
 }
 

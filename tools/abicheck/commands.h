@@ -31,7 +31,14 @@ struct OutputOptions {
   // Adds --format (from `formats`), -o/--output, -q/--quiet and --color to `app`.
   void AddTo(CLI::App& app, std::vector<std::string> formats);
   bool color_on() const { return output.empty() && UseColor(color); }
+  // What Render() is asked for: --format, colors, and `all` (check --all).
+  RenderOptions render(bool all = false) const;
 };
+// Render(result, out.render(all)) written where -o says (or stdout): false, with the error said,
+// when it could not be rendered or written.
+template <typename Result>
+bool EmitResult(const std::string& prog, const Result& result, const OutputOptions& out,
+                bool all = false);
 // --gpu and --cuda-driver (docs/gpu-model.md) into `options`, for check and env.
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
 // --sysroot (must exist), --ignore-env and --glibc (MAJOR.MINOR), for check and env.

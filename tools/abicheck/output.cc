@@ -123,12 +123,22 @@ void PrintError(const std::string& prog, const absl::Status& status) {
   std::fprintf(stderr, "%s: %s\n", prog.c_str(), Printable(status.message()).c_str());
 }
 
+RenderOptions OutputOptions::render(bool all) const {
+  RenderOptions r;
+  r.format = format == "json"    ? Format::kJson
+             : format == "sarif" ? Format::kSarif
+             : format == "junit" ? Format::kJunit
+                                 : Format::kText;
+  r.color = color_on();
+  r.all = all;
+  return r;
+}
+
 int FailWith(const std::string& prog, const absl::Status& status, const OutputOptions& out) {
   PrintError(prog, status);
-  if (!out.output.empty() && (out.format == "sarif" || out.format == "junit")) {
-    const std::string message = absl::StrCat(prog, ": ", status.message());
-    const std::string doc =
-        out.format == "sarif" ? RenderSarifError(message) : RenderJunitError(message);
+  const Format format = out.render().format;
+  if (!out.output.empty() && (format == Format::kSarif || format == Format::kJunit)) {
+    const std::string doc = RenderError(absl::StrCat(prog, ": ", status.message()), format);
     if (absl::Status s = WriteFileAtomically(out.output, doc); !s.ok()) PrintError(prog, s);
   }
   return ExitCodeForStatus(status);
@@ -146,5 +156,19 @@ bool Emit(const std::string& prog, const std::string& text, const OutputOptions&
   }
   return true;
 }
+
+template <typename Result>
+bool EmitResult(const std::string& prog, const Result& result, const OutputOptions& out, bool all) {
+  absl::StatusOr<std::string> text = Render(result, out.render(all));
+  if (!text.ok()) {
+    PrintError(prog, text.status());
+    return false;
+  }
+  return Emit(prog, *text, out);
+}
+template bool EmitResult(const std::string&, const Report&, const OutputOptions&, bool);
+template bool EmitResult(const std::string&, const Matrix&, const OutputOptions&, bool);
+template bool EmitResult(const std::string&, const EnvironmentReport&, const OutputOptions&, bool);
+template bool EmitResult(const std::string&, const AbiDiff&, const OutputOptions&, bool);
 
 }  // namespace abicheck::cli

@@ -1,0 +1,33 @@
+// The renderers behind Render() (include/abicheck/abicheck.h), one per result and format, for the
+// stages and tests that want one directly. Not exported from libabicheck.so: build tooling calls
+// Render(result, options).
+#ifndef ABICHECK_LIB_REPORT_RENDER_H_
+#define ABICHECK_LIB_REPORT_RENDER_H_
+
+#include <string>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+
+namespace abicheck {
+
+// `all`: every problem of a cause, not three and a count (RenderOptions::all).
+std::string RenderText(const Report& report, bool color, bool all = false);
+std::string RenderJson(const Report& report);
+std::string RenderSarif(const std::vector<Report>& reports);
+std::string RenderSarifError(const std::string& message);
+
+std::string RenderMatrixText(const Matrix& matrix, bool color, bool all = false);
+std::string RenderMatrixJson(const Matrix& matrix);
+std::string RenderJunit(const Matrix& matrix);
+std::string RenderJunitError(const std::string& message);
+
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color);
+std::string RenderEnvironmentJson(const EnvironmentReport& env);
+
+std::string RenderDiffText(const AbiDiff& diff, bool color);
+std::string RenderDiffJson(const AbiDiff& diff);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_REPORT_RENDER_H_

@@ -1,0 +1,171 @@
+// The public result types: the names reports give their enums, a difference's text, and verdicts
+// over many reports.
+#include "lib/results/results.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace abicheck {
+
+const char* Version() { return ABICHECK_VERSION; }
+
+const char* TorchAbiName(TorchAbi abi) {
+  switch (abi) {
+    case TorchAbi::kNoTorch:
+      return "no_torch";
+    case TorchAbi::kStable:
+      return "stable";
+    case TorchAbi::kUnstable:
+      return "unstable";
+  }
+  return "unknown";
+}
+
+const char* ProblemKindName(ProblemKind kind) {
+  switch (kind) {
+    case ProblemKind::kUndefinedSymbol:
+      return "undefined_symbol";
+    case ProblemKind::kVersionNotFound:
+      return "version_not_found";
+    case ProblemKind::kMissingLibrary:
+      return "missing_library";
+    case ProblemKind::kWrongElfClass:
+      return "wrong_elf_class";
+    case ProblemKind::kWrongMachine:
+      return "wrong_machine";
+    case ProblemKind::kNotLoadable:
+      return "not_loadable";
+    case ProblemKind::kLoaderAssertion:
+      return "loader_assertion";
+    case ProblemKind::kNoKernelImage:
+      return "no_kernel_image";
+    case ProblemKind::kUnsupportedPtx:
+      return "unsupported_ptx";
+    case ProblemKind::kInsufficientDriver:
+      return "insufficient_driver";
+  }
+  return "unknown";
+}
+
+const char* RelationName(Relation relation) {
+  switch (relation) {
+    case Relation::kSignatureChanged:
+      return "signature_changed";
+    case Relation::kScopeChanged:
+      return "scope_changed";
+    case Relation::kNotInScope:
+      return "not_in_scope";
+    case Relation::kVersionDiffers:
+      return "version_differs";
+  }
+  return "unknown";
+}
+
+const char* FoundByName(FoundBy found_by) {
+  switch (found_by) {
+    case FoundBy::kModule:
+      return "module";
+    case FoundBy::kProvider:
+      return "provider";
+    case FoundBy::kPreload:
+      return "preload";
+    case FoundBy::kInterpreter:
+      return "interpreter";
+    case FoundBy::kPath:
+      return "path";
+    case FoundBy::kRpath:
+      return "rpath";
+    case FoundBy::kLibraryPath:
+      return "library_path";
+    case FoundBy::kRunpath:
+      return "runpath";
+    case FoundBy::kLdCache:
+      return "ld.so.cache";
+    case FoundBy::kSystem:
+      return "system";
+  }
+  return "unknown";
+}
+
+const char* WarningKindName(WarningKind kind) {
+  switch (kind) {
+    case WarningKind::kNote:
+      return "";
+    case WarningKind::kSecondCopy:
+      return "second_copy";
+  }
+  return "";
+}
+
+const char* StringAbiName(StringAbi abi) {
+  switch (abi) {
+    case StringAbi::kUnknown:
+      return "unknown";
+    case StringAbi::kCxx11:
+      return "c++11";
+    case StringAbi::kPreCxx11:
+      return "pre-c++11";
+    case StringAbi::kMixed:
+      return "mixed";
+  }
+  return "unknown";
+}
+
+std::string DifferenceText(const Difference& d) {
+  auto or_none = [](const std::string& s) { return s.empty() ? std::string("(none)") : s; };
+  switch (d.kind) {
+    case Difference::Kind::kAbiTag:
+      return absl::StrCat(
+          "ABI tag: ", or_none(d.from), " → ", or_none(d.to),
+          absl::StrContains(d.to, "[abi:cxx11]") ? " (it returns the C++11 std::string)" : "");
+    case Difference::Kind::kScope:
+      return absl::StrCat("scope: ", d.from, " → ", d.to);
+    case Difference::Kind::kParameterCount: {
+      auto n = [](const std::string& k) {
+        return absl::StrCat(k, " parameter", k == "1" ? "" : "s");
+      };
+      return absl::StrCat(n(d.from), " → ", n(d.to));
+    }
+    case Difference::Kind::kParameter:
+      return absl::StrCat("parameter ", d.position, ": ", d.from, " → ", d.to);
+    case Difference::Kind::kQualifiers:
+      return absl::StrCat("qualifiers: ", or_none(d.from), " → ", or_none(d.to));
+    case Difference::Kind::kReturnType:
+      return absl::StrCat("return type: ", d.from, " → ", d.to);
+    case Difference::Kind::kVersion: {
+      auto v = [](const std::string& s) { return s.empty() ? std::string("(unversioned)") : s; };
+      return absl::StrCat("version: ", v(d.from), " → ", v(d.to));
+    }
+    case Difference::Kind::kMangledName:
+      return absl::StrCat("mangled name: ", d.from, " → ", d.to);
+  }
+  return "";
+}
+
+std::vector<std::string> DifferenceTexts(const std::vector<Difference>& differences) {
+  std::vector<std::string> out;
+  out.reserve(differences.size());
+  for (const Difference& d : differences) out.push_back(DifferenceText(d));
+  return out;
+}
+
+bool AbiDiff::breaking() const {
+  for (const LibraryDiff& l : libraries) {
+    if (!l.removed.empty() || !l.changed.empty() || !l.new_soname.empty() ||
+        !l.versions_removed.empty() || !l.needed_added.empty())
+      return true;
+  }
+  return false;
+}
+
+bool EnvironmentReport::loads() const {
+  for (const Report& r : torch_imports) {
+    if (!r.ok()) return false;
+  }
+  for (const MatrixCell& c : matrix.cells) {
+    if (!c.report.ok()) return false;
+  }
+  return true;
+}
+
+}  // namespace abicheck
