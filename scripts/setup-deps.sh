@@ -5,7 +5,7 @@ pkgs=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev lld
       libabsl-dev llvm-14-dev libgtest-dev libgmock-dev libbenchmark-dev
       libzip-dev zipcmp zipmerge ziptool libisal-dev liblz4-dev nlohmann-json3-dev libcli11-dev
       python3 python3-jsonschema
-      binutils file clang-format)
+      binutils file clang-format clang-tidy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

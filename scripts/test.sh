@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds abicheck twice — optimized, and with AddressSanitizer + UndefinedBehaviorSanitizer —
-# and runs every test under ctest in both builds. Installs its own dependencies first.
+# with warnings as errors, and runs every test under ctest in both builds, clang-tidy over the
+# sources, then the fuzzers. Installs its own dependencies first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,13 +21,15 @@ run() {  # build-dir cmake-args...
   (cd "$dir" && ctest --output-on-failure -j "$jobs")
 }
 echo "== optimized build"
-run build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABICHECK_WERROR=ON
+echo "== clang-tidy (.clang-tidy: bugprone, performance, identifier naming) over lib/ and tools/"
+scripts/tidy.sh build
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run build-asan -DCMAKE_BUILD_TYPE=Debug -DABICHECK_SANITIZE=ON
+  run build-asan -DCMAKE_BUILD_TYPE=Debug -DABICHECK_SANITIZE=ON -DABICHECK_WERROR=ON
 echo "== fuzzers (clang, libFuzzer + ASan/UBSan), ${ABICHECK_FUZZ_SECONDS:=60} s each from the committed corpus"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABICHECK_SANITIZE=ON \
-  -DABICHECK_FUZZ=ON >/dev/null
+  -DABICHECK_FUZZ=ON -DABICHECK_WERROR=ON >/dev/null
 cmake --build build-fuzz -j "$jobs" --target elf_fuzzer pipeline_fuzzer zip_fuzzer index_fuzzer fatbin_fuzzer
 fuzz_failed=0
 for t in elf pipeline zip index fatbin; do

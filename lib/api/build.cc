@@ -24,6 +24,7 @@ Build MakeBuild(ExpandedInput in) {
 
 std::vector<std::string> Names(const std::vector<Build>& builds) {
   std::vector<std::string> names;
+  names.reserve(builds.size());
   for (const Build& b : builds) names.push_back(b.state().input.index_build);
   return names;
 }
@@ -37,6 +38,7 @@ size_t Build::library_count() const { return state_->input.objects.size(); }
 absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded, ExpandBuilds(path, limits));
   std::vector<Build> out;
+  out.reserve(expanded.size());
   for (ExpandedInput& in : expanded) out.push_back(MakeBuild(std::move(in)));
   return out;
 }

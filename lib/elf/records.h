@@ -154,7 +154,9 @@ struct Rela {
   uint32_t type = 0;
   uint64_t addend = 0;  // 0 for Rel
 };
-constexpr uint64_t RelaSize(bool is64, bool rela) { return (is64 ? 8 : 4) * (rela ? 3 : 2); }
+constexpr uint64_t RelaSize(bool is64, bool rela) {
+  return uint64_t{is64 ? 8u : 4u} * (rela ? 3 : 2);
+}
 inline std::optional<Rela> ReadRela(const ByteReader& r, uint64_t at, bool is64, bool rela) {
   if (!r.Contains(at, RelaSize(is64, rela))) return std::nullopt;
   const internal::Fields f(r, at);

@@ -279,6 +279,7 @@ absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path) {
   if (!f.ok() || !HasIndexMagic(f->bytes())) return std::vector<std::string>{};
   ABICHECK_ASSIGN_OR_RETURN(std::vector<IndexedBuild> builds, ReadIndex(path));
   std::vector<std::string> names;
+  names.reserve(builds.size());
   for (const IndexedBuild& b : builds) names.push_back(b.name);
   return names;
 }

@@ -143,7 +143,8 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
     file.owned_ = std::make_unique<uint8_t[]>(file.size_);
     size_t got = 0;
     while (got < file.size_) {
-      const ssize_t n = ::pread(fd, file.owned_.get() + got, file.size_ - got, got);
+      const ssize_t n =
+          ::pread(fd, file.owned_.get() + got, file.size_ - got, static_cast<off_t>(got));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         const int err = n < 0 ? errno : 0;

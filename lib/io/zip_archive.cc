@@ -32,6 +32,7 @@ struct LibZip {
   X(fopen_index) X(fread) X(fclose) X(file_strerror) X(error_init_with_code)               \
   X(error_strerror) X(error_fini)
   // clang-format on
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is a declarator, not an expression
 #define ABICHECK_ZIP_MEMBER(name) decltype(&::zip_##name) name = nullptr;
   ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_MEMBER)
 #undef ABICHECK_ZIP_MEMBER

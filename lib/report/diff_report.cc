@@ -13,8 +13,12 @@
 namespace abicheck {
 
 std::string RenderDiffText(const AbiDiff& diff, bool color) {
-  auto red = [&](std::string s) { return color ? absl::StrCat("\x1b[31m", s, "\x1b[0m") : s; };
-  auto green = [&](std::string s) { return color ? absl::StrCat("\x1b[32m", s, "\x1b[0m") : s; };
+  auto red = [&](const std::string& s) {
+    return color ? absl::StrCat("\x1b[31m", s, "\x1b[0m") : s;
+  };
+  auto green = [&](const std::string& s) {
+    return color ? absl::StrCat("\x1b[32m", s, "\x1b[0m") : s;
+  };
   std::string out;
   size_t removed = 0, added = 0, changed = 0;
   for (const LibraryDiff& l : diff.libraries) {

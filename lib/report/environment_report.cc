@@ -82,6 +82,7 @@ void AppendPackageTable(const EnvironmentReport& env, const std::vector<std::str
     w_pin = std::max(w_pin, PinText(p.torch_requirements).size());
   }
   std::vector<size_t> widths;
+  widths.reserve(labels.size());
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(16, l.size()));
   absl::StrAppend(out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, "package", w_ver, "version",
                                        w_pin, "torch pin"));

@@ -72,8 +72,8 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
   std::vector<std::string> labels;
   for (size_t i = 0; i < parts.size(); ++i) {
     const auto& v = parts[i];
-    std::vector<std::string> mid(v.begin() + std::min(prefix, v.size()),
-                                 v.end() - std::min(suffix, v.size()));
+    std::vector<std::string> mid(v.begin() + static_cast<ptrdiff_t>(std::min(prefix, v.size())),
+                                 v.end() - static_cast<ptrdiff_t>(std::min(suffix, v.size())));
     std::string label = mid.empty() ? absl::StrJoin(v, "/") : absl::StrJoin(mid, "/");
     // Nothing shared was cut from the front: an absolute path keeps its leading '/'.
     if ((prefix == 0 || mid.empty()) && absl::StartsWith(builds[i], "/")) label.insert(0, "/");
@@ -130,6 +130,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
   for (const std::string& r : rows) w0 = std::max(w0, r.size());
   const std::vector<std::string> labels = BuildLabels(m.builds);
   std::vector<size_t> widths;
+  widths.reserve(labels.size());
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
   absl::StrAppend(&out, absl::StrFormat("%-*s", w0, "module"));
   for (size_t b = 0; b < m.builds.size(); ++b)

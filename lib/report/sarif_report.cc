@@ -105,7 +105,6 @@ std::string RenderSarif(const std::vector<Report>& reports) {
 }
 
 std::string RenderSarifError(const std::string& message) {
-  using J = nlohmann::ordered_json;
   J sarif = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},

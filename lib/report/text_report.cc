@@ -116,6 +116,7 @@ void AppendHeadline(const Report& r, const Style& st, std::string* out) {
     std::map<std::string, int> by_kind;
     for (const Problem& p : r.problems) ++by_kind[KindLabel(p.kind)];
     std::vector<std::string> counts;
+    counts.reserve(by_kind.size());
     for (const auto& [k, n] : by_kind)
       counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
     absl::StrAppend(out, st.Red("will not load"), ": ", Printable(r.module), " (",

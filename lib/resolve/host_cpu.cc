@@ -86,6 +86,7 @@ HostCpu Compute(uint16_t machine) {
     }
     // The kernel's AT_PLATFORM, replaced on Intel CPUs by "xeon_phi" or "haswell"
     // (init_cpu_features), whose AVX-512 BW/DQ/VL also adds the "avx512_1" hwcap.
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): getauxval returns AT_PLATFORM's address as such
     if (const char* p = reinterpret_cast<const char*>(getauxval(kAtPlatform))) cpu.platform = p;
     hwcap_names.push_back("x86_64");  // HWCAP_X86_64, always
     if (b.intel && avx512) {

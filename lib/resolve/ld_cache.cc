@@ -26,9 +26,7 @@ int32_t CacheFlagsFor(uint16_t machine) {
       return 0x0303;
     case elf::EM_AARCH64:
       return 0x0a03;
-    case elf::EM_386:
-      return 0x0003;
-    default:
+    default:  // EM_386 and the rest: FLAG_ELF_LIBC6
       return 0x0003;
   }
 }

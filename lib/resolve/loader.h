@@ -141,7 +141,7 @@ class Loader {
   // set aside: a view over the list, no copy.
   class Loaded {
    public:
-    class iterator {
+    class iterator {  // NOLINT(readability-identifier-naming): the standard's name for it
      public:
       using iterator_category = std::forward_iterator_tag;
       using value_type = const Object*;
@@ -149,8 +149,8 @@ class Loader {
       using pointer = const Object* const*;
       using reference = const Object*;
       iterator() = default;
-      iterator(std::deque<std::unique_ptr<Object>>::const_iterator at,
-               std::deque<std::unique_ptr<Object>>::const_iterator end, const Object* skip)
+      iterator(const std::deque<std::unique_ptr<Object>>::const_iterator& at,
+               const std::deque<std::unique_ptr<Object>>::const_iterator& end, const Object* skip)
           : at_(at), end_(end), skip_(skip) {
         Settle();
       }

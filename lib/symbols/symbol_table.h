@@ -289,7 +289,8 @@ void SymbolTable::ForEachNamed(const HashedName& h, F&& f) const {
     // dl-lookup.c do_lookup_x: Bloom filter, bucket, then the chain until its end bit.
     const uint32_t bits = elf_->is_64() ? 64 : 32;
     const uint64_t word_index = (h.gnu / bits) & (gnu_bloom_size_ - 1);
-    std::optional<uint64_t> bloom = gnu_bloom_.ReadWord(word_index * (bits / 8), bits / 8);
+    std::optional<uint64_t> bloom =
+        gnu_bloom_.ReadWord(word_index * (bits / 8), static_cast<int>(bits / 8));
     if (!bloom) return;
     const uint32_t bit1 = h.gnu & (bits - 1);
     // glibc shifts by l_gnu_shift as read from the file; the 32-bit shift instructions of

@@ -17,9 +17,12 @@
 #define ABICHECK_ASSIGN_OR_RETURN(lhs, expr) \
   ABICHECK_ASSIGN_OR_RETURN_IMPL_(ABICHECK_CONCAT_(abicheck_statusor_, __LINE__), lhs, expr)
 
+// `statusor` is a name being declared and `lhs` a declaration: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define ABICHECK_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, expr) \
   auto statusor = (expr);                                    \
   if (!statusor.ok()) return std::move(statusor).status();   \
   lhs = *std::move(statusor)
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // ABICHECK_LIB_UTIL_STATUS_MACROS_H_

@@ -49,7 +49,7 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   if (!quiet) {
     std::fputs(absl::StrFormat("%s: %d builds, %d libraries, %d distinct names, %.1f MB\n",
                                summary->path, summary->builds.size(), summary->libraries,
-                               summary->names, summary->file_bytes / 1048576.0)
+                               summary->names, static_cast<double>(summary->file_bytes) / 1048576.0)
                    .c_str(),
                stdout);
   }

@@ -29,7 +29,7 @@ struct OutputOptions {
   std::string color = "auto";
   bool quiet = false;
   // Adds --format (from `formats`), -o/--output, -q/--quiet and --color to `app`.
-  void AddTo(CLI::App& app, std::vector<std::string> formats);
+  void AddTo(CLI::App& app, const std::vector<std::string>& formats);
   bool color_on() const { return output.empty() && UseColor(color); }
   // What Render() is asked for: --format, colors, and `all` (check --all).
   RenderOptions render(bool all = false) const;

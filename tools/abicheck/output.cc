@@ -15,7 +15,7 @@
 
 namespace abicheck::cli {
 
-void OutputOptions::AddTo(CLI::App& app, std::vector<std::string> formats) {
+void OutputOptions::AddTo(CLI::App& app, const std::vector<std::string>& formats) {
   std::string list;
   for (const std::string& f : formats) list += (list.empty() ? "" : ", ") + f;
   app.add_option("--format", format, "report format: " + list)->check(CLI::IsMember(formats));
