@@ -30,6 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/elf/elf_file.h"
+#include "lib/index/index_layout.h"
 #include "lib/index/name_blocks.h"
 #include "lib/io/byte_reader.h"
 #include "lib/io/mapped_file.h"
@@ -41,7 +42,7 @@
 namespace abicheck {
 namespace {
 
-constexpr uint64_t kHeader = 80;
+constexpr uint64_t kHeader = index_layout::kFileHeaderSize;
 
 uint32_t Crc(absl::Span<const uint8_t> b) {
   uint32_t crc = 0;
@@ -53,8 +54,8 @@ uint32_t Crc(absl::Span<const uint8_t> b) {
   return crc;
 }
 
-void PutU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<const char*>(&v), 4); }
-void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
+using index_layout::PutU32;
+using index_layout::PutU64;
 void PutStr(std::string* s, const std::string& v) {
   PutU32(s, static_cast<uint32_t>(v.size()));
   s->append(v);
@@ -63,7 +64,8 @@ void PutStr(std::string* s, const std::string& v) {
 }  // namespace
 
 bool HasIndexMagic(absl::Span<const uint8_t> head) {
-  return head.size() >= 8 && std::memcmp(head.data(), kIndexMagic, 8) == 0;
+  return head.size() >= sizeof(index_layout::kMagic) &&
+         std::memcmp(head.data(), index_layout::kMagic, sizeof(index_layout::kMagic)) == 0;
 }
 
 // Long: the index's layout written in file order (docs/index-format.md), section by section,
@@ -169,22 +171,17 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
   body += toc;
   const uint64_t blocks_offset = body.size();
   body += section.blocks;
-  std::string header;
-  header.append(kIndexMagic, 8);
-  PutU32(&header, kIndexFormatVersion);
-  PutU32(&header, 0);
-  PutU64(&header, body.size());
-  PutU32(&header,
-         Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, blocks_offset - kHeader}));
-  PutU32(&header, 0);
-  PutU64(&header, toc_offset);
-  PutU64(&header, toc.size());
-  PutU64(&header, names_offset);
-  PutU64(&header, names_size);
-  PutU64(&header, blocks_offset);
-  PutU64(&header, section.blocks.size());
-  header.resize(kHeader, '\0');
-  body.replace(0, kHeader, header);
+  index_layout::FileHeader h;
+  h.version = kIndexFormatVersion;
+  h.file_size = body.size();
+  h.crc = Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, blocks_offset - kHeader});
+  h.toc_offset = toc_offset;
+  h.toc_size = toc.size();
+  h.names_offset = names_offset;
+  h.names_size = names_size;
+  h.blocks_offset = blocks_offset;
+  h.blocks_size = section.blocks.size();
+  body.replace(0, kHeader, index_layout::EncodeFileHeader(h));
   ABICHECK_RETURN_IF_ERROR(WriteFileAtomically(path, body));
   stats.file_bytes = body.size();
   stats.libraries = libs.size();
@@ -203,30 +200,31 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   };
   if (!HasIndexMagic(file->bytes()))
     return absl::InvalidArgumentError(absl::StrCat(path, ": not an abicheck index"));
-  if (!r.Contains(0, kHeader)) return corrupt("header truncated");
-  const uint32_t version = *r.ReadAt<uint32_t>(8);
+  const std::optional<index_layout::FileHeader> h = index_layout::DecodeFileHeader(r);
+  if (!h) return corrupt("header truncated");
+  const uint32_t version = h->version;
   if (version != kIndexFormatVersion) {
     return absl::FailedPreconditionError(
         absl::StrFormat("%s: index format version %d; this abicheck reads version %d "
                         "(rebuild the index with `abicheck index`)",
                         path, version, kIndexFormatVersion));
   }
-  const uint64_t size = *r.ReadAt<uint64_t>(16);
+  const uint64_t size = h->file_size;
   if (size != r.size()) {
     return corrupt(absl::StrFormat("is %d bytes, its header says %d (truncated or appended to)",
                                    r.size(), size));
   }
   // The checksum covers everything but the compressed name blocks, which carry their own and are
   // verified as lookups decode them: a check reads a few hundred of several thousand.
-  const uint64_t blocks_off = *r.ReadAt<uint64_t>(64), blocks_size = *r.ReadAt<uint64_t>(72);
+  const uint64_t blocks_off = h->blocks_offset, blocks_size = h->blocks_size;
   if (blocks_off < kHeader || blocks_off > size || blocks_size != size - blocks_off) {
     return corrupt("name blocks do not end the file");
   }
-  if (*r.ReadAt<uint32_t>(24) != Crc(file->bytes().subspan(kHeader, blocks_off - kHeader))) {
+  if (h->crc != Crc(file->bytes().subspan(kHeader, blocks_off - kHeader))) {
     return corrupt("checksum mismatch: the file is corrupt");
   }
-  const uint64_t toc_off = *r.ReadAt<uint64_t>(32), toc_size = *r.ReadAt<uint64_t>(40);
-  const uint64_t names_off = *r.ReadAt<uint64_t>(48), names_size = *r.ReadAt<uint64_t>(56);
+  const uint64_t toc_off = h->toc_offset, toc_size = h->toc_size;
+  const uint64_t names_off = h->names_offset, names_size = h->names_size;
   std::optional<ByteReader> toc = r.Slice(toc_off, toc_size);
   if (!toc || toc_off + toc_size > blocks_off)
     return corrupt("table of contents runs past the end");

@@ -13,7 +13,6 @@
 
 namespace abicheck {
 
-inline constexpr char kIndexMagic[8] = {'A', 'B', 'I', 'C', 'H', 'K', 'I', 'X'};
 inline constexpr uint32_t kIndexFormatVersion = 2;
 
 struct IndexedBuild {

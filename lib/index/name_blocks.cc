@@ -29,22 +29,24 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/index/index_layout.h"
 
 namespace abicheck {
 namespace {
 
 constexpr uint32_t kNamesPerBlock = 16;
-constexpr uint32_t kHeaderBytes = 24;
 constexpr int kBloomProbes = 5;
 constexpr uint64_t kBloomBitsPerName = 12;
-constexpr uint32_t kTableEntry = 16;
+using index_layout::BlockTableEntry;
+using index_layout::kBlockTableEntrySize;
+using index_layout::ReadBlockTableEntry;
 // A block of 16 names is a few KB; a hostile size field cannot make us allocate more than this,
 // and the writer refuses names that would need more.
 constexpr uint32_t kMaxBlockBytes = 4u << 20;
 
-void PutU16(std::string* s, uint16_t v) { s->append(reinterpret_cast<const char*>(&v), 2); }
-void PutU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<const char*>(&v), 4); }
-void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
+using index_layout::PutU16;
+using index_layout::PutU32;
+using index_layout::PutU64;
 void PutVarint(std::string* s, uint64_t v) {
   while (v >= 0x80) {
     s->push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -167,18 +169,14 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
       return absl::ResourceExhaustedError(
           "the compressed names exceed 4 GiB: too many to index in one file");
     }
-    PutU32(&table, static_cast<uint32_t>(data.size()));
-    PutU32(&table, block_first_record);
-    PutU32(&table, static_cast<uint32_t>(raw.size()));
-    PutU32(&table, crc32_iscsi(reinterpret_cast<uint8_t*>(const_cast<char*>(compressed.data())),
-                               static_cast<int>(compressed.size()), 0));
+    table += index_layout::EncodeBlockTableEntry(
+        {static_cast<uint32_t>(data.size()), block_first_record, static_cast<uint32_t>(raw.size()),
+         crc32_iscsi(reinterpret_cast<uint8_t*>(const_cast<char*>(compressed.data())),
+                     static_cast<int>(compressed.size()), 0)});
     data += compressed;
   }
   PutU32(&sep_offsets, static_cast<uint32_t>(seps.size()));
-  PutU32(&table, static_cast<uint32_t>(data.size()));
-  PutU32(&table, record);
-  PutU32(&table, 0);
-  PutU32(&table, 0);
+  table += index_layout::EncodeBlockTableEntry({static_cast<uint32_t>(data.size()), record, 0, 0});
 
   const uint64_t words = (runs.size() * kBloomBitsPerName + 63) / 64 + 1;
   std::vector<uint64_t> bloom(words);
@@ -190,13 +188,9 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
     }
   }
 
-  std::string out;
-  PutU32(&out, kNamesPerBlock);
-  PutU32(&out, static_cast<uint32_t>(runs.size()));
-  PutU32(&out, nblocks);
-  PutU32(&out, record);
-  PutU32(&out, static_cast<uint32_t>(attrs_.size()));
-  PutU32(&out, static_cast<uint32_t>(words));
+  std::string out = index_layout::EncodeNameSectionHeader(
+      {kNamesPerBlock, static_cast<uint32_t>(runs.size()), nblocks, record,
+       static_cast<uint32_t>(attrs_.size()), static_cast<uint32_t>(words)});
   for (uint64_t w : bloom) PutU64(&out, w);
   for (uint64_t a : attrs_) {
     out.push_back(static_cast<char>(a & 0xff));
@@ -231,24 +225,27 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
   static std::atomic<uint64_t> serial{0};
   std::shared_ptr<NameBlocks> t(new NameBlocks());
   t->serial_ = ++serial;
-  if (!section.Contains(0, kHeaderBytes)) return corrupt("header truncated");
-  t->per_block_ = *section.ReadAt<uint32_t>(0);
-  t->nnames_ = *section.ReadAt<uint32_t>(4);
-  t->nblocks_ = *section.ReadAt<uint32_t>(8);
-  t->nrecords_ = *section.ReadAt<uint32_t>(12);
-  const uint32_t nattrs = *section.ReadAt<uint32_t>(16);
-  const uint32_t words = *section.ReadAt<uint32_t>(20);
+  const std::optional<index_layout::NameSectionHeader> h =
+      index_layout::DecodeNameSectionHeader(section);
+  if (!h) return corrupt("header truncated");
+  t->per_block_ = h->names_per_block;
+  t->nnames_ = h->names;
+  t->nblocks_ = h->blocks;
+  t->nrecords_ = h->records;
+  const uint32_t nattrs = h->attributes;
+  const uint32_t words = h->bloom_words;
   if (t->per_block_ == 0 || t->per_block_ > 4096 ||
       uint64_t{t->nblocks_} != (uint64_t{t->nnames_} + t->per_block_ - 1) / t->per_block_) {
     return corrupt(absl::StrFormat("%d names cannot fill %d blocks of %d", t->nnames_, t->nblocks_,
                                    t->per_block_));
   }
-  uint64_t at = kHeaderBytes;
+  uint64_t at = index_layout::kNameSectionHeaderSize;
   std::optional<ByteReader> bloom = section.Slice(at, uint64_t{words} * 8);
   if (words == 0 || !bloom)
     return corrupt(absl::StrFormat("Bloom filter of %d words runs past the end", words));
   at += uint64_t{words} * 8;
-  std::optional<ByteReader> attrs = section.Slice(at, uint64_t{nattrs} * 8);
+  std::optional<ByteReader> attrs =
+      section.Slice(at, uint64_t{nattrs} * index_layout::kAttributeSize);
   if (!attrs) return corrupt(absl::StrFormat("%d attributes run past the end", nattrs));
   for (uint32_t i = 0; i < nattrs; ++i) {
     const uint64_t info = *attrs->ReadAt<uint8_t>(i * 8ull),
@@ -258,7 +255,9 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
     const uint64_t flags = *attrs->ReadAt<uint16_t>(i * 8ull + 6);
     t->attrs_.push_back(info | other << 8 | shndx << 16 | versym << 32 | (flags & 1) << 48);
   }
-  at += uint64_t{nattrs} * 8;
+  at += uint64_t{nattrs} * index_layout::kAttributeSize;
+  // The entry lists begin where the layout says (what the tests' resealing computes too).
+  if (at != index_layout::EntryListsOffset(*h)) return corrupt("attributes misplaced");
   std::optional<uint32_t> nlists = section.ReadAt<uint32_t>(at);
   if (!nlists || !section.Contains(at + 4, (uint64_t{*nlists} + 1) * 4))
     return corrupt("the entry lists run past the end");
@@ -286,10 +285,11 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
     t->list_begin_.push_back(static_cast<uint32_t>(t->list_records_.size()));
   }
   at += 4 + (uint64_t{*nlists} + 1) * 4 + list_bytes;
-  std::optional<ByteReader> table = section.Slice(at, (uint64_t{t->nblocks_} + 1) * kTableEntry);
+  std::optional<ByteReader> table =
+      section.Slice(at, (uint64_t{t->nblocks_} + 1) * kBlockTableEntrySize);
   if (!table)
     return corrupt(absl::StrFormat("the table of %d blocks runs past the end", t->nblocks_));
-  at += (uint64_t{t->nblocks_} + 1) * kTableEntry;
+  at += (uint64_t{t->nblocks_} + 1) * kBlockTableEntrySize;
   std::optional<ByteReader> sep_offsets = section.Slice(at, (uint64_t{t->nblocks_} + 1) * 4);
   if (!sep_offsets) return corrupt("the separator offsets run past the end");
   at += (uint64_t{t->nblocks_} + 1) * 4;
@@ -301,8 +301,8 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
   // The section passed the index checksum, so only a crafted file has offsets out of order:
   // each block's are checked where they are used (Separator, DecodeBlock, Get), not all 5,000 of
   // them on every open.
-  if (*table->ReadAt<uint32_t>(uint64_t{t->nblocks_} * kTableEntry) != blocks.size() ||
-      *table->ReadAt<uint32_t>(uint64_t{t->nblocks_} * kTableEntry + 4) != t->nrecords_) {
+  const BlockTableEntry end = ReadBlockTableEntry(*table, t->nblocks_);
+  if (end.offset != blocks.size() || end.first_record != t->nrecords_) {
     return corrupt("the block table does not end at the end of the blocks");
   }
   t->file_ = std::move(file);
@@ -348,16 +348,18 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
   auto corrupt = [&](absl::string_view what) {
     return absl::DataLossError(absl::StrFormat("%s: index name block %d: %s", file_, b, what));
   };
-  const uint64_t off = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry});
-  const uint64_t end = *table_.ReadAt<uint32_t>((b + 1) * uint64_t{kTableEntry});
-  const uint32_t crc = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 12);
-  const uint32_t first_record = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 4);
-  const uint32_t next_record = *table_.ReadAt<uint32_t>((b + 1) * uint64_t{kTableEntry} + 4);
+  const BlockTableEntry entry = ReadBlockTableEntry(table_, b);
+  const BlockTableEntry next = ReadBlockTableEntry(table_, uint64_t{b} + 1);
+  const uint64_t off = entry.offset;
+  const uint64_t end = next.offset;
+  const uint32_t crc = entry.crc;
+  const uint32_t first_record = entry.first_record;
+  const uint32_t next_record = next.first_record;
   if (off > end || end > data_.size() || first_record > next_record || next_record > nrecords_) {
     return corrupt("offsets out of order or out of range");
   }
   const uint32_t records = next_record - first_record;
-  const uint32_t raw_size = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 8);
+  const uint32_t raw_size = entry.size;
   if (raw_size > kMaxBlockBytes)
     return corrupt(absl::StrFormat("decompressed size %d is implausible", raw_size));
   if (end - off > static_cast<uint64_t>(INT32_MAX)) return corrupt("is implausibly large");
@@ -488,7 +490,7 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
   // Locals from here on: `f` may look up another name, which replaces `last`.
   const Decoded* block = last.block;
   const Decoded::Name& n = block->list[last.at];
-  const uint32_t base = *table_.ReadAt<uint32_t>(last.b * uint64_t{kTableEntry} + 4);
+  const uint32_t base = ReadBlockTableEntry(table_, last.b).first_record;
   for (uint32_t k = n.first; k < n.first + n.count; ++k) {
     const auto [lib, attr] = block->records[k];
     if (lib == library && f(MakeEntry(base + k + 1, attr))) return;
@@ -500,7 +502,7 @@ void NameBlocks::ForEach(uint32_t library,
   for (uint32_t b = 0; b < nblocks_; ++b) {
     const Decoded* d = Block(b);
     if (d == nullptr) continue;
-    const uint32_t base = *table_.ReadAt<uint32_t>(b * uint64_t{kTableEntry} + 4);
+    const uint32_t base = ReadBlockTableEntry(table_, b).first_record;
     for (const Decoded::Name& n : d->list) {
       for (uint32_t k = n.first; k < n.first + n.count; ++k) {
         if (d->records[k].first == library) {
@@ -520,14 +522,14 @@ std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::
   uint32_t lo = 0, hi = nblocks_;
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (*table_.ReadAt<uint32_t>(mid * uint64_t{kTableEntry} + 4) <= record) {
+    if (ReadBlockTableEntry(table_, mid).first_record <= record) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
   const Decoded* d = Block(lo);
-  const uint32_t first = *table_.ReadAt<uint32_t>(lo * uint64_t{kTableEntry} + 4);
+  const uint32_t first = ReadBlockTableEntry(table_, lo).first_record;
   if (d == nullptr || first > record) return std::nullopt;
   const uint32_t k = record - first;
   if (k >= d->records.size()) return std::nullopt;

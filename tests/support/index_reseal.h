@@ -1,6 +1,7 @@
 // Makes a modified index file consistent again — file size, every name block's CRC-32C, the
 // header checksum — so that tests and the index fuzzer reach the parsers behind the checksums
-// (docs/index-format.md). Every read is bounds-checked: on a mangled layout it fixes what it can.
+// (docs/index-format.md). The layout is the index's own (lib/index/index_layout.h); every read is
+// bounds-checked: on a mangled layout it fixes what it can.
 #ifndef ABICHECK_TESTS_SUPPORT_INDEX_RESEAL_H_
 #define ABICHECK_TESTS_SUPPORT_INDEX_RESEAL_H_
 
@@ -8,44 +9,52 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
+
+#include "lib/index/index_layout.h"
+#include "lib/io/byte_reader.h"
 
 namespace abicheck::testing {
 
 inline void ResealIndex(std::vector<uint8_t>& b) {
-  constexpr uint64_t kHeader = 80;
-  if (b.size() < kHeader) return;
-  auto rd = [&](uint64_t at, int n) -> uint64_t {
-    if (at > b.size() || static_cast<uint64_t>(n) > b.size() - at) return UINT64_MAX;
-    uint64_t v = 0;
-    std::memcpy(&v, &b[at], n);
-    return v;
-  };
-  auto wr = [&](uint64_t at, uint64_t v, int n) {
+  namespace L = index_layout;
+  auto wr = [&](uint64_t at, uint32_t v, int n) {
     if (at <= b.size() && static_cast<uint64_t>(n) <= b.size() - at) std::memcpy(&b[at], &v, n);
   };
-  wr(16, b.size(), 8);
-  const uint64_t blocks = rd(64, 8);
-  if (blocks < kHeader || blocks > b.size()) return;
-  wr(72, b.size() - blocks, 8);
+  const ByteReader r({b.data(), b.size()}, /*big_endian=*/false);
+  std::optional<L::FileHeader> h = L::DecodeFileHeader(r);
+  if (!h) return;
+  const uint64_t size = b.size();
+  std::memcpy(&b[L::kFileSizeAt], &size, 8);
+  const uint64_t blocks = h->blocks_offset;
+  if (blocks < L::kFileHeaderSize || blocks > b.size()) return;
+  const uint64_t blocks_size = b.size() - blocks;
+  std::memcpy(&b[L::kBlocksSizeAt], &blocks_size, 8);
   // The name section: header, Bloom filter, attributes, entry lists, then the block table.
-  const uint64_t s = rd(48, 8);
-  const uint64_t nblocks = rd(s + 8, 4), nattrs = rd(s + 16, 4), words = rd(s + 20, 4);
-  if (s == UINT64_MAX || nblocks == UINT64_MAX || nattrs == UINT64_MAX || words == UINT64_MAX)
-    return;
-  const uint64_t lists_at = s + 24 + words * 8 + nattrs * 8;
-  const uint64_t nlists = rd(lists_at, 4);
-  if (nlists == UINT64_MAX) return;
-  const uint64_t list_bytes = rd(lists_at + 4 + nlists * 4, 4);
-  if (list_bytes == UINT64_MAX) return;
-  const uint64_t table = lists_at + 4 + (nlists + 1) * 4 + list_bytes;
-  for (uint64_t i = 0; i < nblocks && i < (1u << 24); ++i) {
-    const uint64_t from = rd(table + 16 * i, 4), to = rd(table + 16 * (i + 1), 4);
-    if (from == UINT64_MAX || to == UINT64_MAX || from > to || to > b.size() - blocks) break;
-    wr(table + 16 * i + 12, crc32_iscsi(b.data() + blocks + from, static_cast<int>(to - from), 0),
-       4);
+  std::optional<ByteReader> section =
+      r.Slice(h->names_offset, b.size() - std::min<uint64_t>(b.size(), h->names_offset));
+  std::optional<L::NameSectionHeader> nh =
+      section ? L::DecodeNameSectionHeader(*section) : std::nullopt;
+  if (!nh) return;
+  const uint64_t lists_at = L::EntryListsOffset(*nh);
+  const std::optional<uint32_t> nlists = section->ReadAt<uint32_t>(lists_at);
+  if (!nlists) return;
+  const std::optional<uint32_t> list_bytes =
+      section->ReadAt<uint32_t>(lists_at + 4 + uint64_t{*nlists} * 4);
+  if (!list_bytes) return;
+  const uint64_t table = h->names_offset + lists_at + 4 + (uint64_t{*nlists} + 1) * 4 + *list_bytes;
+  for (uint64_t i = 0; i < nh->blocks && i < (1u << 24); ++i) {
+    const std::optional<uint32_t> from = r.ReadAt<uint32_t>(table + L::kBlockTableEntrySize * i);
+    const std::optional<uint32_t> to =
+        r.ReadAt<uint32_t>(table + L::kBlockTableEntrySize * (i + 1));
+    if (!from || !to || *from > *to || *to > b.size() - blocks) break;
+    wr(table + L::kBlockTableEntrySize * i + L::kBlockCrcAt,
+       crc32_iscsi(b.data() + blocks + *from, static_cast<int>(*to - *from), 0), 4);
   }
-  wr(24, crc32_iscsi(b.data() + kHeader, static_cast<int>(blocks - kHeader), 0), 4);
+  wr(L::kCrcAt,
+     crc32_iscsi(b.data() + L::kFileHeaderSize, static_cast<int>(blocks - L::kFileHeaderSize), 0),
+     4);
 }
 
 }  // namespace abicheck::testing

@@ -1,0 +1,132 @@
+// The index file's fixed-layout parts (docs/index-format.md), defined once for the writer, the
+// reader and the tests that reseal edited indexes: the file header, the name section's header,
+// and where the name section's parts lie. All integers little-endian.
+#ifndef ABICHECK_LIB_INDEX_INDEX_LAYOUT_H_
+#define ABICHECK_LIB_INDEX_INDEX_LAYOUT_H_
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "lib/io/byte_reader.h"
+
+namespace abicheck::index_layout {
+
+inline constexpr char kMagic[8] = {'A', 'B', 'I', 'C', 'H', 'K', 'I', 'X'};
+
+inline void PutU16(std::string* s, uint16_t v) { s->append(reinterpret_cast<const char*>(&v), 2); }
+inline void PutU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<const char*>(&v), 4); }
+inline void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
+
+// The file header: magic, u32 version, u32 flags (0), u64 file size, u32 CRC-32C of the bytes
+// from the header's end to the name blocks, u32 0, then (offset, size) of the table of contents,
+// the name section and the compressed name blocks (which end the file).
+struct FileHeader {
+  uint32_t version = 0;
+  uint32_t flags = 0;
+  uint64_t file_size = 0;
+  uint32_t crc = 0;
+  uint64_t toc_offset = 0, toc_size = 0;
+  uint64_t names_offset = 0, names_size = 0;
+  uint64_t blocks_offset = 0, blocks_size = 0;
+};
+inline constexpr uint64_t kFileHeaderSize = 80;
+// The fields a resealing rewrites in place.
+inline constexpr uint64_t kFileSizeAt = 16, kCrcAt = 24, kBlocksSizeAt = 72;
+
+inline std::string EncodeFileHeader(const FileHeader& h) {
+  std::string out(kMagic, sizeof(kMagic));
+  PutU32(&out, h.version);
+  PutU32(&out, h.flags);
+  PutU64(&out, h.file_size);
+  PutU32(&out, h.crc);
+  PutU32(&out, 0);
+  PutU64(&out, h.toc_offset);
+  PutU64(&out, h.toc_size);
+  PutU64(&out, h.names_offset);
+  PutU64(&out, h.names_size);
+  PutU64(&out, h.blocks_offset);
+  PutU64(&out, h.blocks_size);
+  return out;
+}
+// nullopt when `r` is shorter than a header (the magic is not checked here).
+inline std::optional<FileHeader> DecodeFileHeader(const ByteReader& r) {
+  if (!r.Contains(0, kFileHeaderSize)) return std::nullopt;
+  FileHeader h;
+  h.version = *r.ReadAt<uint32_t>(8);
+  h.flags = *r.ReadAt<uint32_t>(12);
+  h.file_size = *r.ReadAt<uint64_t>(kFileSizeAt);
+  h.crc = *r.ReadAt<uint32_t>(kCrcAt);
+  h.toc_offset = *r.ReadAt<uint64_t>(32);
+  h.toc_size = *r.ReadAt<uint64_t>(40);
+  h.names_offset = *r.ReadAt<uint64_t>(48);
+  h.names_size = *r.ReadAt<uint64_t>(56);
+  h.blocks_offset = *r.ReadAt<uint64_t>(64);
+  h.blocks_size = *r.ReadAt<uint64_t>(kBlocksSizeAt);
+  return h;
+}
+
+// The name section's header (lib/index/name_blocks.cc has the rest of its layout): u32 names per
+// block, names, blocks, records, attributes, Bloom words. Then the Bloom filter (u64 words), the
+// attributes (8 bytes each), the entry lists (u32 count, count + 1 u32 offsets, the bytes), the
+// block table (blocks + 1 entries of 16 bytes: u32 offset in the block data, u32 first record,
+// u32 decompressed size, u32 CRC-32C of the compressed block), the separators.
+struct NameSectionHeader {
+  uint32_t names_per_block = 0;
+  uint32_t names = 0;
+  uint32_t blocks = 0;
+  uint32_t records = 0;
+  uint32_t attributes = 0;
+  uint32_t bloom_words = 0;
+};
+inline constexpr uint64_t kNameSectionHeaderSize = 24;
+inline constexpr uint64_t kAttributeSize = 8;
+inline constexpr uint64_t kBlockTableEntrySize = 16;
+inline constexpr uint64_t kBlockCrcAt = 12;  // in a block-table entry
+struct BlockTableEntry {
+  uint32_t offset = 0;        // in the block data
+  uint32_t first_record = 0;  // the block's first record
+  uint32_t size = 0;          // decompressed
+  uint32_t crc = 0;           // CRC-32C of the compressed block
+};
+inline std::string EncodeBlockTableEntry(const BlockTableEntry& e) {
+  std::string out;
+  PutU32(&out, e.offset);
+  PutU32(&out, e.first_record);
+  PutU32(&out, e.size);
+  PutU32(&out, e.crc);
+  return out;
+}
+// Entry `b` of a table that holds it (checked when the section is opened).
+inline BlockTableEntry ReadBlockTableEntry(const ByteReader& table, uint64_t b) {
+  const uint64_t at = b * kBlockTableEntrySize;
+  return {*table.ReadAt<uint32_t>(at), *table.ReadAt<uint32_t>(at + 4),
+          *table.ReadAt<uint32_t>(at + 8), *table.ReadAt<uint32_t>(at + kBlockCrcAt)};
+}
+
+inline std::string EncodeNameSectionHeader(const NameSectionHeader& h) {
+  std::string out;
+  PutU32(&out, h.names_per_block);
+  PutU32(&out, h.names);
+  PutU32(&out, h.blocks);
+  PutU32(&out, h.records);
+  PutU32(&out, h.attributes);
+  PutU32(&out, h.bloom_words);
+  return out;
+}
+inline std::optional<NameSectionHeader> DecodeNameSectionHeader(const ByteReader& section) {
+  if (!section.Contains(0, kNameSectionHeaderSize)) return std::nullopt;
+  return NameSectionHeader{*section.ReadAt<uint32_t>(0),  *section.ReadAt<uint32_t>(4),
+                           *section.ReadAt<uint32_t>(8),  *section.ReadAt<uint32_t>(12),
+                           *section.ReadAt<uint32_t>(16), *section.ReadAt<uint32_t>(20)};
+}
+// Where the entry lists start in the section (after the header, Bloom filter and attributes).
+inline uint64_t EntryListsOffset(const NameSectionHeader& h) {
+  return kNameSectionHeaderSize + uint64_t{h.bloom_words} * 8 +
+         uint64_t{h.attributes} * kAttributeSize;
+}
+
+}  // namespace abicheck::index_layout
+
+#endif  // ABICHECK_LIB_INDEX_INDEX_LAYOUT_H_
