@@ -19,7 +19,6 @@
 namespace abicheck {
 namespace {
 
-using ::abicheck::testing::ElfBuilder;
 constexpr auto Elf = ::abicheck::testing::SmallLibrary;
 using ::abicheck::testing::TempDir;
 

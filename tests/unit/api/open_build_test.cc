@@ -17,7 +17,6 @@
 namespace abicheck {
 namespace {
 
-using ::abicheck::testing::ElfBuilder;
 constexpr auto Elf = ::abicheck::testing::SmallLibrary;
 using ::abicheck::testing::TempDir;
 

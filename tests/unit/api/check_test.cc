@@ -1,0 +1,227 @@
+// Check() on inputs that are not what they should be, and where the loader model searches: every
+// error names the file and the structure.
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/report/render.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::StatusIs;
+using ::abicheck::testing::TempDir;
+using ::testing::HasSubstr;
+
+CheckOptions NoHost(std::vector<std::string> providers) {
+  CheckOptions o;
+  o.providers = std::move(providers);
+  o.use_host = false;
+  return o;
+}
+
+TEST(CheckInputTest, MissingModule) {
+  TempDir d;
+  absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kNotFound, "nope.so: No such file or directory"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, DirectoryAsModule) {
+  TempDir d;
+  absl::StatusOr<Report> r = Check(d.path(), NoHost({}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition, ": is a directory"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, TextModule) {
+  TempDir d;
+  std::string p = d.Write("mod.so", "not an elf at all\n");
+  absl::StatusOr<Report> r = Check(p, NoHost({}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInvalidArgument, "mod.so: not an ELF file"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, CorruptProviderIsNamed) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libp.so"};
+  std::string mod = d.Write("mod.so", m.Build());
+  std::vector<uint8_t> p = ElfBuilder().Build();
+  p[4] = 9;
+  std::string prov = d.Write("libp.so", p);
+  EXPECT_THAT(Check(mod, NoHost({prov})),
+              StatusIs(absl::StatusCode::kDataLoss, "libp.so: ELF header: invalid EI_CLASS 9"));
+}
+
+TEST(CheckInputTest, EmptyFileProvider) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", ElfBuilder().Build());
+  std::string prov = d.Write("libempty.so", std::vector<uint8_t>{});
+  EXPECT_THAT(Check(mod, NoHost({prov})),
+              StatusIs(absl::StatusCode::kInvalidArgument, "libempty.so: not an ELF file"));
+}
+
+TEST(CheckInputTest, ExecutableModuleIsNotLoadable) {
+  TempDir d;
+  ElfBuilder m;
+  m.type = 2;  // ET_EXEC
+  absl::StatusOr<Report> r = Check(d.Write("prog", m.Build()), NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads);
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kNotLoadable);
+  EXPECT_THAT(r->problems[0].message, HasSubstr("prog: cannot dynamically load executable"));
+}
+
+TEST(CheckInputTest, TheDriversLibraryIsNamedAsSuch) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libcuda.so.1"};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kMissingLibrary);
+  EXPECT_THAT(r->problems[0].hint, HasSubstr("libcuda.so.1 is the NVIDIA driver's library"));
+}
+
+TEST(CheckInputTest, ForeignMachineProviderIsAnInputError) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", ElfBuilder().Build());
+  ElfBuilder p;
+  p.machine = 183;  // AArch64
+  absl::StatusOr<Report> r = Check(mod, NoHost({d.Write("libp.so", p.Build())}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
+                          "libp.so: ELFCLASS64 AArch64 library cannot be loaded with " + mod +
+                              " (ELFCLASS64 x86-64)"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+TEST(CheckInputTest, ThirtyTwoBitProviderIsAnInputError) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", ElfBuilder().Build());
+  ElfBuilder p;
+  p.is64 = false;
+  p.machine = 3;
+  EXPECT_THAT(Check(mod, NoHost({d.Write("libp.so", p.Build())})),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "libp.so: ELFCLASS32 Intel 80386 library cannot be loaded with"));
+}
+
+TEST(CheckInputTest, ForeignMachineLibraryOnTheSearchPathIsSkippedAndNamed) {
+  TempDir d;
+  ElfBuilder p;
+  p.machine = 183;  // AArch64
+  p.soname = "libarm.so";
+  d.Write("libarm.so", p.Build());
+  ElfBuilder m;
+  m.needed = {"libarm.so"};
+  CheckOptions o = NoHost({});
+  o.library_path = {d.path()};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].kind, ProblemKind::kWrongMachine);
+  EXPECT_EQ(r->problems[0].message,
+            "libarm.so: cannot open shared object file: No such file or directory");
+  EXPECT_THAT(r->problems[0].hint,
+              HasSubstr("the only libarm.so found is " + d.path() + "/libarm.so (AArch64)"));
+}
+
+TEST(CheckInputTest, InterpreterSymbolsAreLeftToPython) {
+  TempDir d;
+  ElfBuilder m;
+  m.syms = {{"PyLong_FromLong", false}, {"_Py_Dealloc", false}};
+  m.relocs = {1, 2};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads);
+  EXPECT_EQ(r->interpreter_symbols, 2);
+}
+
+TEST(CheckInputTest, PythonGivenChecksPySymbols) {
+  TempDir d;
+  ElfBuilder m;
+  m.syms = {{"PyLong_FromLong", false}, {"Py_Gone", false}};
+  m.relocs = {1, 2};
+  ElfBuilder py;
+  py.syms = {{"PyLong_FromLong"}};
+  CheckOptions o = NoHost({});
+  o.python = d.Write("libpython3.so", py.Build());
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads);
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].symbol, "Py_Gone");
+}
+
+TEST(CheckInputTest, ObjectWithoutHashTableOffersNothing) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libp.so"};
+  m.syms = {{"f", false}};
+  m.relocs = {1};
+  ElfBuilder p;
+  p.soname = "libp.so";
+  p.syms = {{"f"}};
+  p.with_hash = false;  // do_lookup_x skips objects with l_nbuckets == 0
+  absl::StatusOr<Report> r =
+      Check(d.Write("mod.so", m.Build()), NoHost({d.Write("libp.so", p.Build())}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0].message, d.path() + "/mod.so: undefined symbol: f");
+}
+
+TEST(CheckInputTest, SysrootIsSearchedInsteadOfTheHost) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/root/usr/lib/x86_64-linux-gnu");
+  ElfBuilder dep;
+  dep.soname = "libonly_in_sysroot.so";
+  dep.syms = {{"from_sysroot"}};
+  d.Write("root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so", dep.Build());
+  ElfBuilder m;
+  m.needed = {"libonly_in_sysroot.so"};
+  m.syms = {{"from_sysroot", false}};
+  m.relocs = {1};
+  const std::string mod = d.Write("mod.so", m.Build());
+  CheckOptions o;
+  o.sysroot = d.path() + "/root";
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+  ASSERT_EQ(r->libraries.size(), 2u);
+  EXPECT_EQ(r->libraries[1].path,
+            d.path() + "/root/usr/lib/x86_64-linux-gnu/libonly_in_sysroot.so");
+  EXPECT_EQ(r->libraries[1].found_by, FoundBy::kSystem);
+  // The same module without the sysroot: the running host has no such library.
+  absl::StatusOr<Report> host = Check(mod, CheckOptions{});
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_FALSE(host->loads);
+  EXPECT_EQ(host->problems[0].message,
+            "libonly_in_sysroot.so: cannot open shared object file: No such file or directory");
+}
+
+TEST(CheckInputTest, LibraryPathIsSearchedBeforeTheHost) {
+  TempDir d;
+  ElfBuilder dep;
+  dep.soname = "libc.so.6";  // shadows the host's libc, as LD_LIBRARY_PATH would
+  dep.syms = {{"shadowed"}};
+  d.Write("libc.so.6", dep.Build());
+  ElfBuilder m;
+  m.needed = {"libc.so.6"};
+  m.syms = {{"shadowed", false}};
+  m.relocs = {1};
+  CheckOptions o;
+  o.library_path = {d.path()};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+  EXPECT_EQ(r->libraries[1].found_by, FoundBy::kLibraryPath);
+}
+
+}  // namespace
+}  // namespace abicheck

@@ -1,0 +1,121 @@
+// The diagnosis on checks: candidates ranked, causes shared, the list capped.
+
+#include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/report/render.h"
+#include "tests/unit/test_inputs.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::TempDir;
+using ::testing::HasSubstr;
+using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
+
+// Issue 15, on real torch symbols: int64_t -> c10::SymInt in at::_ops::narrow::call. The same
+// qualified name wins over another op with the module's exact parameter list.
+TEST(DiagnosisRankingTest, SameQualifiedNameWins) {
+  TempDir d;
+  const std::string lib =
+      d.Write("libtorch_cpu.so",
+              Lib("libtorch_cpu.so", {"_ZN2at4_ops13diagonal_copy4callERKNS_6TensorElll",
+                                      "_ZN2at4_ops6narrow4callERKNS_6TensorElN3c106SymIntES6_"}));
+  const std::string mod =
+      d.Write("mod.so", Mod({"libtorch_cpu.so"}, {"_ZN2at4_ops6narrow4callERKNS_6TensorElll"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  ASSERT_FALSE(r->problems[0].candidates.empty()) << RenderText(*r, false);
+  const Candidate& c = r->problems[0].candidates[0];
+  EXPECT_EQ(c.demangled,
+            "at::_ops::narrow::call(at::Tensor const&, long, c10::SymInt, c10::SymInt)");
+  EXPECT_EQ(c.relation, Relation::kSignatureChanged);
+  EXPECT_EQ(r->problems[0].candidates.size(), 1u) << "diagonal_copy is noise beside it";
+  EXPECT_THAT(r->problems[0].hint, HasSubstr("compiled against another declaration of call"));
+}
+
+// Issue 15: the text shows three problems of a cause and how many more; `all` lists every one.
+TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
+  TempDir d;
+  std::vector<std::string> defs, refs;
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "f" + std::to_string(i);
+    defs.push_back("_ZN2ns" + std::to_string(n.size()) + n + "El");
+    refs.push_back("_ZN2ns" + std::to_string(n.size()) + n + "Ei");
+  }
+  const std::string lib = d.Write("libt.so", Lib("libt.so", defs));
+  const std::string mod = d.Write("mod.so", Mod({"libt.so"}, refs));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->causes.size(), 1u);
+  ASSERT_EQ(r->causes[0].problems, 8);
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string some = RenderText(*r, false), every = RenderText(*r, false, true);
+  EXPECT_EQ(count(some, "undefined symbol: ns::f"), 3) << some;
+  EXPECT_THAT(some, HasSubstr("... 5 more of this cause (--all lists them)"));
+  EXPECT_EQ(count(every, "undefined symbol: ns::f"), 8) << every;
+  EXPECT_EQ(every.find("more of this cause"), std::string::npos);
+  EXPECT_THAT(RenderJson(*r), HasSubstr("_ZN2ns2f7Ei")) << "JSON keeps every problem";
+}
+
+// Issue 15: one change repeated across an API is one cause, with a count and examples.
+TEST(DiagnosisCausesTest, RepeatedChangeIsOneCause) {
+  TempDir d;
+  // ns::f1..f4(int) became (long); ns::g(int) became (unsigned int): a change of its own.
+  const std::string lib = d.Write(
+      "libt.so",
+      Lib("libt.so", {"_ZN2ns2f1El", "_ZN2ns2f2El", "_ZN2ns2f3El", "_ZN2ns2f4El", "_ZN2ns1gEj"}));
+  const std::string mod = d.Write(
+      "mod.so",
+      Mod({"libt.so"}, {"_ZN2ns2f1Ei", "_ZN2ns2f2Ei", "_ZN2ns2f3Ei", "_ZN2ns2f4Ei", "_ZN2ns1gEi"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->causes.size(), 1u) << RenderText(*r, false);
+  EXPECT_EQ(r->causes[0].problems, 4);
+  EXPECT_THAT(r->causes[0].summary,
+              HasSubstr("one change, parameter 1: int → long, in 4 functions (e.g. ns::f1, "
+                        "ns::f2, ns::f3, ...)"));
+  int in_cause = 0;
+  for (const Problem& p : r->problems) in_cause += p.cause == r->causes[0].id;
+  EXPECT_EQ(in_cause, 4);
+}
+
+// Issue 15: diagnosis stops after 256 undefined symbols, and the report says so.
+TEST(DiagnosisCapTest, SaysThatItCutTheList) {
+  TempDir d;
+  std::vector<std::string> refs;
+  for (int i = 0; i < 300; ++i) refs.push_back(absl::StrCat("gone_", i));
+  const std::string lib = d.Write("libt.so", Lib("libt.so", {"kept"}));
+  const std::string mod = d.Write("mod.so", Mod({"libt.so"}, refs));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->problems.size(), 300u);
+  bool said = false;
+  for (const Warning& w : r->warnings) {
+    said |= w.message ==
+            "diagnosis stopped after 256 undefined symbols: the other 44 are listed without "
+            "nearest candidates";
+  }
+  EXPECT_TRUE(said) << RenderText(*r, false).substr(0, 400);
+  EXPECT_FALSE(r->problems[10].hint.empty());
+  EXPECT_TRUE(r->problems[299].hint.empty());
+}
+
+}  // namespace
+}  // namespace abicheck

@@ -1,0 +1,137 @@
+// DiffBuilds: exports removed, changed and added between two builds, and the loader-level changes.
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/elf/elf_constants.h"
+#include "lib/report/render.h"
+#include "lib/results/results.h"
+#include "tests/unit/elf_builder.h"
+#include "tests/unit/test_inputs.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
+
+TEST(DiffTest, RemovedChangedAdded) {
+  TempDir d;
+  d.Write("old.so", Lib("libx.so.1", {"_Z3addii", "keep", "gone"}));
+  d.Write("new.so", Lib("libx.so.2", {"_Z3addij", "keep", "fresh"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  const LibraryDiff& l = diff->libraries[0];
+  ASSERT_EQ(l.changed.size(), 1u);
+  EXPECT_EQ(l.changed[0].demangled, "add(int, int)");
+  EXPECT_EQ(l.changed[0].new_demangled, "add(int, unsigned int)");
+  EXPECT_THAT(DifferenceTexts(l.changed[0].differences),
+              ElementsAre("parameter 2: int → unsigned int"));
+  ASSERT_EQ(l.removed.size(), 1u);
+  EXPECT_EQ(l.removed[0].symbol, "gone");
+  ASSERT_EQ(l.added.size(), 1u);
+  EXPECT_EQ(l.added[0].symbol, "fresh");
+  EXPECT_TRUE(diff->breaking());
+  EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("1 removed, 1 changed, 1 added (breaking"));
+  EXPECT_THAT(RenderDiffJson(*diff), HasSubstr("\"new_symbol\": \"_Z3addij\""));
+}
+
+// Issue 15: a constructor's C1 and C2 symbols demangle alike; the diff tells them apart by
+// their mangled names (and only them).
+TEST(DiffTest, NamesThatDemangleAlikeShowTheirSymbol) {
+  TempDir d;
+  d.Write("old.so", Lib("libt.so", {"_ZN2ns3FooC1Ei", "_ZN2ns3FooC2Ei", "_Z3barv", "keep"}));
+  d.Write("new.so", Lib("libt.so", {"keep"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  const std::string text = RenderDiffText(*diff, false);
+  EXPECT_THAT(text, HasSubstr("removed: ns::Foo::Foo(int)  [_ZN2ns3FooC1Ei]"));
+  EXPECT_THAT(text, HasSubstr("removed: ns::Foo::Foo(int)  [_ZN2ns3FooC2Ei]"));
+  EXPECT_THAT(text, HasSubstr("removed: bar()\n")) << "a name of its own is shown alone";
+}
+
+// Issue 15: overloads that compare alike pair by the closest name, and a pair whose parts agree
+// says what differs (never an empty "version:  → ").
+TEST(DiffTest, OverloadsPairByTheClosestName) {
+  TempDir d;
+  d.Write("old.so", Lib("libt.so", {"_ZNK2at10TensorBase14const_data_ptrIKtLi0EEEPT_v"}));
+  d.Write("new.so", Lib("libt.so", {"_ZNK2at10TensorBase14const_data_ptrIKmEEPT_v",
+                                    "_ZNK2at10TensorBase14const_data_ptrIKtEEPT_v"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  const LibraryDiff& l = diff->libraries[0];
+  ASSERT_EQ(l.changed.size(), 1u) << RenderDiffText(*diff, false);
+  EXPECT_EQ(l.changed[0].new_demangled,
+            "unsigned short const* at::TensorBase::const_data_ptr<unsigned short const>() const");
+  ASSERT_EQ(l.added.size(), 1u);
+  EXPECT_EQ(l.added[0].symbol, "_ZNK2at10TensorBase14const_data_ptrIKmEEPT_v");
+  for (const std::string& x : DifferenceTexts(l.changed[0].differences)) {
+    EXPECT_EQ(x.find("version:  "), std::string::npos) << x;
+    EXPECT_FALSE(x.empty());
+  }
+}
+
+TEST(DiffTest, PairsLibrariesByStemAndAddedOnlyIsNotBreaking) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/a");
+  std::filesystem::create_directories(d.path() + "/b");
+  d.Write("a/libc10.so", Lib("libc10.so", {"keep"}));
+  d.Write("b/libc10.so", Lib("libc10.so", {"keep", "newer"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/a", d.path() + "/b");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  EXPECT_EQ(diff->libraries[0].old_library, d.path() + "/a/libc10.so");
+  EXPECT_EQ(diff->libraries[0].new_library, d.path() + "/b/libc10.so");
+  EXPECT_FALSE(diff->breaking());
+}
+
+// Issue 15: the soname change is what every module meets first (2.6 -> 2.14: "cannot open
+// shared object file"), so diff reports it, as breaking, with removed version definitions and
+// new DT_NEEDED entries.
+TEST(DiffTest, SonameVersionsAndNeededChangesAreReported) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/a");
+  std::filesystem::create_directories(d.path() + "/b");
+  d.Write("a/libc10.so.2.6", Lib("libc10.so.2.6", {"keep"}));
+  d.Write("b/libc10.so.2.14", Lib("libc10.so.2.14", {"keep"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/a", d.path() + "/b");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  EXPECT_EQ(diff->libraries[0].old_soname, "libc10.so.2.6");
+  EXPECT_EQ(diff->libraries[0].new_soname, "libc10.so.2.14");
+  EXPECT_TRUE(diff->breaking());
+  EXPECT_THAT(RenderDiffText(*diff, false),
+              HasSubstr("soname:  libc10.so.2.6 -> libc10.so.2.14 (every module naming "
+                        "libc10.so.2.6 in DT_NEEDED fails first"));
+  EXPECT_THAT(RenderDiffJson(*diff),
+              HasSubstr("\"soname\": {\n        \"old\": \"libc10.so.2.6\""));
+
+  ElfBuilder v1, v2;
+  v1.soname = v2.soname = "libv.so";
+  v1.verdefs = {{"libv.so", 1, elf::VER_FLG_BASE}, {"V1", 2}, {"V2", 3}};
+  v2.verdefs = {{"libv.so", 1, elf::VER_FLG_BASE}, {"V2", 2}, {"V3", 3}};
+  v2.needed = {"libcudart.so.13"};
+  d.Write("v1.so", v1.Build());
+  d.Write("v2.so", v2.Build());
+  diff = DiffBuilds(d.path() + "/v1.so", d.path() + "/v2.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  EXPECT_THAT(diff->libraries[0].versions_removed, ElementsAre("V1"));
+  EXPECT_THAT(diff->libraries[0].versions_added, ElementsAre("V3"));
+  EXPECT_THAT(diff->libraries[0].needed_added, ElementsAre("libcudart.so.13"));
+  EXPECT_TRUE(diff->breaking());
+  EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("version removed: V1"));
+  EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("needs now: libcudart.so.13"));
+}
+
+}  // namespace
+}  // namespace abicheck

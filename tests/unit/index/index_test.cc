@@ -1,0 +1,164 @@
+// Index files: the same answers as the builds, what they hold, and every kind of damage refused.
+#include <cstring>
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/report/render.h"
+#include "tests/support/index_reseal.h"
+#include "tests/unit/test_inputs.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::StatusIs;
+using ::abicheck::testing::TempDir;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
+
+class IndexTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(d_.path() + "/b1");
+    std::filesystem::create_directories(d_.path() + "/b2");
+    d_.Write("b1/libtorch.so", Lib("libtorch.so", {"kept", "gone"}));
+    d_.Write("b2/libtorch.so", Lib("libtorch.so", {"kept"}));
+    index_ = d_.path() + "/builds.abix";
+    absl::StatusOr<IndexSummary> s =
+        BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, index_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    module_ = d_.Write("mod.so", Mod({"libtorch.so"}, {"kept", "gone"}));
+  }
+  std::vector<uint8_t> Bytes() { return Read(index_); }
+  TempDir d_;
+  std::string index_, module_;
+};
+
+TEST_F(IndexTest, SameAnswersAsTheDirectories) {
+  absl::StatusOr<Report> a = Check(module_, WithProviders({index_ + "#one"}));
+  absl::StatusOr<Report> b = Check(module_, WithProviders({index_ + "#two"}));
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(a->loads) << RenderText(*a, false);
+  ASSERT_EQ(b->problems.size(), 1u);
+  EXPECT_EQ(b->problems[0].symbol, "gone");
+  absl::StatusOr<Matrix> m = CheckMatrix({module_}, {index_}, CheckOptions{});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_THAT(m->builds, ElementsAre(index_ + "#one", index_ + "#two"));
+  EXPECT_THAT(m->cells[1].report.problems[0].exported_by, ElementsAre(index_ + "#one"));
+}
+
+TEST_F(IndexTest, SaysWhatItHolds) {
+  // "kept" is exported by both builds and stored once; "gone" by the first only.
+  absl::StatusOr<IndexSummary> s =
+      BuildIndex({d_.path() + "/b1", d_.path() + "/b2"}, {"one", "two"}, d_.path() + "/again.abix");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->path, d_.path() + "/again.abix");
+  EXPECT_THAT(s->builds, ElementsAre("one", "two"));
+  EXPECT_EQ(s->libraries, 2u);
+  EXPECT_EQ(s->names, 2u);
+  EXPECT_EQ(s->file_bytes, std::filesystem::file_size(s->path));
+}
+
+TEST_F(IndexTest, SeveralBuildsNeedOneNamedAsProviders) {
+  EXPECT_THAT(Check(module_, WithProviders({index_})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "holds several builds; name one as " + index_ + "#BUILD: one, two"));
+  EXPECT_THAT(Check(module_, WithProviders({index_ + "#three"})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "has no build named three; its builds: one, two"));
+  EXPECT_THAT(CheckMatrix({index_}, {}, CheckOptions{}),
+              StatusIs(absl::StatusCode::kInvalidArgument, "not modules"));
+}
+
+TEST_F(IndexTest, TruncatedIsAnError) {
+  std::vector<uint8_t> b = Bytes();
+  b.resize(b.size() - 10);
+  std::string p = d_.Write("cut.abix", b);
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+              StatusIs(absl::StatusCode::kDataLoss, "cut.abix: index is"));
+}
+
+TEST_F(IndexTest, OneFlippedByteIsAnError) {
+  std::vector<uint8_t> b = Bytes();
+  uint64_t blocks;
+  std::memcpy(&blocks, &b[64], 8);
+  // Everything but the compressed name blocks is verified on opening...
+  for (size_t at : {size_t{100}, size_t{blocks / 2}, size_t{blocks - 1}}) {
+    std::vector<uint8_t> c = b;
+    c[at] ^= 0x20;
+    std::string p = d_.Write("flip.abix", c);
+    EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         "flip.abix: index checksum mismatch: the file is corrupt"))
+        << "byte " << at;
+  }
+  // ...and a block when a lookup decodes it (this index has one: "gone" and "kept").
+  std::vector<uint8_t> c = b;
+  c[b.size() - 1] ^= 0x20;
+  std::string p = d_.Write("flip.abix", c);
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "flip.abix: index name block 0: checksum mismatch: the file is corrupt"));
+}
+
+// An index whose checksums were made to match (a crafted file can say anything that parses):
+// every byte of its name section and of its blocks flipped in turn is read safely — an answer or
+// a DataLoss naming the index, never a crash (ASan) or a hang.
+TEST_F(IndexTest, MalformedNameSectionWithAValidChecksum) {
+  const std::vector<uint8_t> b = Bytes();
+  uint64_t names_off, names_size, blocks;
+  std::memcpy(&names_off, &b[48], 8);
+  std::memcpy(&names_size, &b[56], 8);
+  std::memcpy(&blocks, &b[64], 8);
+  ASSERT_GT(names_size, 0u);
+  ASSERT_LT(blocks, b.size());
+  int failed = 0, flips = 0;
+  auto flip = [&](uint64_t at) {
+    std::vector<uint8_t> c = b;
+    c[at] ^= 0x41;
+    testing::ResealIndex(c);
+    std::string p = d_.Write("sealed.abix", c);
+    absl::StatusOr<Report> r = Check(module_, WithProviders({p + "#two"}));
+    ++flips;
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << r.status();
+      EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("sealed.abix: index"))
+          << r.status();
+      ++failed;
+    }
+  };
+  for (uint64_t at = names_off; at < names_off + names_size; ++at) flip(at);
+  for (uint64_t at = blocks; at < b.size(); ++at) flip(at);
+  EXPECT_GT(failed, 0) << "none of " << flips << " flips was noticed";
+  // The last byte is inside the last block: with its checksum made to match, decoding fails.
+  std::vector<uint8_t> c = b;
+  c[b.size() - 1] ^= 0xff;
+  testing::ResealIndex(c);
+  std::string p = d_.Write("block.abix", c);
+  EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
+              StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  // Every reader of an index's symbols says so, not only the check: diff, and merging.
+  EXPECT_THAT(DiffBuilds(p + "#one", p + "#two"),
+              StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+  EXPECT_THAT(BuildIndex({p}, {}, d_.path() + "/merged.abix"),
+              StatusIs(absl::StatusCode::kDataLoss, "block.abix: index name block"));
+}
+
+TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
+  std::vector<uint8_t> b = Bytes();
+  Put32(b, 8, 1);
+  std::string p = d_.Write("v1.abix", b);
+  absl::StatusOr<Report> r = Check(module_, WithProviders({p + "#one"}));
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
+                          "v1.abix: index format version 1; this abicheck reads version 2"));
+  EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+}  // namespace
+}  // namespace abicheck
