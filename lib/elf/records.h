@@ -14,13 +14,14 @@ namespace abicheck::elf {
 
 namespace internal {
 
-// Fixed-offset reads of one record whose bounds were checked once (Read* below).
+// Fixed-offset reads of one record whose bounds were checked once (each Read* below checks
+// r.Contains(at, size of the record) before it makes a Fields).
 class Fields {
  public:
   Fields(const ByteReader& r, uint64_t at) : r_(r), at_(at) {}
   template <typename T>
   T Get(uint64_t off) const {
-    return *r_.ReadAt<T>(at_ + off);
+    return r_.ReadChecked<T>(at_ + off);
   }
   // An address-sized field: at `off64` in ELFCLASS64, at `off32` in ELFCLASS32.
   uint64_t Word(bool is64, uint64_t off64, uint64_t off32) const {

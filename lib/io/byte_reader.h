@@ -33,10 +33,15 @@ class ByteReader {
   std::optional<T> ReadAt(uint64_t off) const {
     static_assert(std::is_integral_v<T>);
     if (!Contains(off, sizeof(T))) return std::nullopt;
-    T v;
-    std::memcpy(&v, data_.data() + off, sizeof(T));
-    if (big_endian_ && sizeof(T) > 1) v = Swap(v);
-    return v;
+    return Decode<T>(data_.data() + off);
+  }
+
+  // A field of a record whose whole range was checked once with Contains (lib/elf/records.h
+  // reads a record's fields so): `off` + sizeof(T) must lie inside that range.
+  template <typename T>
+  T ReadChecked(uint64_t off) const {
+    static_assert(std::is_integral_v<T>);
+    return Decode<T>(data_.data() + off);
   }
 
   // Reads an unsigned word of `width` bytes (4 or 8), as ELF32/ELF64 addresses and offsets are.
@@ -64,6 +69,13 @@ class ByteReader {
   }
 
  private:
+  template <typename T>
+  T Decode(const uint8_t* p) const {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    if (big_endian_ && sizeof(T) > 1) v = Swap(v);
+    return v;
+  }
   template <typename T>
   static T Swap(T v) {
     using U = std::make_unsigned_t<T>;
