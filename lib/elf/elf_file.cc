@@ -28,8 +28,7 @@ OpenVerdict OpenVerify(absl::Span<const uint8_t> bytes, bool want_64, uint16_t w
   // rest in its own byte order, refusing the other one first.
   auto refused = [](const char* e) { return OpenVerdict{OpenVerdict::kRefused, e}; };
   if (bytes.size() < elf::EhdrSize(want_64)) return refused("file too short");
-  static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
-  if (!std::equal(kMagic, kMagic + 4, bytes.begin())) return refused("invalid ELF header");
+  if (!HasElfMagic(bytes)) return refused("invalid ELF header");
   if (bytes[elf::EI_CLASS] != (want_64 ? elf::ELFCLASS64 : elf::ELFCLASS32))
     return OpenVerdict{OpenVerdict::kOtherClass, nullptr};
   if (bytes[elf::EI_DATA] != (want_big_endian ? elf::ELFDATA2MSB : elf::ELFDATA2LSB))
@@ -63,6 +62,11 @@ absl::Status NotElfError(absl::string_view name) {
   return s;
 }
 
+bool HasElfMagic(absl::Span<const uint8_t> bytes) {
+  return bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' &&
+         bytes[3] == 'F';
+}
+
 bool IsNotElf(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument &&
          status.GetPayload(kNotElfPayload).has_value();
@@ -90,9 +94,7 @@ std::string MachineName(uint16_t e_machine) {
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<const uint8_t> head) {
-  static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
-  if (head.size() < elf::EhdrSize(true) || !std::equal(kMagic, kMagic + 4, head.begin()))
-    return std::nullopt;
+  if (head.size() < elf::EhdrSize(true) || !HasElfMagic(head)) return std::nullopt;
   const bool is64 = head[elf::EI_CLASS] == elf::ELFCLASS64;
   const ByteReader r(head, head[elf::EI_DATA] == elf::ELFDATA2MSB);
   const elf::Ehdr h = *elf::ReadEhdr(r, is64);  // the size was checked
@@ -107,14 +109,8 @@ std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<cons
 std::string ElfFile::MachineName() const { return abicheck::MachineName(e_machine_); }
 
 absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_t> bytes) {
+  if (!HasElfMagic(bytes)) return NotElfError(name);
   ByteReader raw(bytes, /*big_endian=*/false);
-  static constexpr uint8_t kMagic[4] = {0x7f, 'E', 'L', 'F'};
-  for (int i = 0; i < 4; ++i) {
-    std::optional<uint8_t> b = raw.ReadAt<uint8_t>(i);
-    if (!b || *b != kMagic[i]) {
-      return NotElfError(name);
-    }
-  }
   ElfFile f;
   f.name_ = std::move(name);
   std::optional<uint8_t> ei_class = raw.ReadAt<uint8_t>(elf::EI_CLASS);

@@ -21,6 +21,8 @@ namespace abicheck {
 // what the file is), anything else a corrupt-input error (kDataLoss). NotElfError is
 // kInvalidArgument carrying a payload that IsNotElf tests: nothing matches message text.
 absl::Status NotElfError(absl::string_view name);
+// The file starts with \x7f E L F.
+bool HasElfMagic(absl::Span<const uint8_t> bytes);
 bool IsNotElf(const absl::Status& status);
 
 using Segment = elf::Phdr;

@@ -38,10 +38,6 @@ namespace {
 
 constexpr uint64_t kMaxTextMember = uint64_t{16} << 20;
 
-bool HasElfMagic(absl::Span<const uint8_t> b) {
-  return b.size() >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
-}
-
 bool HasZipMagic(absl::Span<const uint8_t> b) {
   return b.size() >= 4 && b[0] == 'P' && b[1] == 'K' && b[2] == 3 && b[3] == 4;
 }
