@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <bitset>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -311,22 +313,83 @@ void ForEachSourceName(absl::string_view m, F&& f) {
   }
 }
 
-// A table's exported C++ symbols by every source name in their mangled names, in table order.
-using TokenIndex = absl::flat_hash_map<absl::string_view, std::vector<uint32_t>>;
-
-const TokenIndex& TokensOf(const SymbolTable& t, ParseCache* cache) {
-  std::shared_ptr<const void>& slot = cache->Memo(&t);
-  if (slot == nullptr) {
-    auto index = std::make_shared<TokenIndex>();
+// A table's exported C++ symbols by every source name in their mangled names. Built once per
+// table and call (ParseCache), over every exported name of torch's libraries, so it is flat: one
+// (hash, symbol index) entry per source name, bucketed by the hash in table order, with no
+// allocation per name. A lookup compares the hash, then the name itself (a hash is not a name).
+class TokenIndex {
+ public:
+  explicit TokenIndex(const SymbolTable& t) : table_(t) {
+    std::vector<uint64_t> flat;
     t.ForEachSymbol([&](const Symbol& sym) {
       if (!sym.exported() || !absl::StartsWith(sym.name, "_Z")) return;
       ForEachSourceName(sym.name, [&](absl::string_view token) {
-        std::vector<uint32_t>& v = (*index)[token];
-        if (v.empty() || v.back() != sym.index) v.push_back(sym.index);
+        flat.push_back(uint64_t{Hash(token)} << 32 | sym.index);
       });
     });
-    slot = std::move(index);
+    size_t buckets = 1;
+    while (buckets < flat.size() / 2) buckets <<= 1;
+    mask_ = static_cast<uint32_t>(buckets - 1);
+    starts_.assign(buckets + 1, 0);
+    for (uint64_t e : flat) ++starts_[Bucket(e) + 1];
+    for (size_t b = 0; b < buckets; ++b) starts_[b + 1] += starts_[b];
+    entries_.resize(flat.size());
+    std::vector<uint32_t> next(starts_.begin(), starts_.end() - 1);
+    for (uint64_t e : flat) entries_[next[Bucket(e)]++] = e;
   }
+
+  // Calls f(index) for each exported symbol whose mangled name holds `token` as a source name,
+  // once per symbol, in table order.
+  template <typename F>
+  void ForEach(absl::string_view token, F&& f) const {
+    const uint32_t h = Hash(token);
+    const uint32_t b = h & mask_;
+    uint32_t last = UINT32_MAX;
+    for (uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
+      const uint64_t e = entries_[k];
+      const uint32_t index = static_cast<uint32_t>(e);
+      if (static_cast<uint32_t>(e >> 32) != h || index == last || !Holds(index, token)) continue;
+      last = index;
+      f(index);
+    }
+  }
+
+ private:
+  // Source names are short (most under 24 bytes) and there are millions of them: a word at a
+  // time, multiply and fold. Collisions only cost a comparison (Holds).
+  static uint32_t Hash(absl::string_view token) {
+    uint64_t h = token.size() * 0x9e3779b97f4a7c15u;
+    const char* p = token.data();
+    size_t n = token.size();
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+      h ^= h >> 31;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; ++i) w |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+    return static_cast<uint32_t>(h ^ (h >> 32));
+  }
+  uint32_t Bucket(uint64_t e) const { return static_cast<uint32_t>(e >> 32) & mask_; }
+  bool Holds(uint32_t index, absl::string_view token) const {
+    std::optional<Symbol> sym = table_.Get(index);
+    if (!sym) return false;
+    bool found = false;
+    ForEachSourceName(sym->name, [&](absl::string_view t) { found = found || t == token; });
+    return found;
+  }
+
+  const SymbolTable& table_;
+  uint32_t mask_ = 0;
+  std::vector<uint32_t> starts_;   // bucket -> its first entry; starts_[b + 1] ends it
+  std::vector<uint64_t> entries_;  // (hash << 32) | symbol index, by bucket, in table order
+};
+
+const TokenIndex& TokensOf(const SymbolTable& t, ParseCache* cache) {
+  std::shared_ptr<const void>& slot = cache->Memo(&t, ParseCache::MemoKind::kSourceNames);
+  if (slot == nullptr) slot = std::make_shared<TokenIndex>(t);
   return *static_cast<const TokenIndex*>(slot.get());
 }
 
@@ -348,10 +411,7 @@ class CandidateIndex {
         // Checks of one call share the objects: their names by source name are made once.
         const TokenIndex& tokens = TokensOf(*o->syms, shared);
         for (const std::string& w : wanted) {
-          auto it = tokens.find(w);
-          if (it == tokens.end()) continue;
-          auto& v = buckets_[w];
-          for (uint32_t i : it->second) v.push_back({o, i});
+          tokens.ForEach(w, [&](uint32_t i) { buckets_[w].push_back({o, i}); });
         }
         continue;
       }

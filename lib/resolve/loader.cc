@@ -126,8 +126,8 @@ std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32
   return WantedVersion{slot->name, slot->hash, slot->hidden, slot->file};
 }
 
-Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache,
-               ParseCache* parses)
+Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64,
+               std::shared_ptr<const LdCache> cache, ParseCache* parses)
     : options_(options),
       cpu_(HostCpuFor(machine)),
       glibc_(GlibcRelease(options)),
@@ -135,7 +135,7 @@ Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCach
       parses_(parses == nullptr ? own_parses_.get() : parses),
       machine_(machine),
       is_64_(is_64),
-      cache_(std::move(cache)) {
+      cache_(cache != nullptr ? std::move(cache) : std::make_shared<const LdCache>()) {
   // The working directory once per check, not once per object (a system call each).
   if (char buf[4096]; ::getcwd(buf, sizeof buf) != nullptr) cwd_ = buf;
   if (options_.sysroot == "/") options_.sysroot.clear();
@@ -342,15 +342,22 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
                                        FoundBy found_by, Object* requester, bool preexisting,
                                        Skipped* skipped) {
   // open_path: dir/<each capability subdirectory>/name, then dir/name. A subdirectory that does
-  // not exist is known after one stat (ld.so marks it `nonexisting`).
-  for (const std::string& sub : cpu_.subdirs) {
-    const std::string subdir = JoinDir(dir, sub);
-    if (!DirExists(subdir)) continue;
-    ABICHECK_ASSIGN_OR_RETURN(Object * o, TryPath(JoinDir(subdir, name), name, found_by, requester,
-                                                  preexisting, skipped));
+  // not exist is known after one stat (ld.so marks it `nonexisting`), and is skipped for the rest
+  // of the call: the paths left are made once per (directory, name).
+  std::vector<std::string>& paths = parses_->SearchPaths(machine_, dir, name);
+  if (paths.empty()) {
+    for (const std::string& sub : cpu_.subdirs) {
+      const std::string subdir = JoinDir(dir, sub);
+      if (DirExists(subdir)) paths.push_back(JoinDir(subdir, name));
+    }
+    paths.push_back(JoinDir(dir, name));
+  }
+  for (const std::string& path : paths) {
+    ABICHECK_ASSIGN_OR_RETURN(Object * o,
+                              TryPath(path, name, found_by, requester, preexisting, skipped));
     if (o != nullptr) return o;
   }
-  return TryPath(JoinDir(dir, name), name, found_by, requester, preexisting, skipped);
+  return nullptr;
 }
 
 const Object* Loader::SameStemProvider(absl::string_view name) const {
@@ -529,7 +536,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     }
     const bool nodeflib = (requester->elf->flags_1() & elf::DF_1_NODEFLIB) != 0;
     if (found == nullptr && options_.use_host && !nodeflib) {
-      if (std::optional<std::string> p = cache_.Lookup(name, machine_)) {
+      if (std::optional<std::string> p = cache_->Lookup(name, machine_)) {
         ABICHECK_ASSIGN_OR_RETURN(
             found, TryPath(absl::StrCat(options_.sysroot, *p), name, FoundBy::kLdCache, requester,
                            preexisting, &skipped));

@@ -98,8 +98,8 @@ class Loader {
  public:
   // `machine`/`is_64` are those of the module: the loader that would run it.
   // `parses` is shared by the checks of one call (nullptr: this loader's own).
-  Loader(const CheckOptions& options, uint16_t machine, bool is_64, LdCache cache,
-         ParseCache* parses = nullptr);
+  Loader(const CheckOptions& options, uint16_t machine, bool is_64,
+         std::shared_ptr<const LdCache> cache, ParseCache* parses = nullptr);
 
   // Adds an object named by the user (a file, or a member of a directory or archive); errors
   // name it. `preexisting` objects play libraries loaded before the dlopen being predicted.
@@ -263,8 +263,8 @@ class Loader {
   uint16_t machine_;
   bool is_64_;
   bool big_endian_ = false;
-  LdCache cache_;
-  std::string cwd_;  // for $ORIGIN of relative paths
+  std::shared_ptr<const LdCache> cache_;  // never null
+  std::string cwd_;                       // for $ORIGIN of relative paths
   std::optional<std::vector<const Object*>> process_base_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list

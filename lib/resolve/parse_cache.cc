@@ -62,4 +62,28 @@ bool ParseCache::DirExists(const std::string& dir) {
   return it->second;
 }
 
+absl::StatusOr<std::shared_ptr<const LdCache>> ParseCache::HostCache(const std::string& path) {
+  auto [it, fresh] = host_caches_.try_emplace(path, nullptr);
+  if (fresh) {
+    absl::StatusOr<LdCache> cache = LdCache::Read(path);
+    if (cache.ok()) {
+      it->second = std::make_shared<const LdCache>(*std::move(cache));
+    } else {
+      it->second = cache.status();
+    }
+  }
+  return it->second;
+}
+
+std::vector<std::string>& ParseCache::SearchPaths(uint16_t machine, absl::string_view dir,
+                                                  absl::string_view name) {
+  search_key_.clear();
+  search_key_.push_back(static_cast<char>(machine & 0xff));
+  search_key_.push_back(static_cast<char>(machine >> 8));
+  search_key_.append(dir.data(), dir.size());
+  search_key_.push_back('\0');
+  search_key_.append(name.data(), name.size());
+  return search_paths_[search_key_];
+}
+
 }  // namespace abicheck

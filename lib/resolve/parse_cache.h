@@ -4,16 +4,21 @@
 #ifndef ABICHECK_LIB_RESOLVE_PARSE_CACHE_H_
 #define ABICHECK_LIB_RESOLVE_PARSE_CACHE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
+#include "lib/resolve/ld_cache.h"
 #include "lib/symbols/symbol_table.h"
 
 namespace abicheck {
@@ -44,10 +49,22 @@ class ParseCache {
   // Whether `dir` is a directory, stat'ed once per call: the loader tries the capability
   // subdirectories of every search directory (docs/loader-model.md C8), most of which do not exist.
   bool DirExists(const std::string& dir);
+  // The paths open_path tries for `name` in `dir` (docs/loader-model.md C8), made by the loader
+  // the first time it searches there (empty until then) and kept for the call: the capability
+  // subdirectories that exist do not change, and every world of an environment searches torch's
+  // RPATH directories again for the same names. `machine` picks the subdirectories.
+  // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
+  absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
+  std::vector<std::string>& SearchPaths(uint16_t machine, absl::string_view dir,
+                                        absl::string_view name);
 
   // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
-  // the call (diagnosis: its exported names by source name).
-  std::shared_ptr<const void>& Memo(const SymbolTable* table) { return memo_[table]; }
+  // the call: relocation's references of an object (an environment's passes check a module, and
+  // load a host library, many times), diagnosis' exported names by source name.
+  enum class MemoKind : uint8_t { kReferences, kSourceNames };
+  std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind) {
+    return memo_[{table, kind}];
+  }
   size_t given_count() const { return given_.size(); }
 
  private:
@@ -57,8 +74,11 @@ class ParseCache {
 
   absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
-  absl::flat_hash_map<const SymbolTable*, std::shared_ptr<const void>> memo_;
+  absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, std::shared_ptr<const void>> memo_;
   absl::flat_hash_map<std::string, bool> dirs_;
+  absl::node_hash_map<std::string, std::vector<std::string>> search_paths_;
+  absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
+  std::string search_key_;  // reused: a search's key is made without allocating
 };
 
 // The parses of one build's libraries, shared by the checks against it on any thread. Only the

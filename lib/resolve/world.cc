@@ -248,13 +248,19 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   w.is_64 = probe.is_64();
   w.big_endian = probe.big_endian();
   w.has_python = python != nullptr;
-  LdCache cache;
+  std::shared_ptr<const LdCache> cache = std::make_shared<const LdCache>();
   if (options.use_host) {
     std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
-    ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(sysroot, "/etc/ld.so.cache")));
+    const std::string path = absl::StrCat(sysroot, "/etc/ld.so.cache");
+    if (parses != nullptr) {
+      ABICHECK_ASSIGN_OR_RETURN(cache, parses->HostCache(path));
+    } else {
+      ABICHECK_ASSIGN_OR_RETURN(LdCache read, LdCache::Read(path));
+      cache = std::make_shared<const LdCache>(std::move(read));
+    }
   }
   if (!options.gpu.empty() || !options.cuda_driver.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(w.device, ResolveDeviceTarget(options, cache, w.machine));
+    ABICHECK_ASSIGN_OR_RETURN(w.device, ResolveDeviceTarget(options, *cache, w.machine));
   }
   w.loader = std::make_unique<Loader>(options, w.machine, w.is_64, std::move(cache), parses);
   w.loader->SetBigEndian(w.big_endian);
@@ -588,8 +594,9 @@ class Relocation {
   absl::StatusOr<std::vector<Problem>> Run() {
     for (const Object* o : RelocationOrder(module_)) {
       if (o->preexisting) continue;
-      ABICHECK_ASSIGN_OR_RETURN(std::vector<Reference> refs, o->syms->References());
-      for (const Reference& ref : refs) {
+      const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
+      if (!refs->ok()) return refs->status();
+      for (const Reference& ref : **refs) {
         if (ref.symbol != 0) {  // (0: a relocation that names no symbol, where ld.so stops)
           ABICHECK_RETURN_IF_ERROR(CheckReference(o, ref));
         }
@@ -615,6 +622,16 @@ class Relocation {
       if (report_.torch_cxx_references++ < 3)
         report_.torch_cxx_examples.push_back(Demangle(sym.name));
     }
+  }
+
+  // An object's references, decoded and validated once per call when the checks share parses.
+  using References = absl::StatusOr<std::vector<Reference>>;
+  std::shared_ptr<const References> ReferencesOf(const SymbolTable& t) const {
+    ParseCache* shared = loader_.shared_parses();
+    if (shared == nullptr) return std::make_shared<const References>(t.References());
+    std::shared_ptr<const void>& slot = shared->Memo(&t, ParseCache::MemoKind::kReferences);
+    if (slot == nullptr) slot = std::make_shared<const References>(t.References());
+    return std::static_pointer_cast<const References>(slot);
   }
 
   absl::Status CheckReference(const Object* o, const Reference& ref) {

@@ -3,6 +3,7 @@
 // verdict, problem, warning and diagnosis must be what a world made for that module alone gives.
 #include <filesystem>
 #include <iterator>
+#include <memory>
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
@@ -152,7 +153,7 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
     return in->objects.front();
   };
   const InputFile p = input("libp.so.1"), mod = input("m.so");
-  Loader loader(o, 62, true, LdCache{});
+  Loader loader(o, 62, true, std::make_shared<const LdCache>());
   absl::StatusOr<Object*> provider = loader.OpenGiven(p, FoundBy::kProvider, true);
   ASSERT_TRUE(provider.ok());
   const std::vector<std::string> names = (*provider)->names;
