@@ -241,6 +241,15 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
       if (err == ENOENT) continue;
       return absl::UnavailableError(absl::StrCat(it->path().string(), ": ", std::strerror(err)));
     }
+    if (S_ISDIR(st.st_mode) && named_only) {
+      // An installed package's C++ headers (torch/include: 262 of torch's 594 directories) and
+      // bytecode caches hold nothing it loads: not walked, as for site-packages.
+      const std::string name = it->path().filename().string();
+      if (name == "include" || name == "__pycache__") {
+        it.disable_recursion_pending();
+        continue;
+      }
+    }
     if (S_ISDIR(st.st_mode) && ::access(it->path().c_str(), R_OK | X_OK) != 0) {
       return absl::PermissionDeniedError(absl::StrCat(
           it->path().string(), ": Permission denied (a directory that cannot be listed)"));
