@@ -206,10 +206,14 @@ uint8_t SymbolTable::StringAbiMarkers() const {
   if (std::optional<uint8_t> known = string_abi_markers_.get()) return *known;
   absl::string_view strings(reinterpret_cast<const char*>(elf_->dynstr().data().data()),
                             elf_->dynstr().size());
+  // glibc's memmem, not a search by first byte: 'E' and 'R' are on every line of mangled names.
+  auto contains = [&](absl::string_view needle) {
+    return ::memmem(strings.data(), strings.size(), needle.data(), needle.size()) != nullptr;
+  };
   uint8_t m = 0;
-  if (absl::StrContains(strings, "St7__cxx11") || absl::StrContains(strings, "B5cxx11")) m |= 1;
+  if (contains("St7__cxx11") || contains("B5cxx11")) m |= 1;
   // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
-  if (absl::StrContains(strings, "RKSs") || absl::StrContains(strings, "ESs")) m |= 2;
+  if (contains("RKSs") || contains("ESs")) m |= 2;
   string_abi_markers_.set(m);
   return m;
 }
