@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/diagnose/source_names.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/util/paths.h"
 
@@ -292,41 +293,34 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
 
 namespace {
 
-// The source names (<length><identifier>) inside a mangled name: "_ZN3c104cuda9SetDeviceEi" ->
-// "3c10", "4cuda", "9SetDevice". Linear, no demangling.
-template <typename F>
-void ForEachSourceName(absl::string_view m, F&& f) {
-  for (size_t i = 2; i < m.size();) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(m[i])) || m[i] == '0') {
-      ++i;
-      continue;
-    }
-    size_t j = i, n = 0;
-    while (j < m.size() && absl::ascii_isdigit(static_cast<unsigned char>(m[j])) && n < 100000)
-      n = n * 10 + (m[j++] - '0');
-    if (n == 0 || n > m.size() - j) {
-      i = j;
-      continue;
-    }
-    f(m.substr(i, j - i + n));
-    i = j + n;
-  }
-}
-
-// A table's exported C++ symbols by every source name in their mangled names. Built once per
-// table and call (ParseCache), over every exported name of torch's libraries, so it is flat: one
-// (hash, symbol index) entry per source name, bucketed by the hash in table order, with no
-// allocation per name. A lookup compares the hash, then the name itself (a hash is not a name).
+// A table's exported C++ symbols by the source names in their mangled names that can be a
+// function's base name (MayBeBaseName). Built once per table and call (ParseCache), over every
+// exported name of torch's libraries, so it is flat: one (hash, symbol index) entry per such
+// name, bucketed by the hash in table order, with no allocation per name. A lookup compares the
+// hash, then the name itself (a hash is not a name).
 class TokenIndex {
  public:
   explicit TokenIndex(const SymbolTable& t) : table_(t) {
     std::vector<uint64_t> flat;
-    t.ForEachSymbol([&](const Symbol& sym) {
-      if (!sym.exported() || !absl::StartsWith(sym.name, "_Z")) return;
-      ForEachSourceName(sym.name, [&](absl::string_view token) {
-        flat.push_back(uint64_t{Hash(token)} << 32 | sym.index);
+    t.ForEachExportedNameInStringOrder([&](uint32_t index, absl::string_view name) {
+      if (!absl::StartsWith(name, "_Z")) return;
+      ForEachSourceName(name, [&](absl::string_view token) {
+        if (MayBeBaseName(name, token)) flat.push_back(uint64_t{Hash(token)} << 32 | index);
       });
     });
+    // The names were read in .dynstr's order; the entries go back to table order (a counting
+    // sort by symbol index), then into buckets (a stable counting sort by hash), so that each
+    // bucket lists its symbols in table order.
+    {
+      uint32_t end = 0;
+      for (uint64_t e : flat) end = std::max(end, static_cast<uint32_t>(e) + 1);
+      std::vector<uint32_t> at(size_t{end} + 1, 0);
+      for (uint64_t e : flat) ++at[static_cast<uint32_t>(e) + 1];
+      for (size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+      std::vector<uint64_t> ordered(flat.size());
+      for (uint64_t e : flat) ordered[at[static_cast<uint32_t>(e)]++] = e;
+      flat.swap(ordered);
+    }
     size_t buckets = 1;
     while (buckets < flat.size() / 2) buckets <<= 1;
     mask_ = static_cast<uint32_t>(buckets - 1);
@@ -377,7 +371,9 @@ class TokenIndex {
     std::optional<Symbol> sym = table_.Get(index);
     if (!sym) return false;
     bool found = false;
-    ForEachSourceName(sym->name, [&](absl::string_view t) { found = found || t == token; });
+    ForEachSourceName(sym->name, [&](absl::string_view t) {
+      found = found || (t == token && MayBeBaseName(sym->name, t));
+    });
     return found;
   }
 
@@ -421,7 +417,8 @@ class CandidateIndex {
         if (!s->exported() || !absl::StartsWith(s->name, "_Z")) return;
         ForEachSourceName(s->name, [&](absl::string_view token) {
           if (token.size() >= by_length.size() ||
-              !by_length[token.size()].test(static_cast<unsigned char>(token.back()))) {
+              !by_length[token.size()].test(static_cast<unsigned char>(token.back())) ||
+              !MayBeBaseName(s->name, token)) {
             return;
           }
           auto it = wanted.find(token);
@@ -452,8 +449,7 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
     if (p.kind != ProblemKind::kUndefinedSymbol || ++n > kMaxDiagnosed) continue;
     FunctionParts f;
     if (SplitFunction(p.symbol, &f) && !f.base.empty()) {
-      const std::string base = StripAbiTags(f.base);
-      out.insert(absl::StrCat(base.size(), base));
+      out.insert(SourceName(StripAbiTags(f.base)));
     }
   }
   return out;

@@ -2,12 +2,18 @@
 // versions and torch releases read from names, what a missing version means.
 #include "lib/diagnose/diagnose.h"
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/demangle/demangle.h"
+#include "lib/diagnose/source_names.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/results/results.h"
+#include "tests/support/base_names.h"
 
 namespace abicheck {
 namespace {
@@ -128,6 +134,43 @@ TEST(VersionNamesTest, MeaningNamesTheToolchainGlibcOrTheLibrary) {
   EXPECT_THAT(VersionMeaning("GLIBC_2.38", "libc.so.6"), HasSubstr("newer glibc"));
   EXPECT_EQ(VersionMeaning("CUDA_13.0", "libcudart.so.13"),
             "the module was built against a newer libcudart.so.13 than this one");
+}
+
+// Where a base name sits in a mangled name (MayBeBaseName), and where it does not.
+TEST(SourceNamesTest, BaseNamePositions) {
+  auto kept = [](absl::string_view m) {
+    std::vector<std::string> out;
+    ForEachSourceName(m, [&](absl::string_view t) {
+      if (MayBeBaseName(m, t)) out.emplace_back(t);
+    });
+    return out;
+  };
+  using ::testing::ElementsAre;
+  // c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)
+  EXPECT_THAT(kept("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib"),
+              ElementsAre("29c10_cuda_check_implementation"));
+  EXPECT_THAT(kept("_Z3fooi"), ElementsAre("3foo"));                   // unscoped
+  EXPECT_THAT(kept("_ZL6helperv"), ElementsAre("6helper"));            // internal linkage
+  EXPECT_THAT(kept("_ZSt9terminatev"), ElementsAre("9terminate"));     // std::
+  EXPECT_THAT(kept("_ZN2at6TensorC2ERKS0_"), ElementsAre("6Tensor"));  // a constructor
+  EXPECT_THAT(kept("_ZN3c105ErrorD1Ev"), ElementsAre("5Error"));       // a destructor
+  EXPECT_THAT(kept("_ZN5torch3jit4nameB5cxx11Ev"), ElementsAre("4name", "5cxx11"));  // an ABI tag
+  EXPECT_THAT(kept("_ZN2at4sizeIlEEvv"), ElementsAre("4size"));  // template arguments
+  // A type nested in a parameter ends its own nested name: kept too, found and then rejected by
+  // the candidate's base name.
+  EXPECT_THAT(kept("_ZN2at3addERKNS_6TensorE"), ElementsAre("3add", "6Tensor"));
+  // Namespaces and plain parameter types are never a base name.
+  EXPECT_THAT(kept("_ZN3c104cuda9SetDeviceEa"), ElementsAre("9SetDevice"));
+}
+
+// On a real library: every defined function whose base name a scan of every source name finds,
+// MayBeBaseName keeps (the same property tests/pypi checks on torch's libraries).
+TEST(SourceNamesTest, HostLibstdcxxBaseNamesAreIndexed) {
+  const std::string lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+  if (!std::filesystem::exists(lib)) GTEST_SKIP() << lib << " is not on this machine";
+  const BaseNameCheck c = CheckBaseNamesIndexed(lib);
+  EXPECT_THAT(c.missed, ::testing::IsEmpty());
+  EXPECT_GT(c.functions, 3000u);
 }
 
 TEST(StripAbiTagsTest, RemovesEveryTag) {
