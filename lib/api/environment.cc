@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
+#include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_file.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
@@ -182,6 +183,17 @@ class EnvironmentCheck {
   absl::StatusOr<EnvironmentReport> Run(const std::vector<std::string>& against,
                                         const InputLimits& limits) {
     ABICHECK_RETURN_IF_ERROR(OpenTorchBuilds(against, limits));
+    if (opts_.diagnose) {
+      // Every failing object is diagnosed against torch's libraries: their names by base name
+      // are made on another core while the verdicts are made here.
+      std::vector<const SymbolTable*> tables;
+      for (const TorchBuild& b : builds_) {
+        for (const std::vector<InputFile>* inputs : {&b.providers, &b.preload}) {
+          for (const InputFile& f : *inputs) tables.push_back(parses_.Given(f).syms.get());
+        }
+      }
+      PrepareDiagnosis(tables, &parses_);
+    }
     FindInterpreter();
     ABICHECK_RETURN_IF_ERROR(CheckArchitecture());
     for (const TorchBuild& b : builds_) ABICHECK_RETURN_IF_ERROR(ImportTorch(b));

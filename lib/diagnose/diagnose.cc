@@ -7,8 +7,10 @@
 #include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -382,6 +384,29 @@ class TokenIndex {
   std::vector<uint32_t> starts_;   // bucket -> its first entry; starts_[b + 1] ends it
   std::vector<uint64_t> entries_;  // (hash << 32) | symbol index, by bucket, in table order
 };
+
+}  // namespace
+
+void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache* cache) {
+  if (std::thread::hardware_concurrency() < 2) return;
+  std::vector<const SymbolTable*> work;
+  std::vector<std::promise<std::shared_ptr<const void>>> done;
+  for (const SymbolTable* t : tables) {
+    if (t == nullptr || t->external()) continue;
+    work.push_back(t);
+    done.emplace_back();
+    cache->Pending(t, ParseCache::MemoKind::kSourceNames, done.back().get_future().share());
+  }
+  if (work.empty()) return;
+  cache->KeepUntilDone(std::async(std::launch::async, [work, done = std::move(done)]() mutable {
+    for (size_t i = 0; i < work.size(); ++i) {
+      work[i]->StringAbiMarkers();  // kept in the table itself (an atomic)
+      done[i].set_value(std::make_shared<const TokenIndex>(*work[i]));
+    }
+  }));
+}
+
+namespace {
 
 const TokenIndex& TokensOf(const SymbolTable& t, ParseCache* cache) {
   std::shared_ptr<const void>& slot = cache->Memo(&t, ParseCache::MemoKind::kSourceNames);

@@ -16,6 +16,13 @@ namespace abicheck {
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
                       Report* report);
 
+// Starts making, on another thread, what diagnosing checks that load these tables needs — their
+// exported names by base name, their std::string ABI markers — into `cache`, whose Memo() waits
+// for each table's where DiagnoseProblems first asks for it. For a call that will check many
+// modules against the same large libraries (an environment's torch): the verdicts are made on
+// this thread meanwhile. Does nothing on a machine with one core.
+void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache* cache);
+
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
 std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
                                             const FunctionParts& found);

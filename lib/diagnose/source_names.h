@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <string>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
 
 namespace abicheck {
@@ -15,15 +14,18 @@ namespace abicheck {
 // "3c10", "4cuda", "9SetDevice", each a view into `m`. Linear, no demangling.
 template <typename F>
 void ForEachSourceName(absl::string_view m, F&& f) {
-  for (size_t i = 2; i < m.size();) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(m[i])) || m[i] == '0') {
+  // It runs over every exported name of torch's libraries: bytes compared as unsigned ranges.
+  const char* const p = m.data();
+  const size_t size = m.size();
+  auto digit = [](char c) { return static_cast<unsigned char>(c - '0') <= 9; };
+  for (size_t i = 2; i < size;) {
+    if (static_cast<unsigned char>(p[i] - '1') > 8) {  // not 1-9: no length starts here
       ++i;
       continue;
     }
     size_t j = i, n = 0;
-    while (j < m.size() && absl::ascii_isdigit(static_cast<unsigned char>(m[j])) && n < 100000)
-      n = n * 10 + (m[j++] - '0');
-    if (n == 0 || n > m.size() - j) {
+    while (j < size && digit(p[j]) && n < 100000) n = n * 10 + static_cast<size_t>(p[j++] - '0');
+    if (n > size - j) {
       i = j;
       continue;
     }

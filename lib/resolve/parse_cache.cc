@@ -62,6 +62,21 @@ bool ParseCache::DirExists(const std::string& dir) {
   return it->second;
 }
 
+std::shared_ptr<const void>& ParseCache::Memo(const SymbolTable* table, MemoKind kind) {
+  std::shared_ptr<const void>& slot = memo_[{table, kind}];
+  if (slot == nullptr) {
+    if (auto it = pending_.find({table, kind}); it != pending_.end()) {
+      slot = it->second.get();
+      pending_.erase(it);
+    }
+  }
+  return slot;
+}
+
+void ParseCache::Pending(const SymbolTable* table, MemoKind kind, MemoFuture value) {
+  pending_.insert_or_assign({table, kind}, std::move(value));
+}
+
 absl::StatusOr<std::shared_ptr<const LdCache>> ParseCache::HostCache(const std::string& path) {
   auto [it, fresh] = host_caches_.try_emplace(path, nullptr);
   if (fresh) {

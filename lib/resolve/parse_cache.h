@@ -5,6 +5,7 @@
 #define ABICHECK_LIB_RESOLVE_PARSE_CACHE_H_
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,9 +63,13 @@ class ParseCache {
   // the call: relocation's references of an object (an environment's passes check a module, and
   // load a host library, many times), diagnosis' exported names by source name.
   enum class MemoKind : uint8_t { kReferences, kSourceNames };
-  std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind) {
-    return memo_[{table, kind}];
-  }
+  // Empty until filled by its user, or by what Pending() handed over (waited for here).
+  std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind);
+  // A memo being made on another thread: Memo() waits for it when it is first asked for.
+  // `work` runs the thread and ends before this cache does (its tables live here).
+  using MemoFuture = std::shared_future<std::shared_ptr<const void>>;
+  void Pending(const SymbolTable* table, MemoKind kind, MemoFuture value);
+  void KeepUntilDone(std::future<void> work) { background_.push_back(std::move(work)); }
   size_t given_count() const { return given_.size(); }
 
  private:
@@ -75,10 +80,13 @@ class ParseCache {
   absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
   absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, std::shared_ptr<const void>> memo_;
+  absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, MemoFuture> pending_;
   absl::flat_hash_map<std::string, bool> dirs_;
   absl::node_hash_map<std::string, std::vector<std::string>> search_paths_;
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
   std::string search_key_;  // reused: a search's key is made without allocating
+  // Last: destroyed first, so that work on other threads ends before the parses it reads.
+  std::vector<std::future<void>> background_;
 };
 
 // The parses of one build's libraries, shared by the checks against it on any thread. Only the

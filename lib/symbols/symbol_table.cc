@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -206,14 +207,25 @@ uint8_t SymbolTable::StringAbiMarkers() const {
   if (std::optional<uint8_t> known = string_abi_markers_.get()) return *known;
   absl::string_view strings(reinterpret_cast<const char*>(elf_->dynstr().data().data()),
                             elf_->dynstr().size());
-  // glibc's memmem, not a search by first byte: 'E' and 'R' are on every line of mangled names.
-  auto contains = [&](absl::string_view needle) {
-    return ::memmem(strings.data(), strings.size(), needle.data(), needle.size()) != nullptr;
+  // Whether `core` occurs preceded by one of `before`: each pattern pair shares its end, so one
+  // pass of glibc's memmem (not a search by first byte: 'E' and 'R' are on every line of mangled
+  // names) answers both.
+  auto contains = [&](absl::string_view core, std::initializer_list<absl::string_view> before) {
+    for (const char* at = strings.data(); at != nullptr;) {
+      const size_t left = static_cast<size_t>(strings.data() + strings.size() - at);
+      at = static_cast<const char*>(::memmem(at, left, core.data(), core.size()));
+      if (at == nullptr) break;
+      const absl::string_view head = strings.substr(0, static_cast<size_t>(at - strings.data()));
+      for (absl::string_view b : before)
+        if (absl::EndsWith(head, b)) return true;
+      ++at;
+    }
+    return false;
   };
   uint8_t m = 0;
-  if (contains("St7__cxx11") || contains("B5cxx11")) m |= 1;
+  if (contains("cxx11", {"St7__", "B5"})) m |= 1;  // St7__cxx11, B5cxx11
   // "RKSs" (std::string const&) and "EOSs"/"ESs" are the common old-ABI spellings.
-  if (contains("RKSs") || contains("ESs")) m |= 2;
+  if (contains("Ss", {"RK", "E"})) m |= 2;
   string_abi_markers_.set(m);
   return m;
 }

@@ -18,7 +18,7 @@
 namespace abicheck {
 
 struct BaseNameCheck {
-  size_t functions = 0;            // defined functions with a base name, checked
+  size_t functions = 0;             // defined functions with a base name, checked
   std::vector<std::string> missed;  // whose base name only a scan of every source name finds
 };
 
