@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -204,6 +205,17 @@ std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
 }
 
 namespace {
+
+// How many differences DescribeDifferences(wanted, found) lists, counted no further than `limit`
+// and without making their words: most candidates of another scope are rejected on this.
+size_t CountDifferences(const FunctionParts& wanted, const FunctionParts& found, size_t limit) {
+  size_t n = (wanted.base != found.base) + (wanted.context != found.context) +
+             (wanted.params.size() != found.params.size()) +
+             (wanted.qualifiers != found.qualifiers) + (wanted.return_type != found.return_type);
+  for (size_t i = 0; i < std::min(wanted.params.size(), found.params.size()) && n < limit; ++i)
+    n += wanted.params[i] != found.params[i];
+  return n;
+}
 
 // The std::string ABI a set of mangled names was built with. C++11: the __cxx11 inline namespace
 // (St7__cxx11) or the [abi:cxx11] tag (B5cxx11); pre-C++11: std::string as the Ss abbreviation,
@@ -427,8 +439,9 @@ class CandidateIndex {
         by_length[w.size()].set(static_cast<unsigned char>(w.back()));
     }
     ParseCache* shared = loader.shared_parses();
+    shared_ = shared;
     for (const Object* o : loader.loaded()) {
-      if (shared != nullptr && !o->syms->external()) {
+      if (shared != nullptr) {
         // Checks of one call share the objects: their names by source name are made once.
         const TokenIndex& tokens = TokensOf(*o->syms, shared);
         for (const std::string& w : wanted) {
@@ -462,8 +475,35 @@ class CandidateIndex {
     return it == buckets_.end() ? kNone : it->second;
   }
 
+  // Symbol `i` of `t` (named `name`) split as a C++ function, nullopt when it is not one: made
+  // once per symbol and call. A matrix diagnoses the same overload sets of the same builds for
+  // module after module, and demangling them was most of its diagnosis.
+  const std::optional<FunctionParts>& Split(const SymbolTable& t, uint32_t i,
+                                            absl::string_view name) const {
+    std::shared_ptr<SplitMemo>& memo = own_[&t];
+    if (memo == nullptr) {
+      if (shared_ != nullptr) {
+        std::shared_ptr<const void>& slot = shared_->Memo(&t, ParseCache::MemoKind::kSplitNames);
+        if (slot == nullptr) slot = std::make_shared<SplitMemo>();
+        // The slot is this call's (one thread's) and only ever filled in here.
+        memo = std::const_pointer_cast<SplitMemo>(std::static_pointer_cast<const SplitMemo>(slot));
+      } else {
+        memo = std::make_shared<SplitMemo>();
+      }
+    }
+    auto [it, fresh] = memo->try_emplace(i);
+    if (fresh) {
+      FunctionParts f;
+      if (SplitFunction(name, &f)) it->second = std::move(f);
+    }
+    return it->second;
+  }
+
  private:
+  using SplitMemo = absl::node_hash_map<uint32_t, std::optional<FunctionParts>>;
   absl::flat_hash_map<std::string, std::vector<std::pair<const Object*, uint32_t>>> buckets_;
+  ParseCache* shared_ = nullptr;
+  mutable absl::flat_hash_map<const SymbolTable*, std::shared_ptr<SplitMemo>> own_;
 };
 
 // The base-name source names of the undefined C++ functions that may need candidates.
@@ -624,9 +664,11 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
     {
       std::optional<Symbol> s = t.Get(i);
       if (!s || s->name == p.symbol) continue;
-      FunctionParts found;
-      if (!SplitFunction(s->name, &found) || StripAbiTags(found.base) != StripAbiTags(wanted.base))
-        continue;
+      const std::optional<FunctionParts>& split = index.Split(t, i, s->name);
+      if (!split || StripAbiTags(split->base) != StripAbiTags(wanted.base)) continue;
+      const FunctionParts& found = *split;
+      // Another scope is a candidate only when it is the one difference.
+      if (found.context != wanted.context && CountDifferences(wanted, found, 2) > 1) continue;
       std::vector<Difference> diff = DescribeDifferences(wanted, found);
       if (diff.empty()) {
         // Same parts, other mangling: an ABI tag the partial demangler's base name omits.

@@ -62,7 +62,7 @@ class ParseCache {
   // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
   // the call: relocation's references of an object (an environment's passes check a module, and
   // load a host library, many times), diagnosis' exported names by source name.
-  enum class MemoKind : uint8_t { kReferences, kSourceNames };
+  enum class MemoKind : uint8_t { kReferences, kSourceNames, kSplitNames };
   // Empty until filled by its user, or by what Pending() handed over (waited for here).
   std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind);
   // A memo being made on another thread: Memo() waits for it when it is first asked for.
