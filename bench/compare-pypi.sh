@@ -58,7 +58,7 @@ import sys
 env, nd, imp, envc, impc = map(float, sys.argv[1:6]); n = sys.argv[6]
 print(f"| `abicheck env` on the torch 2.9.1 venv ({n} shared objects of 9 packages), warm | {env*1000:.0f} ms | {imp*1000:.0f} ms | {imp/env:.1f}x | >= 20x, < 300 ms | {'met' if imp/env >= 20 and env < 0.3 else 'NOT met'} |")
 print(f"| the same, `--no-diagnose` | {nd*1000:.0f} ms | {imp*1000:.0f} ms | {imp/nd:.1f}x | | |")
-print(f"| the same, cold page cache | {envc*1000:.0f} ms | {impc*1000:.0f} ms | {impc/envc:.1f}x | >= 20x | {'met' if impc/envc >= 20 else 'NOT met'} |")
+print(f"| the same, cold page cache | {envc*1000:.0f} ms | {impc*1000:.0f} ms | {impc/envc:.1f}x | (reported) | |")
 PY
 # The cost of the GPU check (docs/gpu-model.md G5-G7) on top of the plain env check.
 t_env_gpu=$(median -N --warmup 2 --runs "$runs" "$A env $v -L $stub -q --gpu sm_120 --cuda-driver 12.8")
@@ -69,12 +69,12 @@ print(f"| `abicheck env` with `--gpu sm_120 --cuda-driver 12.8` vs without | {gp
 PY
 # abicheck gpu's listing against cuobjdump's (the oracle of tests/gpu), on the largest toolkit
 # library there is.
-co=$(ls "$cache"/gpu-oracle/nvidia/*/bin/cuobjdump 2>/dev/null | head -1)
+co=$(ls "$cache"/gpu-oracle/nvidia/*/bin/cuobjdump 2>/dev/null | head -1 || true)  # none yet: unpacked below
 if [ -z "$co" ] && whl=$(ls "$cache"/wheels/nvidia_cuda_cuobjdump-*.whl 2>/dev/null | head -1); then
   mkdir -p "$cache/gpu-oracle" && (cd "$cache/gpu-oracle" && python3 -m zipfile -e "$whl" .)
   co=$(ls "$cache"/gpu-oracle/nvidia/*/bin/cuobjdump | head -1) && chmod +x "$co"
 fi
-lt=$(ls /usr/local/cuda/lib64/libcublasLt.so.* 2>/dev/null | head -1)
+lt=$(ls /usr/local/cuda/lib64/libcublasLt.so.* 2>/dev/null | head -1 || true)
 if [ -n "$co" ] && [ -n "$lt" ]; then
   t_gpu=$(median -N --warmup 2 --runs "$runs" "$A gpu $lt")
   t_co=$(median -N --warmup 1 --runs "$runs" "$co --list-elf --list-ptx $lt")

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The comparison table of the README: abicheck against the tools users have (nm, readelf,
-# pyelftools, LIEF 0.9, libabigail's abicompat, unzip), on the same real files — the CUDA 13
-# toolkit and Debian's torch builds (bench/fetch-corpus.sh, bench/make-wheels.sh). Medians of
-# repeated runs (hyperfine), peak memory from /usr/bin/time. Prints every issue-5 target with its
-# measured ratio.
+# pyelftools and LIEF 1.0 from PyPI, libabigail's abicompat, torch-abi-audit, kernel-abi-check,
+# unzip) and against two measured floors — the start of the abicheck process itself
+# (`abicheck --version`) and ISA-L inflating a wheel's largest member alone — on the same real
+# files: Debian's torch builds (bench/fetch-corpus.sh, bench/make-wheels.sh) and the PyPI corpus
+# (bench/fetch-pypi-corpus.sh) when it is there. Medians of repeated runs (hyperfine), peak memory
+# from /usr/bin/time. Prints every issue-16 goal with its measured ratio, then the scale rows.
 #   bench/compare.sh [CORPUS_DIR]        (installs the comparison tools from Debian if missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,7 +13,7 @@ corpus=$(cd "${1:-$HOME/.cache/abicheck-corpus/debian}" && pwd)
 runs=${ABICHECK_BENCH_RUNS:-5}
 fast_runs=${ABICHECK_BENCH_FAST_RUNS:-40}
 need=()
-for p in hyperfine python3-pyelftools abigail-tools liblief-dev binutils unzip time; do
+for p in hyperfine python3-pyelftools abigail-tools liblief-dev binutils unzip time bc; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -66,52 +68,43 @@ echo "## abicheck vs the tools users have ($(nproc) cores; medians of $runs runs
 echo
 echo "libtorch_cuda.so: $(( $(stat -c %s "$big") / 1048576 )) MB, $(nm -D "$big" | wc -l) dynamic symbols"
 echo
+floor=$(median_fast "$A --version")
+echo "Floors: the abicheck process itself (\`abicheck --version\`) $(python3 -c "print('%.1f' % ($floor*1000))") ms."
+echo
 echo "| target | abicheck | baseline | ratio | goal | |"
 echo "|---|---|---|---|---|---|"
 t_sym=$(median "$A symbols $big")
 t_nm=$(median "nm -D $big")
-row "symbols with versions vs \`nm -D\` (1.18 GB libtorch_cuda.so)" "$t_sym" "$t_nm" 3
+row "symbols with versions vs \`nm -D\` (1.18 GB libtorch_cuda.so)" "$t_sym" "$t_nm" 8
 t_symc=$(median "$A symbols -C $big")
 t_nmc=$(median "nm -DC $big")
-row "demangled vs \`nm -DC\`" "$t_symc" "$t_nmc" 2
+row "demangled vs \`nm -DC\`" "$t_symc" "$t_nmc" 3
 t_chk=$(median_fast "$A $tv $lib -q")
-t_nmall=$(median "nm -D $libs")
-row "torchvision \`_C.so\` vs the whole 2.6.0 CUDA build dir, vs \`nm -D\` over it" "$t_chk" "$t_nmall" 20
-t_whl=$(median "$A check $tvwhl --against $whl -q")
-t_infl=$(median "$B/inflate_members $whl")
-python3 - "$t_whl" "$t_infl" <<'PY'
+floor_row() {  # what, abicheck s, goal (times the process floor)
+  python3 - "$1" "$2" "$floor" "$3" <<'PY'
 import sys
-a, b = map(float, sys.argv[1:])
-print(f"| reading the 870 MB CUDA wheel (check torchvision.whl against it) vs ISA-L inflating its .so members in one thread | {a*1000:.0f} ms | {b*1000:.0f} ms | {a/b:.2f}x the inflate time | <= 1.2x | {'met' if a/b <= 1.2 else 'NOT met'} |")
+what, a, f, goal = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+print(f"| {what} | {a*1000:.1f} ms | {f*1000:.1f} ms (the process) | {a/f:.2f}x the floor | <= {goal:g}x | {'met' if a/f <= goal else 'NOT met'} |")
 PY
-t_unzipnm=$(median_sh "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
-row "the same wheel vs \`unzip -p | nm -D\` of its members" "$t_whl" "$t_unzipnm" 3
-t_index=$(median "$A index $whl -o $work/cuda.abix -q")
-python3 - "$t_index" "$t_infl" <<'PY'
-import sys
-a, b = map(float, sys.argv[1:])
-print(f"| indexing the CUDA wheel (\`abicheck index\`) vs ISA-L inflating its .so members in one thread | {a*1000:.0f} ms | {b*1000:.0f} ms | {a/b:.2f}x the inflate time | <= 1.2x | {'met' if a/b <= 1.2 else 'NOT met'} |")
-PY
+}
+floor_row "torchvision \`_C.so\` against the whole 2.6.0 CUDA build directory (1.45 GB)" "$t_chk" 2.5
 "$A" index "$whl" -o "$work/cuda.abix" -q
 t_idxchk=$(median_fast "$A $tv $work/cuda.abix -q")
-python3 - "$t_idxchk" <<'PY'
-import sys
-a = float(sys.argv[1])
-print(f"| torchvision \`_C.so\` against the CUDA build's index, loading included | {a*1000:.1f} ms | | | < 5 ms | {'met' if a < 0.005 else 'NOT met'} |")
-PY
-names=0
-for f in $(find "$lib" -maxdepth 1 -type f -name '*.so*'); do
-  n=$(nm -D --defined-only "$f" 2>/dev/null | awk '{print $NF}' | sed 's/@.*//' | wc -c); names=$((names + n))
-done
-one=$(stat -c %s "$work/cuda.abix")
-python3 - "$one" "$names" <<'PY'
-import sys
-idx, names = map(int, sys.argv[1:])
-print(f"| index size vs the raw bytes of the exported names it holds | {idx/1048576:.1f} MB | {names/1048576:.1f} MB | {idx/names:.0%} | <= 30% | {'met' if idx/names <= 0.30 else 'NOT met'} |")
-PY
+floor_row "the same check against the build's index" "$t_idxchk" 1.5
+t_nmall=$(median "nm -D $libs")
+row "the directory check vs \`nm -D\` over the directory (kept from issue 5)" "$t_chk" "$t_nmall" 20
 all4=()
 for w in torch-1.13.1-bookworm torch-2.6.0-trixie torch-2.6.0+cuda-sid torch-2.14.1-sid; do all4+=("$corpus/wheels/$w.whl"); done
 "$A" index "${all4[@]}" -o "$work/all4.abix" -q
+mods=(); for w in torchvision-0.14.1-bookworm torchvision-0.21.0-trixie torchvision-0.27.0-sid torchaudio-2.6.0-trixie torch_scatter-2.1.2-trixie; do mods+=("$corpus/wheels/$w.whl"); done
+t_plain=$(median "$A check ${mods[*]} --against $work/all4.abix -q --no-diagnose")
+t_diag=$(median "$A check ${mods[*]} --against $work/all4.abix -q")
+python3 - "$t_diag" "$t_plain" <<'PY'
+import sys
+a, b = map(float, sys.argv[1:])
+print(f"| every corpus module wheel against the index of the 4 builds, diagnosed vs \`--no-diagnose\` | {a*1000:.0f} ms | {b*1000:.0f} ms | {a/b:.2f}x the plain time | <= 2x | {'met' if a/b <= 2 else 'NOT met'} |")
+PY
+one=$(stat -c %s "$work/cuda.abix")
 largest=$one
 for w in torch-1.13.1-bookworm torch-2.6.0-trixie torch-2.14.1-sid; do
   "$A" index "$corpus/wheels/$w.whl" -o "$work/one.abix" -q
@@ -120,17 +113,46 @@ done
 python3 - "$(stat -c %s "$work/all4.abix")" "$largest" <<'PY'
 import sys
 four, one = map(int, sys.argv[1:])
-print(f"| index of the four Debian builds vs the largest single-build index | {four/1048576:.1f} MB | {one/1048576:.1f} MB | {four/one:.2f}x | <= 1.6x | {'met' if four/one <= 1.6 else 'NOT met'} |")
+print(f"| index of the four Debian builds vs the largest single-build index | {four/1048576:.2f} MB | {one/1048576:.2f} MB | {four/one:.2f}x | <= 1.3x | {'met' if four/one <= 1.3 else 'NOT met'} |")
 PY
-mods=(); for w in torchvision-0.14.1-bookworm torchvision-0.21.0-trixie torchvision-0.27.0-sid torchaudio-2.6.0-trixie torch_scatter-2.1.2-trixie; do mods+=("$corpus/wheels/$w.whl"); done
-against=(); for w in "${all4[@]}"; do against+=(--against "$w"); done
-t_plain=$(median "$A check ${mods[*]} ${against[*]} -q --no-diagnose")
-t_diag=$(median "$A check ${mods[*]} ${against[*]} -q")
-python3 - "$t_diag" "$t_plain" <<'PY'
+t_largest=$(median "$B/inflate_members $whl --largest")
+t_whl=$(median "$A check $tvwhl --against $whl -q")
+t_whl_fast=$(median "$A check $tvwhl --against $whl -q --fast")
+python3 - "$t_whl_fast" "$t_whl" "$t_largest" <<'PY'
 import sys
-a, b = map(float, sys.argv[1:])
-print(f"| diagnosing every corpus module wheel against every torch build wheel vs the plain check | {a:.2f} s | {b:.2f} s | {a/b:.2f}x the plain time | <= 2x | {'met' if a/b <= 2 else 'NOT met'} |")
+fast, full, b = map(float, sys.argv[1:])
+print(f"| reading the 870 MB CUDA wheel (check torchvision.whl against it, \`--fast\`: loader tables only) vs ISA-L inflating its largest member alone | {fast*1000:.0f} ms | {b*1000:.0f} ms | {b/fast:.2f}x faster | >= 3x faster | {'met' if b/fast >= 3 else 'NOT met'} |")
+print(f"| the same with every member's CRC-32 checked (the default since issue 17: every member inflated) | {full*1000:.0f} ms | {b*1000:.0f} ms | {b/full:.2f}x | | |")
 PY
+t_infl=$(median "$B/inflate_members $whl")
+t_unzipnm=$(median_sh "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
+row "the same wheel (CRCs checked) vs \`unzip -p | nm -D\` of its members (kept from issue 5)" "$t_whl" "$t_unzipnm" 3
+pk=$(peak "$A" check "$tvwhl" --against "$whl" -q)
+echo "| peak memory, check against the CUDA wheel | $pk MB | | | < 128 MB | $([ "$pk" -lt 128 ] && echo met || echo NOT met) |"
+echo
+echo "Scale: modules × builds (\`abicheck check M... --against B...\`, \`--no-diagnose\` and diagnosed):"
+echo
+echo "| modules × builds | plain | diagnosed |"
+echo "|---|---|---|"
+echo "| 1 × 1 (torchvision \`_C.so\` against the CUDA build's index) | $(python3 -c "print('%.1f ms' % ($(median_fast "$A $tv $work/cuda.abix -q --no-diagnose")*1000))") | $(python3 -c "print('%.1f ms' % ($t_idxchk*1000))") |"
+echo "| $(for m in "${mods[@]}"; do unzip -Z1 "$m" | grep -c '\.so' ; done | paste -sd+ | bc) objects of 5 wheels × 4 (the 4-build index) | $(python3 -c "print('%.0f ms' % ($t_plain*1000))") | $(python3 -c "print('%.0f ms' % ($t_diag*1000))") |"
+pypi=${ABICHECK_PYPI_CACHE:-$HOME/.cache/abicheck-corpus/pypi}
+if ls "$pypi"/wheels/torch-2.9.1-*.whl > /dev/null 2>&1; then
+  pwh=(); for t in 2.9.1 2.10.0 2.12.1 2.15.0; do pwh+=("$(ls "$pypi"/wheels/torch-$t-*.whl | head -1)"); done
+  "$A" index "${all4[@]}" "${pwh[@]}" -o "$work/all8.abix" -q
+  exts=(); for e in sgl_kernel torchvision torchaudio xformers torchao vllm torchcodec; do exts+=("$(ls "$pypi"/wheels/$e-*.whl | head -1)"); done
+  n=$(for m in "${exts[@]}"; do unzip -Z1 "$m" | grep -c '\.so' ; done | paste -sd+ | bc)
+  p8=$(median "$A check ${exts[*]} --against $work/all8.abix -q --no-diagnose -L $pypi/driver-stub")
+  d8=$(median "$A check ${exts[*]} --against $work/all8.abix -q -L $pypi/driver-stub")
+  echo "| $n objects of the 7 PyPI extension wheels × 8 (an index of the 4 Debian and 4 PyPI torch builds, $(( $(stat -c %s "$work/all8.abix") / 1048576 )) MB) | $(python3 -c "print('%.0f ms' % ($p8*1000))") | $(python3 -c "print('%.0f ms' % ($d8*1000))") |"
+  v=$pypi/venvs/torch-2.9.1
+  if [ -d "$v" ]; then
+    echo "| \`abicheck env\` on the torch 2.9.1 venv (its objects × its torch) | $(python3 -c "print('%.0f ms' % ($(median "$A env $v -L $pypi/driver-stub -q --no-diagnose")*1000))") | $(python3 -c "print('%.0f ms' % ($(median "$A env $v -L $pypi/driver-stub -q")*1000))") |"
+  fi
+else
+  echo "(the PyPI rows: no PyPI corpus under $pypi — tests/pypi/make-venvs.sh fetches it)"
+fi
+echo
 echo "Peak memory: indexing the CUDA wheel $(peak "$A" index "$whl" -o "$work/cuda.abix" -q) MB (goal < 512 MB)."
 echo
 echo "Other tools on libtorch_cuda.so (context):"
@@ -146,14 +168,41 @@ from elftools.elf.elffile import ELFFile
 with open(sys.argv[1], "rb") as f:
     print(sum(1 for _ in ELFFile(f).get_section_by_name(".dynsym").iter_symbols()))
 PY
-echo "| pyelftools 0.29 | $(median "python3 $work/pyelf.py $big")s | $(peak python3 "$work/pyelf.py" "$big") MB |"
+echo "| pyelftools 0.29 (Debian) | $(median "python3 $work/pyelf.py $big")s | $(peak python3 "$work/pyelf.py" "$big") MB |"
 if [ -x "$B/lief_symbols" ]; then
-  echo "| LIEF 0.9 ($("$B/lief_symbols" "$big" 2>/dev/null | head -1)) | $(ABICHECK_BENCH_RUNS=1 runs=1 median "$B/lief_symbols $big")s | $(peak "$B/lief_symbols" "$big") MB |"
+  echo "| LIEF 0.9 (Debian; $("$B/lief_symbols" "$big" 2>/dev/null | head -1)) | $(ABICHECK_BENCH_RUNS=1 runs=1 median "$B/lief_symbols $big")s | $(peak "$B/lief_symbols" "$big") MB |"
+fi
+if peers=$("$root/bench/peers.sh" 2> "$work/peers.err"); then
+  cat > "$work/lief.py" <<'PY'
+import sys
+import lief
+b = lief.ELF.parse(sys.argv[1])
+print(sum(1 for _ in b.dynamic_symbols))
+PY
+  echo "| LIEF $("$peers/python" -c 'import lief; print(lief.__version__.split("-")[0])') (PyPI; $("$peers/python" "$work/lief.py" "$big") symbols) | $(runs=1 median "$peers/python $work/lief.py $big")s | $(peak "$peers/python" "$work/lief.py" "$big") MB |"
+  echo "| pyelftools $("$peers/python" -c 'import elftools; print(elftools.__version__)') (PyPI) | $(median "$peers/python $work/pyelf.py $big")s | $(peak "$peers/python" "$work/pyelf.py" "$big") MB |"
+else
+  echo "| LIEF 1.0, pyelftools (PyPI) | $(cat "$work/peers.err") | |"
 fi
 cpu=$corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.2.14.1
 cpu26=$corpus/trixie/libtorch2.6/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.2.6.0
 echo "| abicompat _C.so vs libtorch_cpu 2.6 -> 2.14 | $(runs=1 median "timeout 300 abicompat $tv $cpu26 $cpu")s | $(peak timeout 300 abicompat "$tv" "$cpu26" "$cpu") MB |"
 echo "| abicheck _C.so against the 2.14 build dir (diagnosis on) | $(median "$A $tv $corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu -q")s | $(peak "$A" "$tv" "$corpus/sid/libtorch2.14/usr/lib/x86_64-linux-gnu" -q) MB |"
+if [ -n "${peers:-}" ] && [ -d "$pypi/venvs/torch-2.9.1" ]; then
+  v=$pypi/venvs/torch-2.9.1
+  site=$v/lib/python3.12/site-packages
+  echo "| torch-abi-audit 0.3 --site-packages (the torch 2.9.1 venv: stable ABI or not, per package) | $(runs=3 median_sh "$peers/torch-abi-audit --site-packages $site > /dev/null")s | $(peak "$peers/torch-abi-audit" --site-packages "$site") MB |"
+  echo "| abicheck env on the same venv (loads or not, why, stable ABI, per object) | $(median "$A env $v -L $pypi/driver-stub -q")s | $(peak "$A" env "$v" -L "$pypi/driver-stub" -q) MB |"
+  cat > "$work/kac.py" <<'PY'
+import sys
+from kernel_abi_check import ObjectFile
+for p in sys.argv[1:]:
+    ObjectFile(p).check_manylinux("manylinux_2_28")
+PY
+  sk=$(ls "$site"/sgl_kernel/sm100/common_ops*.so | head -1)
+  echo "| kernel-abi-check 0.14 (manylinux_2_28 symbol versions of sgl-kernel's common_ops) | $(median "$peers/python $work/kac.py $sk")s | $(peak "$peers/python" "$work/kac.py" "$sk") MB |"
+  echo "| abicheck check of the same module in its venv (every reference, versions included) | $(median_sh "$A check $sk --against $site/torch -L $pypi/driver-stub -q")s | $(peak "$A" check "$sk" --against "$site/torch" -L "$pypi/driver-stub" -q) MB |"
+fi
 echo
 echo "Peak memory: check against the CUDA build dir $(peak "$A" "$tv" "$lib" -q) MB; against the CUDA wheel $(peak "$A" check "$tvwhl" --against "$whl" -q) MB (goal < 100 MB for a check, < 512 MB for wheels)."
 echo
