@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/Demangle/Demangle.h"
 
@@ -96,6 +98,11 @@ size_t Closure(absl::string_view text, size_t i, std::string* out) {
   return absl::string_view::npos;
 }
 
+// glibc's memmem: a search by first byte stops on every 's' or ')' of a demangled name.
+bool Contains(absl::string_view text, absl::string_view needle) {
+  return ::memmem(text.data(), text.size(), needle.data(), needle.size()) != nullptr;
+}
+
 // Where LLVM 14's text differs from binutils' (libiberty's cplus_demangle, what `nm -C` and
 // c++filt print), the text is made binutils': users compare our listing with theirs
 // (docs/symbols.md lists what still differs).
@@ -109,26 +116,19 @@ size_t Closure(absl::string_view text, size_t i, std::string* out) {
 // Returns false when `text` needs none of these.
 // Long: one scan of the text, a case per binutils spelling listed above.
 bool MatchBinutils(absl::string_view text, std::string* out) {
-  // One pass to see which rules can apply (most names need none).
-  bool op = false, tag = false, quoted = false, null = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    switch (text[i]) {
-      case '<':
-        op = op || (i >= 8 && text.compare(i - 8, 8, "operator") == 0);
-        break;
-      case ']':
-        tag = tag || text.compare(i + 1, 2, "::") == 0;
-        break;
-      case '\'':
-        quoted = true;
-        break;
-      case '_':
-        null = null || (i >= 12 && text.compare(i - 12, 14, "std::nullptr_t") == 0);
-        break;
-      default:
-        break;
+  // Which rules can apply (most names need none): searches for their rare bytes (memchr), not a
+  // loop over every byte — this runs on every name of `symbols -C`.
+  auto any_at = [&](char c, auto&& pred) {
+    for (size_t i = text.find(c); i != absl::string_view::npos; i = text.find(c, i + 1)) {
+      if (pred(i)) return true;
     }
-  }
+    return false;
+  };
+  const bool op =
+      any_at('<', [&](size_t i) { return i >= 8 && text.compare(i - 8, 8, "operator") == 0; });
+  const bool tag = any_at(']', [&](size_t i) { return text.compare(i + 1, 2, "::") == 0; });
+  const bool quoted = text.find('\'') != absl::string_view::npos;
+  const bool null = Contains(text, "std::nullptr_t");
   const bool tls = text.substr(0, 13) == "thread-local ";
   if (!op && !tag && !quoted && !null && !tls) return false;
   out->clear();
@@ -314,8 +314,7 @@ absl::string_view DemangleView(absl::string_view name) {
   absl::string_view text(d);
   const bool matched = MatchBinutils(text, &fixed);
   // A local name's function ("...)::x") may carry a return type binutils does not print.
-  const bool local = name[1] == 'Z' && (text.find(")::") != absl::string_view::npos ||
-                                        text.find(") const::") != absl::string_view::npos);
+  const bool local = name[1] == 'Z' && (Contains(text, ")::") || Contains(text, ") const::"));
   if (!matched && !clone && !local) return text;
   if (!matched) fixed.assign(text.data(), text.size());
   if (local) StripLocalReturnTypes(&fixed);
