@@ -126,7 +126,7 @@ print(f"| the same with every member's CRC-32 checked (the default since issue 1
 PY
 t_infl=$(median "$B/inflate_members $whl")
 t_unzipnm=$(median_sh "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
-row "the same wheel (CRCs checked) vs \`unzip -p | nm -D\` of its members (kept from issue 5)" "$t_whl" "$t_unzipnm" 3
+row "the same wheel (CRCs checked) vs \`unzip -p \\| nm -D\` of its members (kept from issue 5)" "$t_whl" "$t_unzipnm" 3
 pk=$(peak "$A" check "$tvwhl" --against "$whl" -q)
 echo "| peak memory, check against the CUDA wheel | $pk MB | | | < 128 MB | $([ "$pk" -lt 128 ] && echo met || echo NOT met) |"
 echo
