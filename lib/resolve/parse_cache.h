@@ -54,19 +54,20 @@ class ParseCache {
   // the first time it searches there (empty until then) and kept for the call: the capability
   // subdirectories that exist do not change, and every world of an environment searches torch's
   // RPATH directories again for the same names. `machine` picks the subdirectories.
-  // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
-  absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
   std::vector<std::string>& SearchPaths(uint16_t machine, absl::string_view dir,
                                         absl::string_view name);
+  // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
+  absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
 
   // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
   // the call: relocation's references of an object (an environment's passes check a module, and
-  // load a host library, many times), diagnosis' exported names by source name.
+  // load a host library, many times), diagnosis' exported names by base name and its candidates
+  // split. The reference is into a hash map: fill it before asking for another slot.
   enum class MemoKind : uint8_t { kReferences, kSourceNames, kSplitNames };
   // Empty until filled by its user, or by what Pending() handed over (waited for here).
   std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind);
   // A memo being made on another thread: Memo() waits for it when it is first asked for.
-  // `work` runs the thread and ends before this cache does (its tables live here).
+  // KeepUntilDone: the work of that thread, waited for before this cache's parses are freed.
   using MemoFuture = std::shared_future<std::shared_ptr<const void>>;
   void Pending(const SymbolTable* table, MemoKind kind, MemoFuture value);
   void KeepUntilDone(std::future<void> work) { background_.push_back(std::move(work)); }
