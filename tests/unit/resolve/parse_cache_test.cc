@@ -15,10 +15,11 @@ namespace abicheck {
 namespace {
 
 TEST(ParseCacheTest, PendingMemoIsWaitedForWhereItIsFirstAskedFor) {
+  // Declared before the cache: they outlive the thread, which the cache joins when it goes.
+  std::promise<std::shared_ptr<const void>> made;
   ParseCache cache;
   // Only the table's identity is used: a memo is keyed by the address.
   const auto* table = reinterpret_cast<const SymbolTable*>(&cache);
-  std::promise<std::shared_ptr<const void>> made;
   cache.Pending(table, ParseCache::MemoKind::kSourceNames, made.get_future().share());
   auto value = std::make_shared<const int>(42);
   cache.KeepUntilDone(std::async(std::launch::async, [&made, value] {
