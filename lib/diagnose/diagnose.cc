@@ -346,8 +346,8 @@ class TokenIndex {
     for (uint64_t e : flat) entries_[next[Bucket(e)]++] = e;
   }
 
-  // Calls f(index) for each exported symbol whose mangled name holds `token` as a source name,
-  // once per symbol, in table order.
+  // Calls f(index) for each exported symbol whose mangled name holds `token` as a source name
+  // where a base name can be (MayBeBaseName), once per symbol, in table order.
   template <typename F>
   void ForEach(absl::string_view token, F&& f) const {
     const uint32_t h = Hash(token);
