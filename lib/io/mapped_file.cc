@@ -48,6 +48,7 @@ struct Slot {
 constexpr size_t kSlots = 1 << 14;
 Slot g_slots[kSlots];
 std::atomic<size_t> g_next{0};
+std::atomic<int> g_mapped{0};  // inputs mapped now (MappedFile::kMapBudget)
 const char* g_prog = "abicheck";
 
 int Register(const uint8_t* data, size_t size, const std::string& path) {
@@ -137,10 +138,14 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   file.path_ = path;
   file.id_ = FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   file.size_ = static_cast<size_t>(st.st_size);
-  // Small files are read, not mapped: a directory of 70,000 of them would pass the kernel's
-  // vm.max_map_count (65,530) if each kept a mapping; a read is also cheaper than map + unmap.
-  if (file.size_ > 0 && file.size_ <= kReadBelow) {
-    file.owned_ = std::make_unique<uint8_t[]>(file.size_);
+  // Small files are read, not mapped (see kReadBelow): a read of a few pages is cheaper than
+  // map + unmap, and mappings are kept under the kernel's limit.
+  const bool read =
+      file.size_ <= kAlwaysReadBelow ||
+      (file.size_ <= kReadBelow && g_mapped.load(std::memory_order_relaxed) >= kMapBudget);
+  if (file.size_ > 0 && read) {
+    // Not zeroed first (make_unique would): every byte is read into it below, or the open fails.
+    file.owned_ = std::unique_ptr<uint8_t[]>(new uint8_t[file.size_]);
     size_t got = 0;
     while (got < file.size_) {
       const ssize_t n =
@@ -167,6 +172,7 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
     }
     file.data_ = static_cast<const uint8_t*>(p);
     file.slot_ = Register(file.data_, file.size_, path);
+    g_mapped.fetch_add(1, std::memory_order_relaxed);
   }
   ::close(fd);
   return file;
@@ -197,6 +203,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     if (data_ != nullptr && !owned_) {
       Unregister(slot_);
       ::munmap(const_cast<uint8_t*>(data_), size_);
+      g_mapped.fetch_sub(1, std::memory_order_relaxed);
     }
     owned_ = std::move(other.owned_);
     path_ = std::move(other.path_);
@@ -212,6 +219,7 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr && !owned_) {
     Unregister(slot_);
     ::munmap(const_cast<uint8_t*>(data_), size_);
+    g_mapped.fetch_sub(1, std::memory_order_relaxed);
   }
 }
 

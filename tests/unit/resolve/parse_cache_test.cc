@@ -43,7 +43,7 @@ TEST(ParseCacheTest, SearchPathsAreKeptPerMachineDirectoryAndName) {
   EXPECT_EQ(cache.SearchPaths(62, "/lib", "libc.so.6").size(), 1u);
   EXPECT_TRUE(cache.SearchPaths(183, "/lib", "libc.so.6").empty());  // another machine
   EXPECT_TRUE(cache.SearchPaths(62, "/lib/", "libc.so.6").empty());  // another directory string
-  EXPECT_TRUE(cache.SearchPaths(62, "/lib", "libm.so.6").empty());    // another name
+  EXPECT_TRUE(cache.SearchPaths(62, "/lib", "libm.so.6").empty());   // another name
 }
 
 }  // namespace
