@@ -343,21 +343,21 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
                                        Skipped* skipped) {
   // open_path: dir/<each capability subdirectory>/name, then dir/name. A subdirectory that does
   // not exist is known after one stat (ld.so marks it `nonexisting`), and is skipped for the rest
-  // of the call: the paths left are made once per (directory, name).
-  std::vector<std::string>& paths = parses_->SearchPaths(machine_, dir, name);
-  if (paths.empty()) {
+  // of the call: which ones exist is found once per directory.
+  std::optional<std::vector<std::string>>& subdirs = parses_->CapabilityDirs(dir, cpu_.subdirs);
+  if (!subdirs) {
+    subdirs.emplace();
     for (const std::string& sub : cpu_.subdirs) {
-      const std::string subdir = JoinDir(dir, sub);
-      if (DirExists(subdir)) paths.push_back(JoinDir(subdir, name));
+      std::string subdir = JoinDir(dir, sub);
+      if (DirExists(subdir)) subdirs->push_back(std::move(subdir));
     }
-    paths.push_back(JoinDir(dir, name));
   }
-  for (const std::string& path : paths) {
-    ABICHECK_ASSIGN_OR_RETURN(Object * o,
-                              TryPath(path, name, found_by, requester, preexisting, skipped));
+  for (const std::string& subdir : *subdirs) {
+    ABICHECK_ASSIGN_OR_RETURN(Object * o, TryPath(JoinDir(subdir, name), name, found_by, requester,
+                                                  preexisting, skipped));
     if (o != nullptr) return o;
   }
-  return nullptr;
+  return TryPath(JoinDir(dir, name), name, found_by, requester, preexisting, skipped);
 }
 
 const Object* Loader::SameStemProvider(absl::string_view name) const {

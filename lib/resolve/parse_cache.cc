@@ -90,15 +90,12 @@ absl::StatusOr<std::shared_ptr<const LdCache>> ParseCache::HostCache(const std::
   return it->second;
 }
 
-std::vector<std::string>& ParseCache::SearchPaths(uint16_t machine, absl::string_view dir,
-                                                  absl::string_view name) {
-  search_key_.clear();
-  search_key_.push_back(static_cast<char>(machine & 0xff));
-  search_key_.push_back(static_cast<char>(machine >> 8));
+std::optional<std::vector<std::string>>& ParseCache::CapabilityDirs(
+    absl::string_view dir, const std::vector<std::string>& subdirs) {
+  const void* list = &subdirs;
+  search_key_.assign(reinterpret_cast<const char*>(&list), sizeof list);
   search_key_.append(dir.data(), dir.size());
-  search_key_.push_back('\0');
-  search_key_.append(name.data(), name.size());
-  return search_paths_[search_key_];
+  return capability_dirs_[search_key_];
 }
 
 }  // namespace abicheck

@@ -50,12 +50,12 @@ class ParseCache {
   // Whether `dir` is a directory, stat'ed once per call: the loader tries the capability
   // subdirectories of every search directory (docs/loader-model.md C8), most of which do not exist.
   bool DirExists(const std::string& dir);
-  // The paths open_path tries for `name` in `dir` (docs/loader-model.md C8), made by the loader
-  // the first time it searches there (empty until then) and kept for the call: the capability
-  // subdirectories that exist do not change, and every world of an environment searches torch's
-  // RPATH directories again for the same names. `machine` picks the subdirectories.
-  std::vector<std::string>& SearchPaths(uint16_t machine, absl::string_view dir,
-                                        absl::string_view name);
+  // Which of the capability subdirectories `subdirs` (docs/loader-model.md C8) exist in `dir`,
+  // as paths, in order: found by the loader the first time it searches `dir` (nullopt until
+  // then) and kept for the call. Most search directories have none, and every search of every
+  // world looks there again.
+  std::optional<std::vector<std::string>>& CapabilityDirs(absl::string_view dir,
+                                                          const std::vector<std::string>& subdirs);
   // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
   absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
 
@@ -83,7 +83,8 @@ class ParseCache {
   absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, std::shared_ptr<const void>> memo_;
   absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, MemoFuture> pending_;
   absl::flat_hash_map<std::string, bool> dirs_;
-  absl::node_hash_map<std::string, std::vector<std::string>> search_paths_;
+  // By (subdirs' address, dir): the subdirectory lists are the host CPU's, one per machine.
+  absl::node_hash_map<std::string, std::optional<std::vector<std::string>>> capability_dirs_;
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
   std::string search_key_;  // reused: a search's key is made without allocating
   // Last: destroyed first, so that work on other threads ends before the parses it reads.

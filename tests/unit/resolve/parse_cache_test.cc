@@ -5,6 +5,7 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,15 +36,17 @@ TEST(ParseCacheTest, PendingMemoIsWaitedForWhereItIsFirstAskedFor) {
   EXPECT_EQ(cache.Memo(table, ParseCache::MemoKind::kSourceNames).get(), value.get());
 }
 
-TEST(ParseCacheTest, SearchPathsAreKeptPerMachineDirectoryAndName) {
+TEST(ParseCacheTest, CapabilityDirsAreKeptPerDirectoryAndSubdirectoryList) {
   ParseCache cache;
-  std::vector<std::string>& a = cache.SearchPaths(62, "/lib", "libc.so.6");
-  EXPECT_TRUE(a.empty());  // not searched yet: the loader fills it
-  a.push_back("/lib/libc.so.6");
-  EXPECT_EQ(cache.SearchPaths(62, "/lib", "libc.so.6").size(), 1u);
-  EXPECT_TRUE(cache.SearchPaths(183, "/lib", "libc.so.6").empty());  // another machine
-  EXPECT_TRUE(cache.SearchPaths(62, "/lib/", "libc.so.6").empty());  // another directory string
-  EXPECT_TRUE(cache.SearchPaths(62, "/lib", "libm.so.6").empty());   // another name
+  const std::vector<std::string> x86 = {"glibc-hwcaps/x86-64-v3", "tls"}, other = {"tls"};
+  std::optional<std::vector<std::string>>& a = cache.CapabilityDirs("/lib", x86);
+  EXPECT_FALSE(a.has_value());  // not searched yet: the loader fills it
+  a = std::vector<std::string>{"/lib/tls"};
+  ASSERT_TRUE(cache.CapabilityDirs("/lib", x86).has_value());
+  EXPECT_EQ(cache.CapabilityDirs("/lib", x86)->size(), 1u);
+  EXPECT_FALSE(cache.CapabilityDirs("/lib", other).has_value());  // another machine's list
+  EXPECT_FALSE(cache.CapabilityDirs("/lib/", x86).has_value());   // another directory string
+  EXPECT_FALSE(cache.CapabilityDirs("/usr/lib", x86).has_value());
 }
 
 }  // namespace
