@@ -168,7 +168,8 @@ from elftools.elf.elffile import ELFFile
 with open(sys.argv[1], "rb") as f:
     print(sum(1 for _ in ELFFile(f).get_section_by_name(".dynsym").iter_symbols()))
 PY
-echo "| pyelftools 0.29 (Debian) | $(median "python3 $work/pyelf.py $big")s | $(peak python3 "$work/pyelf.py" "$big") MB |"
+# Debian's pyelftools is installed for Debian's Python (the python3 on PATH may be another one).
+echo "| pyelftools $(/usr/bin/python3 -c 'import elftools; print(elftools.__version__)') (Debian) | $(median "/usr/bin/python3 $work/pyelf.py $big")s | $(peak /usr/bin/python3 "$work/pyelf.py" "$big") MB |"
 if [ -x "$B/lief_symbols" ]; then
   echo "| LIEF 0.9 (Debian; $("$B/lief_symbols" "$big" 2>/dev/null | head -1)) | $(ABICHECK_BENCH_RUNS=1 runs=1 median "$B/lief_symbols $big")s | $(peak "$B/lief_symbols" "$big") MB |"
 fi
