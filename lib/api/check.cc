@@ -72,12 +72,28 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
                                     const std::vector<InputFile>& preload, const InputFile* python,
                                     const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
                                     ParseCache* parses, size_t own_package) {
+  return ReusedWorld().Check(module_input, providers, preload, python, options, if_loaded, parses,
+                             own_package);
+}
+
+absl::StatusOr<Report> ReusedWorld::Check(const InputFile& module,
+                                          const std::vector<InputFile>& providers,
+                                          const std::vector<InputFile>& preload,
+                                          const InputFile* python, const CheckOptions& options,
+                                          ModuleAlreadyLoaded if_loaded, ParseCache* parses,
+                                          size_t own_package) {
   Report refused;
-  ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module_input, &refused));
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module, &refused));
   if (!probe) return refused;
-  ABICHECK_ASSIGN_OR_RETURN(
-      World w, PrepareWorld(*probe, providers, preload, python, options, parses, own_package));
-  return CheckInWorld(w, module_input, providers, options, if_loaded, nullptr);
+  if (!world_ || made_for_ != providers.size() || probe->machine() != world_->machine ||
+      probe->is_64() != world_->is_64 || probe->big_endian() != world_->big_endian) {
+    world_.reset();
+    ABICHECK_ASSIGN_OR_RETURN(
+        World w, PrepareWorld(*probe, providers, preload, python, options, parses, own_package));
+    world_ = std::move(w);
+    made_for_ = providers.size();
+  }
+  return CheckInWorld(*world_, module, providers, options, if_loaded, nullptr);
 }
 
 bool IsGlobalDeps(const InputFile& f) {

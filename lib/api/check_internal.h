@@ -3,6 +3,7 @@
 #ifndef ABICHECK_LIB_API_CHECK_INTERNAL_H_
 #define ABICHECK_LIB_API_CHECK_INTERNAL_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,23 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module,
                                     const CheckOptions& options,
                                     ModuleAlreadyLoaded if_loaded = ModuleAlreadyLoaded::kIsAnError,
                                     ParseCache* parses = nullptr, size_t own_package = 0);
+
+// CheckObjects for checks whose providers change only by growing (an environment's package
+// passes, E7): the world made for the last providers serves every module checked while they stay
+// the same — CheckInWorld undoes each check, as in CheckMatrix's package worlds — and a new one
+// is made when they have grown. `own_package` is the same for every check of one ReusedWorld.
+// CheckObjects is one such check.
+class ReusedWorld {
+ public:
+  absl::StatusOr<Report> Check(const InputFile& module, const std::vector<InputFile>& providers,
+                               const std::vector<InputFile>& preload, const InputFile* python,
+                               const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                               ParseCache* parses, size_t own_package = 0);
+
+ private:
+  std::optional<World> world_;
+  size_t made_for_ = 0;  // how many providers it was made of (they only grow)
+};
 
 // One module's check in `w` (`providers`: the inputs the world was made of): LoadModule, the
 // explanations, FinishModule. What it loads is undone afterwards. `set_aside`: one of the

@@ -375,8 +375,9 @@ class EnvironmentCheck {
       changed = false;
       for (size_t i = 0; i < objects.size(); ++i) {
         if (loaded[i]) continue;
-        ABICHECK_ASSIGN_OR_RETURN(Report r, passes.Check(objects[i], providers, build.preload,
-                                                         python(), verdict_only, &parses_));
+        ABICHECK_ASSIGN_OR_RETURN(
+            Report r, passes.Check(objects[i], providers, build.preload, python(), verdict_only,
+                                   ModuleAlreadyLoaded::kLoads, &parses_));
         if (r.loads) {
           loaded[i] = true;
           changed = true;
@@ -388,42 +389,11 @@ class EnvironmentCheck {
     for (size_t i = 0; i < objects.size() && opts_.diagnose; ++i) {
       if (loaded[i]) continue;
       ABICHECK_ASSIGN_OR_RETURN(
-          (*reports)[i][b],
-          diagnosis.Check(objects[i], providers, build.preload, python(), opts_, &parses_));
+          (*reports)[i][b], diagnosis.Check(objects[i], providers, build.preload, python(), opts_,
+                                            ModuleAlreadyLoaded::kLoads, &parses_));
     }
     return absl::OkStatus();
   }
-
-  // CheckObjects for checks whose providers change only by growing (a package's passes): the
-  // world made for the last providers serves every module checked while they stay the same —
-  // CheckInWorld undoes each check, as in CheckMatrix's package worlds — and a new one is made
-  // when an object has loaded. Most of an environment's objects that fail are checked in one
-  // world per pass instead of one world each.
-  class ReusedWorld {
-   public:
-    absl::StatusOr<Report> Check(const InputFile& module, const std::vector<InputFile>& providers,
-                                 const std::vector<InputFile>& preload, const InputFile* python,
-                                 const CheckOptions& options, ParseCache* parses) {
-      Report refused;
-      ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module, &refused));
-      if (!probe) return refused;
-      if (!world_ || made_for_ != providers.size() || probe->machine() != world_->machine ||
-          probe->is_64() != world_->is_64 || probe->big_endian() != world_->big_endian) {
-        world_.reset();
-        ABICHECK_ASSIGN_OR_RETURN(World w,
-                                  PrepareWorld(*probe, providers, preload, python, options, parses,
-                                               /*own_package=*/0));
-        world_ = std::move(w);
-        made_for_ = providers.size();
-      }
-      return CheckInWorld(*world_, module, providers, options, ModuleAlreadyLoaded::kLoads,
-                          nullptr);
-    }
-
-   private:
-    std::optional<World> world_;
-    size_t made_for_ = 0;  // how many providers it was made of (they only grow)
-  };
 
   const std::string path_;
   const PythonEnvironment env_;

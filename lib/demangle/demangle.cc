@@ -6,7 +6,6 @@
 #include <cstring>
 #include <memory>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/Demangle/Demangle.h"
 

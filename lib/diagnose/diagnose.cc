@@ -310,8 +310,8 @@ namespace {
 // A table's exported C++ symbols by the source names in their mangled names that can be a
 // function's base name (MayBeBaseName). Built once per table and call (ParseCache), over every
 // exported name of torch's libraries, so it is flat: one (hash, symbol index) entry per such
-// name, bucketed by the hash in table order, with no allocation per name. A lookup compares the
-// hash, then the name itself (a hash is not a name).
+// name, bucketed by the hash (a counting sort), with no allocation per name. A lookup compares
+// the hash, then the name itself (a hash is not a name).
 class TokenIndex {
  public:
   explicit TokenIndex(const SymbolTable& t) : table_(t) {
@@ -322,19 +322,6 @@ class TokenIndex {
         if (MayBeBaseName(name, token)) flat.push_back(uint64_t{Hash(token)} << 32 | index);
       });
     });
-    // The names were read in .dynstr's order; the entries go back to table order (a counting
-    // sort by symbol index), then into buckets (a stable counting sort by hash), so that each
-    // bucket lists its symbols in table order.
-    {
-      uint32_t end = 0;
-      for (uint64_t e : flat) end = std::max(end, static_cast<uint32_t>(e) + 1);
-      std::vector<uint32_t> at(size_t{end} + 1, 0);
-      for (uint64_t e : flat) ++at[static_cast<uint32_t>(e) + 1];
-      for (size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
-      std::vector<uint64_t> ordered(flat.size());
-      for (uint64_t e : flat) ordered[at[static_cast<uint32_t>(e)]++] = e;
-      flat.swap(ordered);
-    }
     size_t buckets = 1;
     while (buckets < flat.size() / 2) buckets <<= 1;
     mask_ = static_cast<uint32_t>(buckets - 1);
@@ -347,18 +334,21 @@ class TokenIndex {
   }
 
   // Calls f(index) for each exported symbol whose mangled name holds `token` as a source name
-  // where a base name can be (MayBeBaseName), once per symbol, in table order.
+  // where a base name can be (MayBeBaseName), once per symbol, in table order (the entries are
+  // in .dynstr's order: the few that match are sorted here).
   template <typename F>
   void ForEach(absl::string_view token, F&& f) const {
     const uint32_t h = Hash(token);
     const uint32_t b = h & mask_;
-    uint32_t last = UINT32_MAX;
+    std::vector<uint32_t> found;
     for (uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
       const uint64_t e = entries_[k];
-      const uint32_t index = static_cast<uint32_t>(e);
-      if (static_cast<uint32_t>(e >> 32) != h || index == last || !Holds(index, token)) continue;
-      last = index;
-      f(index);
+      if (static_cast<uint32_t>(e >> 32) == h) found.push_back(static_cast<uint32_t>(e));
+    }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    for (uint32_t index : found) {
+      if (Holds(index, token)) f(index);
     }
   }
 
@@ -394,7 +384,7 @@ class TokenIndex {
   const SymbolTable& table_;
   uint32_t mask_ = 0;
   std::vector<uint32_t> starts_;   // bucket -> its first entry; starts_[b + 1] ends it
-  std::vector<uint64_t> entries_;  // (hash << 32) | symbol index, by bucket, in table order
+  std::vector<uint64_t> entries_;  // (hash << 32) | symbol index, by bucket
 };
 
 }  // namespace
@@ -432,23 +422,25 @@ class CandidateIndex {
  public:
   CandidateIndex(const Loader& loader, const absl::flat_hash_set<std::string>& wanted) {
     if (wanted.empty()) return;
-    // Most source names are not wanted: reject them on (length, last byte) before hashing.
+    shared_ = loader.shared_parses();
+    if (shared_ != nullptr) {
+      // Checks of one call share the objects: their names by base name are made once.
+      for (const Object* o : loader.loaded()) {
+        const TokenIndex& tokens = TokensOf(*o->syms, shared_);
+        for (const std::string& w : wanted) {
+          tokens.ForEach(w, [&](uint32_t i) { buckets_[w].push_back({o, i}); });
+        }
+      }
+      return;
+    }
+    // One check alone: one pass over the tables. Most source names are not wanted: reject them
+    // on (length, last byte) before hashing.
     std::vector<std::bitset<256>> by_length(1024);
     for (const std::string& w : wanted) {
       if (w.size() < by_length.size())
         by_length[w.size()].set(static_cast<unsigned char>(w.back()));
     }
-    ParseCache* shared = loader.shared_parses();
-    shared_ = shared;
     for (const Object* o : loader.loaded()) {
-      if (shared != nullptr) {
-        // Checks of one call share the objects: their names by source name are made once.
-        const TokenIndex& tokens = TokensOf(*o->syms, shared);
-        for (const std::string& w : wanted) {
-          tokens.ForEach(w, [&](uint32_t i) { buckets_[w].push_back({o, i}); });
-        }
-        continue;
-      }
       o->syms->ForEachSymbol([&](const Symbol& sym) {
         const Symbol* s = &sym;
         const uint32_t i = sym.index;

@@ -241,14 +241,10 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
       if (err == ENOENT) continue;
       return absl::UnavailableError(absl::StrCat(it->path().string(), ": ", std::strerror(err)));
     }
-    if (S_ISDIR(st.st_mode) && named_only) {
-      // An installed package's C++ headers (torch/include: 262 of torch's 594 directories) and
-      // bytecode caches hold nothing it loads: not walked, as for site-packages.
-      const std::string name = it->path().filename().string();
-      if (name == "include" || name == "__pycache__") {
-        it.disable_recursion_pending();
-        continue;
-      }
+    if (S_ISDIR(st.st_mode) && named_only &&
+        InstalledNothingToLoad(it->path().filename().string())) {
+      it.disable_recursion_pending();
+      continue;
     }
     if (S_ISDIR(st.st_mode) && ::access(it->path().c_str(), R_OK | X_OK) != 0) {
       return absl::PermissionDeniedError(absl::StrCat(
@@ -270,6 +266,10 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
 }
 
 }  // namespace
+
+bool InstalledNothingToLoad(absl::string_view dir_name) {
+  return dir_name == "include" || dir_name == "__pycache__";
+}
 
 absl::StatusOr<ExpandedInput> ExpandInstalledDirectory(const std::string& path,
                                                        const InputLimits& limits) {

@@ -23,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/inputs/inputs.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -404,7 +405,7 @@ absl::StatusOr<std::vector<std::string>> SharedObjectsUnder(const std::string& s
     if (it->is_directory(ec)) {
       // torch is the build and nvidia/ its CUDA libraries: none of their objects is checked as a
       // package's, so their thousands of files are not walked.
-      if (name == "__pycache__" || name == "include" ||
+      if (InstalledNothingToLoad(name) ||
           (it.depth() == 0 && (name == "torch" || name == "nvidia")))
         it.disable_recursion_pending();
       continue;

@@ -3,6 +3,7 @@
 #include "lib/resolve/loader.h"
 
 #include <gnu/libc-version.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -272,8 +273,6 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
   return dirs;
 }
 
-bool Loader::DirExists(const std::string& dir) { return parses_->DirExists(dir); }
-
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
                                         FoundBy found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
@@ -349,7 +348,9 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
     subdirs.emplace();
     for (const std::string& sub : cpu_.subdirs) {
       std::string subdir = JoinDir(dir, sub);
-      if (DirExists(subdir)) subdirs->push_back(std::move(subdir));
+      struct stat st;
+      if (::stat(subdir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        subdirs->push_back(std::move(subdir));
     }
   }
   for (const std::string& subdir : *subdirs) {

@@ -250,8 +250,6 @@ class Loader {
   const std::vector<std::string>& RpathDirs(const Object& o) const;
   const std::vector<std::string>& RunpathDirs(const Object& o) const;
 
-  bool DirExists(const std::string& dir);
-
   CheckOptions options_;
   const HostCpu& cpu_;
   std::pair<int, int> glibc_;

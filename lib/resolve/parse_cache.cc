@@ -1,8 +1,6 @@
 // ParseCache: see parse_cache.h.
 #include "lib/resolve/parse_cache.h"
 
-#include <sys/stat.h>
-
 #include <utility>
 
 #include "lib/io/mapped_file.h"
@@ -51,15 +49,6 @@ const ParsedObject* ParseCache::Found(const std::string& path) {
     }
   }
   return it->second.get();
-}
-
-bool ParseCache::DirExists(const std::string& dir) {
-  auto [it, fresh] = dirs_.try_emplace(dir, false);
-  if (fresh) {
-    struct stat st;
-    it->second = ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  }
-  return it->second;
 }
 
 std::shared_ptr<const void>& ParseCache::Memo(const SymbolTable* table, MemoKind kind) {

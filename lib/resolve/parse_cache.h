@@ -47,9 +47,6 @@ class ParseCache {
   // The file at `path`, opened and parsed on first use; nullptr when it cannot be opened (the
   // loader then tries its next directory).
   const ParsedObject* Found(const std::string& path);
-  // Whether `dir` is a directory, stat'ed once per call: the loader tries the capability
-  // subdirectories of every search directory (docs/loader-model.md C8), most of which do not exist.
-  bool DirExists(const std::string& dir);
   // Which of the capability subdirectories `subdirs` (docs/loader-model.md C8) exist in `dir`,
   // as paths, in order: found by the loader the first time it searches `dir` (nullopt until
   // then) and kept for the call. Most search directories have none, and every search of every
@@ -82,7 +79,6 @@ class ParseCache {
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
   absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, std::shared_ptr<const void>> memo_;
   absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, MemoFuture> pending_;
-  absl::flat_hash_map<std::string, bool> dirs_;
   // By (subdirs' address, dir): the subdirectory lists are the host CPU's, one per machine.
   absl::node_hash_map<std::string, std::optional<std::vector<std::string>>> capability_dirs_;
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
