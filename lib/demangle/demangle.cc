@@ -337,4 +337,13 @@ bool SplitFunction(absl::string_view name, FunctionParts* out) {
   return true;
 }
 
+std::string StripAbiTags(absl::string_view name) {
+  std::string out(name);
+  for (size_t at; (at = out.find("[abi:")) != std::string::npos;) {
+    size_t end = out.find(']', at);
+    out.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+  }
+  return out;
+}
+
 }  // namespace abicheck

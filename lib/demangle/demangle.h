@@ -28,6 +28,9 @@ struct FunctionParts {
 // Splits a mangled function name; false when `name` is not a mangled C++ function.
 bool SplitFunction(absl::string_view name, FunctionParts* out);
 
+// "name[abi:cxx11]" -> "name".
+std::string StripAbiTags(absl::string_view name);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_DEMANGLE_DEMANGLE_H_

@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "lib/diagnose/source_names.h"
 #include "lib/elf/elf_constants.h"
+#include "lib/symbols/source_names.h"
 #include "lib/util/paths.h"
 
 namespace abicheck {
@@ -163,15 +163,6 @@ std::string VersionMeaning(absl::string_view version, absl::string_view library)
   return absl::StrCat("the module was built against a newer ", library, " than this one");
 }
 
-std::string StripAbiTags(absl::string_view name) {
-  std::string out(name);
-  for (size_t at; (at = out.find("[abi:")) != std::string::npos;) {
-    size_t end = out.find(']', at);
-    out.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
-  }
-  return out;
-}
-
 std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
                                             const FunctionParts& found) {
   using Kind = Difference::Kind;
@@ -307,84 +298,83 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
 
 namespace {
 
+// A base-name hit: symbol `index` of a table, whose name holds the wanted source name where a
+// base name can be, in the scope `context` (ContextKey).
+struct BaseNameHit {
+  uint32_t index;
+  uint32_t context;
+  bool operator==(const BaseNameHit& o) const { return index == o.index && context == o.context; }
+};
+
 // A table's exported C++ symbols by the source names in their mangled names that can be a
-// function's base name (MayBeBaseName). Built once per table and call (ParseCache), over every
-// exported name of torch's libraries, so it is flat: one (hash, symbol index) entry per such
-// name, bucketed by the hash (a counting sort), with no allocation per name. A lookup compares
-// the hash, then the name itself (a hash is not a name).
+// function's base name (MayBeBaseName), each with the key of its scope (ContextKey). An index
+// stores these buckets (docs/index-format.md, "Base names"): then a lookup reads them. Otherwise
+// they are built once per table and call (ParseCache), over every exported name of torch's
+// libraries, so flat: one (hash, symbol index, scope) entry per such name, bucketed by the hash
+// (a counting sort), with no allocation per name. A hash is not a name: the caller compares the
+// names it is given (SignatureCandidates compares the base names).
 class TokenIndex {
  public:
-  explicit TokenIndex(const SymbolTable& t) : table_(t) {
-    std::vector<uint64_t> flat;
+  // The table's stored buckets (an index's), or nullptr.
+  static const ExternalLibrary* Stored(const SymbolTable& t) {
+    if (!t.external()) return nullptr;
+    const ExternalLibrary& ext = t.external_library();
+    return ext.symbols->ForEachWithBaseName(ext.library, 0, [](uint32_t, uint32_t) {}) ? &ext
+                                                                                       : nullptr;
+  }
+
+  explicit TokenIndex(const SymbolTable& t) : stored_(Stored(t)) {
+    if (stored_ != nullptr) return;
+    std::vector<Entry> flat;
     t.ForEachExportedNameInStringOrder([&](uint32_t index, absl::string_view name) {
       if (!absl::StartsWith(name, "_Z")) return;
       ForEachSourceName(name, [&](absl::string_view token) {
-        if (MayBeBaseName(name, token)) flat.push_back(uint64_t{Hash(token)} << 32 | index);
+        if (MayBeBaseName(name, token))
+          flat.push_back({SourceNameHash(token), index, ContextKey(name, token)});
       });
     });
     size_t buckets = 1;
     while (buckets < flat.size() / 2) buckets <<= 1;
     mask_ = static_cast<uint32_t>(buckets - 1);
     starts_.assign(buckets + 1, 0);
-    for (uint64_t e : flat) ++starts_[Bucket(e) + 1];
+    for (const Entry& e : flat) ++starts_[(e.hash & mask_) + 1];
     for (size_t b = 0; b < buckets; ++b) starts_[b + 1] += starts_[b];
     entries_.resize(flat.size());
     std::vector<uint32_t> next(starts_.begin(), starts_.end() - 1);
-    for (uint64_t e : flat) entries_[next[Bucket(e)]++] = e;
+    for (const Entry& e : flat) entries_[next[e.hash & mask_]++] = e;
   }
 
-  // Calls f(index) for each exported symbol whose mangled name holds `token` as a source name
-  // where a base name can be (MayBeBaseName), once per symbol, in table order (the entries are
-  // in .dynstr's order: the few that match are sorted here).
+  // Calls f(hit) for each exported symbol whose mangled name holds a source name hashing as
+  // `token` where a base name can be (MayBeBaseName), in table order (a symbol once per scope).
   template <typename F>
   void ForEach(absl::string_view token, F&& f) const {
-    const uint32_t h = Hash(token);
-    const uint32_t b = h & mask_;
-    std::vector<uint32_t> found;
-    for (uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
-      const uint64_t e = entries_[k];
-      if (static_cast<uint32_t>(e >> 32) == h) found.push_back(static_cast<uint32_t>(e));
+    const uint32_t h = SourceNameHash(token);
+    std::vector<BaseNameHit> found;
+    if (stored_ != nullptr) {
+      stored_->symbols->ForEachWithBaseName(stored_->library, h, [&](uint32_t i, uint32_t c) {
+        found.push_back({i, c});
+      });
+    } else if (!starts_.empty()) {
+      const uint32_t b = h & mask_;
+      for (uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
+        if (entries_[k].hash == h) found.push_back({entries_[k].index, entries_[k].context});
+      }
     }
-    std::sort(found.begin(), found.end());
+    std::sort(found.begin(), found.end(), [](const BaseNameHit& x, const BaseNameHit& y) {
+      return x.index != y.index ? x.index < y.index : x.context < y.context;
+    });
     found.erase(std::unique(found.begin(), found.end()), found.end());
-    for (uint32_t index : found) {
-      if (Holds(index, token)) f(index);
-    }
+    for (const BaseNameHit& hit : found) f(hit);
   }
 
  private:
-  // Source names are short (most under 24 bytes) and there are millions of them: a word at a
-  // time, multiply and fold. Collisions only cost a comparison (Holds).
-  static uint32_t Hash(absl::string_view token) {
-    uint64_t h = token.size() * 0x9e3779b97f4a7c15u;
-    const char* p = token.data();
-    size_t n = token.size();
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t w;
-      std::memcpy(&w, p, 8);
-      h = (h ^ w) * 0xbf58476d1ce4e5b9u;
-      h ^= h >> 31;
-    }
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; ++i) w |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
-    return static_cast<uint32_t>(h ^ (h >> 32));
-  }
-  uint32_t Bucket(uint64_t e) const { return static_cast<uint32_t>(e >> 32) & mask_; }
-  bool Holds(uint32_t index, absl::string_view token) const {
-    std::optional<Symbol> sym = table_.Get(index);
-    if (!sym) return false;
-    bool found = false;
-    ForEachSourceName(sym->name, [&](absl::string_view t) {
-      found = found || (t == token && MayBeBaseName(sym->name, t));
-    });
-    return found;
-  }
-
-  const SymbolTable& table_;
+  struct Entry {
+    uint32_t hash, index, context;
+  };
+  const ExternalLibrary* stored_ = nullptr;  // the table's own buckets (an index's)
   uint32_t mask_ = 0;
-  std::vector<uint32_t> starts_;   // bucket -> its first entry; starts_[b + 1] ends it
-  std::vector<uint64_t> entries_;  // (hash << 32) | symbol index, by bucket
+  std::vector<uint32_t> starts_;  // bucket -> its first entry; starts_[b + 1] ends it
+  std::vector<Entry> entries_;    // by bucket
 };
 
 }  // namespace
@@ -423,46 +413,34 @@ class CandidateIndex {
   CandidateIndex(const Loader& loader, const absl::flat_hash_set<std::string>& wanted) {
     if (wanted.empty()) return;
     shared_ = loader.shared_parses();
-    if (shared_ != nullptr) {
-      // Checks of one call share the objects: their names by base name are made once.
-      for (const Object* o : loader.loaded()) {
-        const TokenIndex& tokens = TokensOf(*o->syms, shared_);
-        for (const std::string& w : wanted) {
-          tokens.ForEach(w, [&](uint32_t i) { buckets_[w].push_back({o, i}); });
-        }
-      }
-      return;
-    }
-    // One check alone: one pass over the tables. Most source names are not wanted: reject them
-    // on (length, last byte) before hashing.
-    std::vector<std::bitset<256>> by_length(1024);
-    for (const std::string& w : wanted) {
-      if (w.size() < by_length.size())
-        by_length[w.size()].set(static_cast<unsigned char>(w.back()));
-    }
     for (const Object* o : loader.loaded()) {
-      o->syms->ForEachSymbol([&](const Symbol& sym) {
-        const Symbol* s = &sym;
-        const uint32_t i = sym.index;
-        if (!s->exported() || !absl::StartsWith(s->name, "_Z")) return;
-        ForEachSourceName(s->name, [&](absl::string_view token) {
-          if (token.size() >= by_length.size() ||
-              !by_length[token.size()].test(static_cast<unsigned char>(token.back())) ||
-              !MayBeBaseName(s->name, token)) {
-            return;
-          }
-          auto it = wanted.find(token);
-          if (it != wanted.end()) {
-            auto& v = buckets_[*it];
-            const std::pair<const Object*, uint32_t> hit{o, i};
-            if (v.empty() || v.back() != hit) v.push_back(hit);
-          }
-        });
-      });
+      if (shared_ != nullptr || TokenIndex::Stored(*o->syms) != nullptr) {
+        // Checks of one call share the objects: their names by base name are made once (or an
+        // index stores them).
+        std::optional<TokenIndex> own;
+        const TokenIndex& tokens =
+            shared_ != nullptr ? TokensOf(*o->syms, shared_) : own.emplace(*o->syms);
+        for (const std::string& w : wanted) {
+          tokens.ForEach(w, [&](BaseNameHit h) { buckets_[w].push_back({o, h.index, h.context}); });
+        }
+      } else {
+        Scan(o, wanted);
+      }
     }
   }
-  const std::vector<std::pair<const Object*, uint32_t>>& Find(const std::string& token) const {
-    static const std::vector<std::pair<const Object*, uint32_t>> kNone;
+
+  // A symbol of a loaded object whose name holds a wanted base name, in the scope `context`.
+  struct Hit {
+    const Object* object;
+    uint32_t index;
+    uint32_t context;
+    bool operator==(const Hit& o) const {
+      return object == o.object && index == o.index && context == o.context;
+    }
+  };
+  // The hits of `token` by object, then in table order.
+  const std::vector<Hit>& Find(const std::string& token) const {
+    static const std::vector<Hit> kNone;
     auto it = buckets_.find(token);
     return it == buckets_.end() ? kNone : it->second;
   }
@@ -492,8 +470,37 @@ class CandidateIndex {
   }
 
  private:
+  // One check alone: one pass over a table. Most source names are not wanted: reject them on
+  // (length, last byte) before hashing.
+  void Scan(const Object* o, const absl::flat_hash_set<std::string>& wanted) {
+    if (by_length_.empty()) {
+      by_length_.resize(1024);
+      for (const std::string& w : wanted) {
+        if (w.size() < by_length_.size())
+          by_length_[w.size()].set(static_cast<unsigned char>(w.back()));
+      }
+    }
+    o->syms->ForEachSymbol([&](const Symbol& s) {
+      if (!s.exported() || !absl::StartsWith(s.name, "_Z")) return;
+      ForEachSourceName(s.name, [&](absl::string_view token) {
+        if (token.size() >= by_length_.size() ||
+            !by_length_[token.size()].test(static_cast<unsigned char>(token.back())) ||
+            !MayBeBaseName(s.name, token)) {
+          return;
+        }
+        auto it = wanted.find(token);
+        if (it != wanted.end()) {
+          auto& v = buckets_[*it];
+          const Hit hit{o, s.index, ContextKey(s.name, token)};
+          if (v.empty() || !(v.back() == hit)) v.push_back(hit);
+        }
+      });
+    });
+  }
+
   using SplitMemo = absl::node_hash_map<uint32_t, std::optional<FunctionParts>>;
-  absl::flat_hash_map<std::string, std::vector<std::pair<const Object*, uint32_t>>> buckets_;
+  absl::flat_hash_map<std::string, std::vector<Hit>> buckets_;
+  std::vector<std::bitset<256>> by_length_;  // Scan's filter
   ParseCache* shared_ = nullptr;
   mutable absl::flat_hash_map<const SymbolTable*, std::shared_ptr<SplitMemo>> own_;
 };
@@ -505,9 +512,7 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
   for (const Problem& p : report->problems) {
     if (p.kind != ProblemKind::kUndefinedSymbol || ++n > kMaxDiagnosed) continue;
     FunctionParts f;
-    if (SplitFunction(p.symbol, &f) && !f.base.empty()) {
-      out.insert(SourceName(StripAbiTags(f.base)));
-    }
+    if (std::optional<FunctionBaseName> base = BaseNameOf(p.symbol, &f)) out.insert(base->token);
   }
   return out;
 }
@@ -648,40 +653,56 @@ void OtherVersionCandidates(const std::vector<const Object*>& scope, const Hashe
 }
 
 // 3. The same qualified C++ function with another signature, anywhere loaded: the candidates.
+// Those of the wanted scope (by its ContextKeys, `contexts`) are looked at first, and when one of
+// them is a candidate the others are not looked at: RankSignatureCandidates would drop them.
 void SignatureCandidates(const CandidateIndex& index, const std::string& token,
-                         const FunctionParts& wanted, Problem& p) {
-  for (const auto& [o, i] : index.Find(token)) {
-    if (p.candidates.size() >= kMaxSignatureCandidates) break;
+                         const FunctionParts& wanted, const std::vector<uint32_t>& contexts,
+                         Problem& p) {
+  auto consider = [&](const Object* o, uint32_t i) {
     const SymbolTable& t = *o->syms;
-    {
-      std::optional<Symbol> s = t.Get(i);
-      if (!s || s->name == p.symbol) continue;
-      const std::optional<FunctionParts>& split = index.Split(t, i, s->name);
-      if (!split || StripAbiTags(split->base) != StripAbiTags(wanted.base)) continue;
-      const FunctionParts& found = *split;
-      // Another scope is a candidate only when it is the one difference.
-      if (found.context != wanted.context && CountDifferences(wanted, found, 2) > 1) continue;
-      std::vector<Difference> diff = DescribeDifferences(wanted, found);
-      if (diff.empty()) {
-        // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
-        const std::string w = Demangle(p.symbol), f = Demangle(s->name);
-        const bool wt = w.find("[abi:cxx11]") != std::string::npos,
-                   ft = f.find("[abi:cxx11]") != std::string::npos;
-        if (wt != ft) {
-          diff.push_back(wt ? Difference{Difference::Kind::kAbiTag, 0, "[abi:cxx11]", ""}
-                            : Difference{Difference::Kind::kAbiTag, 0, "", "[abi:cxx11]"});
-        }
+    std::optional<Symbol> s = t.Get(i);
+    if (!s || s->name == p.symbol) return;
+    const std::optional<FunctionParts>& split = index.Split(t, i, s->name);
+    if (!split || StripAbiTags(split->base) != StripAbiTags(wanted.base)) return;
+    const FunctionParts& found = *split;
+    // Another scope is a candidate only when it is the one difference.
+    if (found.context != wanted.context && CountDifferences(wanted, found, 2) > 1) return;
+    std::vector<Difference> diff = DescribeDifferences(wanted, found);
+    if (diff.empty()) {
+      // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
+      const std::string w = Demangle(p.symbol), f = Demangle(s->name);
+      const bool wt = w.find("[abi:cxx11]") != std::string::npos,
+                 ft = f.find("[abi:cxx11]") != std::string::npos;
+      if (wt != ft) {
+        diff.push_back(wt ? Difference{Difference::Kind::kAbiTag, 0, "[abi:cxx11]", ""}
+                          : Difference{Difference::Kind::kAbiTag, 0, "", "[abi:cxx11]"});
       }
-      if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) continue;
-      Candidate c;
-      c.symbol = std::string(s->name);
-      c.demangled = Demangle(s->name);
-      c.library = o->path;
-      c.version = VersionOf(*o, i);
-      c.relation =
-          found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
-      c.differences = std::move(diff);
-      p.candidates.push_back(std::move(c));
+    }
+    if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) return;
+    Candidate c;
+    c.symbol = std::string(s->name);
+    c.demangled = Demangle(s->name);
+    c.library = o->path;
+    c.version = VersionOf(*o, i);
+    c.relation =
+        found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
+    c.differences = std::move(diff);
+    p.candidates.push_back(std::move(c));
+  };
+  const std::vector<CandidateIndex::Hit>& hits = index.Find(token);
+  auto in_scope = [&](const CandidateIndex::Hit& h) {
+    return std::find(contexts.begin(), contexts.end(), h.context) != contexts.end();
+  };
+  absl::flat_hash_set<std::pair<const Object*, uint32_t>> seen;
+  for (bool scope_pass : {true, false}) {
+    for (const CandidateIndex::Hit& h : hits) {
+      if (p.candidates.size() >= kMaxSignatureCandidates) return;
+      if (scope_pass && !in_scope(h)) continue;
+      if (seen.insert({h.object, h.index}).second) consider(h.object, h.index);
+    }
+    if (std::any_of(p.candidates.begin(), p.candidates.end(),
+                    [](const Candidate& c) { return c.relation == Relation::kSignatureChanged; })) {
+      return;
     }
   }
 }
@@ -736,12 +757,11 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
     NotInScopeCandidates(loader, in_scope, name, p);
     if (!p.version.empty()) OtherVersionCandidates(scope, name, p);
     FunctionParts wanted;
-    if (p.candidates.empty() && SplitFunction(p.symbol, &wanted) && !wanted.base.empty()) {
-      const std::string token =
-          absl::StrCat(StripAbiTags(wanted.base).size(), StripAbiTags(wanted.base));
+    std::optional<FunctionBaseName> base;
+    if (p.candidates.empty() && (base = BaseNameOf(p.symbol, &wanted))) {
       if (index == nullptr)
         index = std::make_unique<CandidateIndex>(loader, problem_tokens(report));
-      SignatureCandidates(*index, token, wanted, p);
+      SignatureCandidates(*index, base->token, wanted, base->contexts, p);
       RankSignatureCandidates(wanted, p);
     }
     if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);

@@ -27,9 +27,6 @@ void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache*
 std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
                                             const FunctionParts& found);
 
-// "name[abi:cxx11]" -> "name".
-std::string StripAbiTags(absl::string_view name);
-
 // Version-name helpers: "GLIBCXX_" for "GLIBCXX_3.4.32"; numeric-aware ordering; the newest
 // definition of `wanted`'s family; what a too-new requirement usually means.
 absl::string_view VersionFamily(absl::string_view version);

@@ -1,11 +1,13 @@
-// Index format v2 (docs/index-format.md):
-//   header (80 bytes): magic "ABICHKIX", u32 version, u32 flags (0), u64 file size,
-//     u32 crc32c of bytes [80, name blocks offset), u32 0, u64 toc offset, u64 toc size,
-//     u64 name section offset, u64 name section size, u64 name blocks offset, u64 name blocks size
+// Index format v3 (docs/index-format.md):
+//   header (96 bytes): magic "ABICHKIX", u32 version, u32 flags (0), u64 file size,
+//     u32 crc32c of bytes [96, base-name section offset), u32 crc32c of the base-name section,
+//     u64 toc offset, u64 toc size, u64 name section offset, u64 name section size, u64 name
+//     blocks offset, u64 name blocks size, u64 base-name section offset, u64 its size
 //   stored library bytes: headers, PT_DYNAMIC and its strings, version tables and their strings
 //     (each range at most once: identical ranges are shared)
 //   the name section (lib/index/name_blocks.h)
 //   table of contents (below)
+//   the base-name section (lib/index/name_blocks.h): verified when a diagnosis first uses it
 //   the compressed name blocks, last: each verified by its own CRC-32C when a lookup decodes it
 //   table of contents: u32 builds; per build: str name, u32 libraries, u32 library index...;
 //     u32 libraries; per library: str name, str path, u64 size, u8 flags (bit 0: it has a hash
@@ -169,12 +171,18 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
   }
   const uint64_t toc_offset = body.size();
   body += toc;
+  const uint64_t base_names_offset = body.size();
+  body += section.base_names;
   const uint64_t blocks_offset = body.size();
   body += section.blocks;
   index_layout::FileHeader h;
   h.version = kIndexFormatVersion;
   h.file_size = body.size();
-  h.crc = Crc({reinterpret_cast<const uint8_t*>(body.data()) + kHeader, blocks_offset - kHeader});
+  const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
+  h.crc = Crc({bytes + kHeader, base_names_offset - kHeader});
+  h.base_names_crc = Crc({bytes + base_names_offset, section.base_names.size()});
+  h.base_names_offset = base_names_offset;
+  h.base_names_size = section.base_names.size();
   h.toc_offset = toc_offset;
   h.toc_size = toc.size();
   h.names_offset = names_offset;
@@ -214,24 +222,29 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     return corrupt(absl::StrFormat("is %d bytes, its header says %d (truncated or appended to)",
                                    r.size(), size));
   }
-  // The checksum covers everything but the compressed name blocks, which carry their own and are
-  // verified as lookups decode them: a check reads a few hundred of several thousand.
+  // The checksum covers everything but the base-name section and the compressed name blocks,
+  // which carry their own and are verified when they are used: a check reads a few hundred blocks
+  // of several thousand, and the base names only when it diagnoses.
   const uint64_t blocks_off = h->blocks_offset, blocks_size = h->blocks_size;
   if (blocks_off < kHeader || blocks_off > size || blocks_size != size - blocks_off) {
     return corrupt("name blocks do not end the file");
   }
-  if (h->crc != Crc(file->bytes().subspan(kHeader, blocks_off - kHeader))) {
+  const uint64_t base_off = h->base_names_offset, base_size = h->base_names_size;
+  if (base_off < kHeader || base_off > blocks_off || base_size != blocks_off - base_off) {
+    return corrupt("the base-name section does not end where the name blocks begin");
+  }
+  if (h->crc != Crc(file->bytes().subspan(kHeader, base_off - kHeader))) {
     return corrupt("checksum mismatch: the file is corrupt");
   }
   const uint64_t toc_off = h->toc_offset, toc_size = h->toc_size;
   const uint64_t names_off = h->names_offset, names_size = h->names_size;
   std::optional<ByteReader> toc = r.Slice(toc_off, toc_size);
-  if (!toc || toc_off + toc_size > blocks_off)
-    return corrupt("table of contents runs past the end");
+  if (!toc || toc_off + toc_size > base_off) return corrupt("table of contents runs past the end");
   std::optional<ByteReader> names_section = r.Slice(names_off, names_size);
-  if (!names_section || names_off + names_size > blocks_off)
+  if (!names_section || names_off + names_size > base_off)
     return corrupt("name section runs past the end");
   const ByteReader block_data = *r.Slice(blocks_off, blocks_size);
+  const ByteReader base_names = *r.Slice(base_off, base_size);
   uint64_t at = 0;
   auto u8 = [&]() -> std::optional<uint8_t> {
     std::optional<uint8_t> v = toc->ReadAt<uint8_t>(at);
@@ -311,9 +324,9 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     markers.push_back(*marks);
     libs.push_back(std::move(lib));
   }
-  ABICHECK_ASSIGN_OR_RETURN(
-      std::shared_ptr<NameBlocks> blocks,
-      NameBlocks::Open(path, *names_section, block_data, file, std::move(markers)));
+  ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<NameBlocks> blocks,
+                            NameBlocks::Open(path, *names_section, block_data, base_names,
+                                             h->base_names_crc, file, std::move(markers)));
   std::vector<InputFile> inputs;
   for (uint32_t l = 0; l < libs.size(); ++l) {
     Lib& lib = libs[l];

@@ -13,7 +13,7 @@
 
 namespace abicheck {
 
-inline constexpr uint32_t kIndexFormatVersion = 2;
+inline constexpr uint32_t kIndexFormatVersion = 3;
 
 struct IndexedBuild {
   std::string name;                // "torch-2.6.0+cuda-sid"

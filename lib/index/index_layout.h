@@ -20,20 +20,24 @@ inline void PutU32(std::string* s, uint32_t v) { s->append(reinterpret_cast<cons
 inline void PutU64(std::string* s, uint64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
 
 // The file header: magic, u32 version, u32 flags (0), u64 file size, u32 CRC-32C of the bytes
-// from the header's end to the name blocks, u32 0, then (offset, size) of the table of contents,
-// the name section and the compressed name blocks (which end the file).
+// from the header's end to the base-name section, u32 CRC-32C of the base-name section, then
+// (offset, size) of the table of contents, the name section, the compressed name blocks (which end
+// the file) and the base-name section (just before them). The blocks and the base names carry
+// their own checksums, verified when a check first uses them.
 struct FileHeader {
   uint32_t version = 0;
   uint32_t flags = 0;
   uint64_t file_size = 0;
   uint32_t crc = 0;
+  uint32_t base_names_crc = 0;
   uint64_t toc_offset = 0, toc_size = 0;
   uint64_t names_offset = 0, names_size = 0;
   uint64_t blocks_offset = 0, blocks_size = 0;
+  uint64_t base_names_offset = 0, base_names_size = 0;
 };
-inline constexpr uint64_t kFileHeaderSize = 80;
+inline constexpr uint64_t kFileHeaderSize = 96;
 // The fields a resealing rewrites in place.
-inline constexpr uint64_t kFileSizeAt = 16, kCrcAt = 24, kBlocksSizeAt = 72;
+inline constexpr uint64_t kFileSizeAt = 16, kCrcAt = 24, kBaseNamesCrcAt = 28, kBlocksSizeAt = 72;
 
 inline std::string EncodeFileHeader(const FileHeader& h) {
   std::string out(kMagic, sizeof(kMagic));
@@ -41,16 +45,18 @@ inline std::string EncodeFileHeader(const FileHeader& h) {
   PutU32(&out, h.flags);
   PutU64(&out, h.file_size);
   PutU32(&out, h.crc);
-  PutU32(&out, 0);
+  PutU32(&out, h.base_names_crc);
   PutU64(&out, h.toc_offset);
   PutU64(&out, h.toc_size);
   PutU64(&out, h.names_offset);
   PutU64(&out, h.names_size);
   PutU64(&out, h.blocks_offset);
   PutU64(&out, h.blocks_size);
+  PutU64(&out, h.base_names_offset);
+  PutU64(&out, h.base_names_size);
   return out;
 }
-// nullopt when `r` is shorter than a header (the magic is not checked here).
+// nullopt when `r` is shorter than a header (the magic and the version are not checked here).
 inline std::optional<FileHeader> DecodeFileHeader(const ByteReader& r) {
   if (!r.Contains(0, kFileHeaderSize)) return std::nullopt;
   FileHeader h;
@@ -58,12 +64,15 @@ inline std::optional<FileHeader> DecodeFileHeader(const ByteReader& r) {
   h.flags = *r.ReadAt<uint32_t>(12);
   h.file_size = *r.ReadAt<uint64_t>(kFileSizeAt);
   h.crc = *r.ReadAt<uint32_t>(kCrcAt);
+  h.base_names_crc = *r.ReadAt<uint32_t>(kBaseNamesCrcAt);
   h.toc_offset = *r.ReadAt<uint64_t>(32);
   h.toc_size = *r.ReadAt<uint64_t>(40);
   h.names_offset = *r.ReadAt<uint64_t>(48);
   h.names_size = *r.ReadAt<uint64_t>(56);
   h.blocks_offset = *r.ReadAt<uint64_t>(64);
   h.blocks_size = *r.ReadAt<uint64_t>(kBlocksSizeAt);
+  h.base_names_offset = *r.ReadAt<uint64_t>(80);
+  h.base_names_size = *r.ReadAt<uint64_t>(88);
   return h;
 }
 
@@ -126,6 +135,18 @@ inline uint64_t EntryListsOffset(const NameSectionHeader& h) {
   return kNameSectionHeaderSize + uint64_t{h.bloom_words} * 8 +
          uint64_t{h.attributes} * kAttributeSize;
 }
+
+// The base-name section (docs/index-format.md, "Base names"): u32 buckets (a power of two), u32
+// entries, u32 starts[buckets + 1], then the entries, bucketed by the low bits of their source
+// name's hash.
+struct BaseNameEntry {
+  uint32_t token = 0;         // SourceNameHash of the source name
+  uint32_t context = 0;       // ContextKey of the scope before it
+  uint32_t first_record = 0;  // the name's first entry in the name section
+  uint32_t list = 0;          // the name's entry list
+};
+inline constexpr uint64_t kBaseNamesHeaderSize = 8;
+inline constexpr uint64_t kBaseNameEntrySize = 16;
 
 }  // namespace abicheck::index_layout
 

@@ -27,9 +27,11 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/index/index_layout.h"
+#include "lib/symbols/source_names.h"
 
 namespace abicheck {
 namespace {
@@ -120,6 +122,7 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   const uint32_t nblocks =
       static_cast<uint32_t>((runs.size() + kNamesPerBlock - 1) / kNamesPerBlock);
   std::string data, table, seps, sep_offsets;
+  std::vector<index_layout::BaseNameEntry> base_names;
   uint32_t record = 0;
   absl::flat_hash_map<std::string, uint32_t> list_ids;
   std::vector<std::string> lists;
@@ -148,6 +151,7 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
       PutVarint(&raw, shared);
       PutVarint(&raw, name.size() - shared);
       raw.append(name.data() + shared, name.size() - shared);
+      const uint32_t name_first_record = record;
       std::string list;
       PutVarint(&list, runs[r].second - runs[r].first);
       for (size_t i = runs[r].first; i < runs[r].second; ++i) {
@@ -158,6 +162,13 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
       auto [it, added] = list_ids.try_emplace(list, static_cast<uint32_t>(lists.size()));
       if (added) lists.push_back(std::move(list));
       PutVarint(&raw, it->second);
+      FunctionParts parts;
+      if (std::optional<FunctionBaseName> base = BaseNameOf(name, &parts)) {
+        for (uint32_t context : base->contexts) {
+          base_names.push_back(
+              {SourceNameHash(base->token), context, name_first_record, it->second});
+        }
+      }
       prev = name;
     }
     if (raw.size() > kMaxBlockBytes) {
@@ -210,15 +221,46 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
   out += table;
   out += sep_offsets;
   out += seps;
-  return Output{std::move(out), std::move(data)};
+  return Output{std::move(out), std::move(data), EncodeBaseNames(std::move(base_names))};
+}
+
+// The base-name section (docs/index-format.md, "Base names"): the entries bucketed by the low bits
+// of their source name's hash, about two a bucket; in a bucket by hash, then by name.
+std::string NameBlocksWriter::EncodeBaseNames(std::vector<index_layout::BaseNameEntry> entries) {
+  uint32_t buckets = 1;
+  while (buckets < entries.size() / 2) buckets <<= 1;
+  const uint32_t mask = buckets - 1;
+  std::sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+    return std::make_tuple(a.token & mask, a.token, a.first_record, a.context) <
+           std::make_tuple(b.token & mask, b.token, b.first_record, b.context);
+  });
+  entries.erase(std::unique(entries.begin(), entries.end(),
+                            [](const auto& a, const auto& b) {
+                              return a.token == b.token && a.context == b.context &&
+                                     a.first_record == b.first_record;
+                            }),
+                entries.end());
+  std::string out;
+  PutU32(&out, buckets);
+  PutU32(&out, static_cast<uint32_t>(entries.size()));
+  std::vector<uint32_t> starts(uint64_t{buckets} + 1, 0);
+  for (const auto& e : entries) ++starts[(e.token & mask) + 1];
+  for (uint32_t b = 0; b < buckets; ++b) starts[b + 1] += starts[b];
+  for (uint32_t v : starts) PutU32(&out, v);
+  for (const auto& e : entries) {
+    PutU32(&out, e.token);
+    PutU32(&out, e.context);
+    PutU32(&out, e.first_record);
+    PutU32(&out, e.list);
+  }
+  return out;
 }
 
 // Long: the name section's layout verified in file order, each bound beside the field it
 // guards (docs/index-format.md).
-absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, ByteReader section,
-                                                             ByteReader blocks,
-                                                             std::shared_ptr<const void> keepalive,
-                                                             std::vector<uint8_t> markers) {
+absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(
+    std::string file, ByteReader section, ByteReader blocks, ByteReader base_names,
+    uint32_t base_names_crc, std::shared_ptr<const void> keepalive, std::vector<uint8_t> markers) {
   auto corrupt = [&](absl::string_view what) {
     return absl::DataLossError(absl::StrCat(file, ": index name section: ", what));
   };
@@ -308,6 +350,8 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(std::string file, B
   t->file_ = std::move(file);
   t->keepalive_ = std::move(keepalive);
   t->data_ = blocks;
+  t->base_names_ = base_names;
+  t->base_names_crc_ = base_names_crc;
   t->bloom_ = *bloom;
   t->bloom_bits_ = uint64_t{words} * 64;
   t->table_ = *table;
@@ -539,6 +583,75 @@ std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::
   --it;
   return std::make_pair(MakeEntry(handle, d->records[k].second),
                         absl::string_view(d->names).substr(it->offset, it->size));
+}
+
+bool NameBlocks::BaseNamesReady() const {
+  absl::call_once(base_names_once_, [&] {
+    auto corrupt = [&](absl::string_view what) {
+      Fail(absl::DataLossError(absl::StrCat(file_, ": index base-name section: ", what)));
+    };
+    const absl::Span<const uint8_t> bytes = base_names_.data();
+    uint32_t crc = 0;
+    for (size_t at = 0; at < bytes.size();) {
+      const size_t n = std::min<size_t>(bytes.size() - at, size_t{1} << 30);
+      crc = crc32_iscsi(const_cast<uint8_t*>(bytes.data() + at), static_cast<int>(n), crc);
+      at += n;
+    }
+    if (crc != base_names_crc_) return corrupt("checksum mismatch: the file is corrupt");
+    const std::optional<uint32_t> buckets = base_names_.ReadAt<uint32_t>(0),
+                                  entries = base_names_.ReadAt<uint32_t>(4);
+    if (!buckets || !entries || *buckets == 0 || (*buckets & (*buckets - 1)) != 0 ||
+        base_names_.size() != index_layout::kBaseNamesHeaderSize + (uint64_t{*buckets} + 1) * 4 +
+                                  uint64_t{*entries} * index_layout::kBaseNameEntrySize) {
+      return corrupt("its size does not match its buckets and entries");
+    }
+    uint32_t prev = 0;
+    for (uint64_t b = 0; b <= *buckets; ++b) {
+      const uint32_t start =
+          *base_names_.ReadAt<uint32_t>(index_layout::kBaseNamesHeaderSize + b * 4);
+      if (start < prev || start > *entries || (b == 0 && start != 0) ||
+          (b == *buckets && start != *entries)) {
+        return corrupt(absl::StrFormat("bucket %d lies outside the entries", b));
+      }
+      prev = start;
+    }
+    base_mask_ = *buckets - 1;
+    base_names_ok_ = true;
+  });
+  return base_names_ok_;
+}
+
+bool NameBlocks::ForEachWithBaseName(uint32_t library, uint32_t token,
+                                     absl::FunctionRef<void(uint32_t, uint32_t)> f) const {
+  if (!BaseNamesReady()) return true;  // the error is latched: nothing is found
+  const uint64_t starts = index_layout::kBaseNamesHeaderSize;
+  const uint64_t bucket = token & base_mask_;
+  const uint32_t from = *base_names_.ReadAt<uint32_t>(starts + bucket * 4),
+                 to = *base_names_.ReadAt<uint32_t>(starts + bucket * 4 + 4);
+  const uint64_t entries = starts + (uint64_t{base_mask_} + 2) * 4;
+  for (uint64_t k = from; k < to; ++k) {
+    const uint64_t at = entries + k * index_layout::kBaseNameEntrySize;
+    if (*base_names_.ReadAt<uint32_t>(at) != token) continue;
+    const uint32_t context = *base_names_.ReadAt<uint32_t>(at + 4),
+                   first = *base_names_.ReadAt<uint32_t>(at + 8),
+                   list = *base_names_.ReadAt<uint32_t>(at + 12);
+    if (uint64_t{list} + 1 >= list_begin_.size() ||
+        uint64_t{first} + (list_begin_[list + 1] - list_begin_[list]) > nrecords_) {
+      Fail(absl::DataLossError(absl::StrFormat(
+          "%s: index base-name section: entry %d names no entry list or entries", file_, k)));
+      return true;
+    }
+    for (uint32_t r = list_begin_[list]; r < list_begin_[list + 1]; ++r) {
+      if (list_records_[r].first != library) continue;
+      const Entry e = MakeEntry(first + (r - list_begin_[list]) + 1, list_records_[r].second);
+      Symbol s;
+      s.info = e.info;
+      s.other = e.other;
+      s.shndx = e.shndx;
+      if (s.exported()) f(e.handle, context);
+    }
+  }
+  return true;
 }
 
 }  // namespace abicheck

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "lib/index/index_layout.h"
 #include "lib/io/byte_reader.h"
 #include "lib/symbols/symbol_table.h"
 
@@ -31,6 +32,7 @@ class NameBlocksWriter {
   struct Output {
     std::string section;
     std::string blocks;
+    std::string base_names;  // the base-name section, which the file keeps before the blocks
   };
   absl::StatusOr<Output> Finish();
   uint64_t names() const { return names_; }
@@ -42,6 +44,8 @@ class NameBlocksWriter {
     uint32_t seq;
     uint32_t attr;
   };
+  static std::string EncodeBaseNames(std::vector<index_layout::BaseNameEntry> entries);
+
   std::vector<Item> items_;
   std::vector<uint64_t> attrs_;
   std::vector<uint32_t> list_begin_;  // entry list i: [begin[i], begin[i+1])
@@ -56,8 +60,11 @@ class NameBlocks final : public ExternalSymbols {
   // `section` and `blocks` lie in memory that `keepalive` owns; `markers` has one byte per
   // library. `section` must have been verified (the index checksum); `blocks` are verified one by
   // one as they are decoded.
+  // `base_names` (the base-name section) is verified against `base_names_crc` when it is first
+  // used.
   static absl::StatusOr<std::shared_ptr<NameBlocks>> Open(std::string file, ByteReader section,
-                                                          ByteReader blocks,
+                                                          ByteReader blocks, ByteReader base_names,
+                                                          uint32_t base_names_crc,
                                                           std::shared_ptr<const void> keepalive,
                                                           std::vector<uint8_t> markers);
 
@@ -66,6 +73,8 @@ class NameBlocks final : public ExternalSymbols {
   void ForEach(uint32_t library,
                absl::FunctionRef<void(const Entry&, absl::string_view)> f) const override;
   std::optional<std::pair<Entry, absl::string_view>> Get(uint32_t handle) const override;
+  bool ForEachWithBaseName(uint32_t library, uint32_t token,
+                           absl::FunctionRef<void(uint32_t, uint32_t)> f) const override;
   uint8_t StringAbiMarkers(uint32_t library) const override;
   absl::Status status() const override;
 
@@ -88,6 +97,9 @@ class NameBlocks final : public ExternalSymbols {
   absl::string_view Separator(uint32_t b) const;
   bool MayHold(const HashedName& h) const;
   Entry MakeEntry(uint32_t handle, uint32_t attr) const;
+  // Verifies the base-name section once (its checksum, its bucket table); false (and the error
+  // latched) when it is malformed.
+  bool BaseNamesReady() const;
   void Fail(absl::Status s) const;
 
   uint64_t serial_ = 0;
@@ -100,6 +112,11 @@ class NameBlocks final : public ExternalSymbols {
   std::vector<uint32_t> list_begin_;                         // entry list i: [begin[i], begin[i+1])
   std::vector<std::pair<uint32_t, uint32_t>> list_records_;  // (library, attribute index)
   std::vector<uint8_t> markers_;
+  ByteReader base_names_;
+  uint32_t base_names_crc_ = 0;
+  mutable absl::once_flag base_names_once_;
+  mutable bool base_names_ok_ = false;
+  mutable uint32_t base_mask_ = 0;
   std::unique_ptr<absl::once_flag[]> once_;
   std::unique_ptr<std::unique_ptr<Decoded>[]> blocks_;
   mutable absl::Mutex mu_;

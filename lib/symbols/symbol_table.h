@@ -135,6 +135,16 @@ class ExternalSymbols {
                        absl::FunctionRef<void(const Entry&, absl::string_view)> f) const = 0;
   // The entry with `handle` and its name, which lives as long as this object.
   virtual std::optional<std::pair<Entry, absl::string_view>> Get(uint32_t handle) const = 0;
+  // The diagnosis's base-name buckets, where the table stores them (an index does): f(handle,
+  // context key) for each exported entry of `library` whose name holds a source name hashing to
+  // `token` (SourceNameHash) where a base name can be (MayBeBaseName, with its ContextKey:
+  // lib/symbols/source_names.h), by name; an entry whose name holds it twice may come twice. A
+  // hash is not a name: the caller compares. False when the table stores none.
+  virtual bool ForEachWithBaseName(uint32_t library, uint32_t token,
+                                   absl::FunctionRef<void(uint32_t, uint32_t)> f) const {
+    (void)library, (void)token, (void)f;
+    return false;
+  }
   // What the library's strings say of the std::string ABI: bit 0 "St7__cxx11"/"B5cxx11",
   // bit 1 "RKSs"/"ESs" (lib/diagnose).
   virtual uint8_t StringAbiMarkers(uint32_t library) const = 0;

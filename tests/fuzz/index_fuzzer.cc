@@ -1,5 +1,6 @@
-// Fuzzes index files: the table of contents, the stored header ranges, and the name section
-// (Bloom filter, entry lists, separators, LZ4 blocks) read lazily by lookups. The size and
+// Fuzzes index files: the table of contents, the stored header ranges, the name section (Bloom
+// filter, entry lists, separators, LZ4 blocks) read lazily by lookups, and the base-name section
+// the diagnosis reads. The size and
 // checksum fields, the blocks' own included, are fixed up first, so that mutations reach the
 // parsers behind the checksums.
 #include <unistd.h>
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "lib/index/index_file.h"
+#include "lib/index/index_layout.h"
+#include "lib/symbols/source_names.h"
 #include "lib/symbols/symbol_table.h"
 #include "tests/support/index_reseal.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size < 80 || size > (64u << 20)) return 0;
+  if (size < abicheck::index_layout::kFileHeaderSize || size > (64u << 20)) return 0;
   std::vector<uint8_t> b(data, data + size);
   abicheck::testing::ResealIndex(b);
   static const std::string path =
@@ -46,7 +49,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         });
       }
       (void)t.StringAbiMarkers();
-      if (t.external()) (void)t.external_library().symbols->status();
+      if (t.external()) {
+        // The base-name buckets, as the diagnosis asks them, for every base name of those names.
+        const abicheck::ExternalLibrary& ext = t.external_library();
+        for (const std::string& n : names) {
+          abicheck::ForEachSourceName(n, [&](absl::string_view token) {
+            if (!abicheck::MayBeBaseName(n, token)) return;
+            ext.symbols->ForEachWithBaseName(
+                ext.library, abicheck::SourceNameHash(token),
+                [&](uint32_t handle, uint32_t) { (void)ext.symbols->Get(handle); });
+          });
+        }
+        (void)ext.symbols->status();
+      }
     }
   }
   return 0;

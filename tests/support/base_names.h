@@ -1,5 +1,5 @@
 // The diagnosis indexes an exported C++ name only by the source names that can be its base name
-// (lib/diagnose/source_names.h MayBeBaseName), where it used to index every source name. This
+// (lib/symbols/source_names.h MayBeBaseName), where it used to index every source name. This
 // checks, on a real library, that the narrower index loses no candidate: every defined function
 // whose mangled name holds its own base name (as the diagnosis spells it) holds it where
 // MayBeBaseName looks.
@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
-#include "lib/diagnose/source_names.h"
+#include "lib/symbols/source_names.h"
 
 namespace abicheck {
 

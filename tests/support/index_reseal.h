@@ -1,7 +1,8 @@
 // Makes a modified index file consistent again — file size, every name block's CRC-32C, the
-// header checksum — so that tests and the index fuzzer reach the parsers behind the checksums
-// (docs/index-format.md). The layout is the index's own (lib/index/index_layout.h); every read is
-// bounds-checked: on a mangled layout it fixes what it can.
+// base-name section's and the header's checksums — so that tests and the index fuzzer reach the
+// parsers behind the checksums (docs/index-format.md). The layout is the index's own
+// (lib/index/index_layout.h); every read is bounds-checked: on a mangled layout it fixes what it
+// can.
 #ifndef ABICHECK_TESTS_SUPPORT_INDEX_RESEAL_H_
 #define ABICHECK_TESTS_SUPPORT_INDEX_RESEAL_H_
 
@@ -52,9 +53,12 @@ inline void ResealIndex(std::vector<uint8_t>& b) {
     wr(table + L::kBlockTableEntrySize * i + L::kBlockCrcAt,
        crc32_iscsi(b.data() + blocks + *from, static_cast<int>(*to - *from), 0), 4);
   }
+  // The base-name section ends where the blocks begin; the header checksum covers what precedes it.
+  const uint64_t base = h->base_names_offset;
+  if (base < L::kFileHeaderSize || base > blocks) return;
+  wr(L::kBaseNamesCrcAt, crc32_iscsi(b.data() + base, static_cast<int>(blocks - base), 0), 4);
   wr(L::kCrcAt,
-     crc32_iscsi(b.data() + L::kFileHeaderSize, static_cast<int>(blocks - L::kFileHeaderSize), 0),
-     4);
+     crc32_iscsi(b.data() + L::kFileHeaderSize, static_cast<int>(base - L::kFileHeaderSize), 0), 4);
 }
 
 }  // namespace abicheck::testing

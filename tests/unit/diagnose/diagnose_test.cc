@@ -10,9 +10,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/demangle/demangle.h"
-#include "lib/diagnose/source_names.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/results/results.h"
+#include "lib/symbols/source_names.h"
 #include "tests/support/base_names.h"
 
 namespace abicheck {

@@ -4,9 +4,11 @@
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/index/index_file.h"
 #include "lib/report/render.h"
 #include "tests/support/index_reseal.h"
 #include "tests/unit/test_inputs.h"
@@ -86,10 +88,10 @@ TEST_F(IndexTest, TruncatedIsAnError) {
 
 TEST_F(IndexTest, OneFlippedByteIsAnError) {
   std::vector<uint8_t> b = Bytes();
-  uint64_t blocks;
-  std::memcpy(&blocks, &b[64], 8);
-  // Everything but the compressed name blocks is verified on opening...
-  for (size_t at : {size_t{100}, size_t{blocks / 2}, size_t{blocks - 1}}) {
+  uint64_t base_names;
+  std::memcpy(&base_names, &b[80], 8);
+  // Everything but the base names and the compressed name blocks is verified on opening...
+  for (size_t at : {size_t{100}, size_t{base_names / 2}, size_t{base_names - 1}}) {
     std::vector<uint8_t> c = b;
     c[at] ^= 0x20;
     std::string p = d_.Write("flip.abix", c);
@@ -105,6 +107,41 @@ TEST_F(IndexTest, OneFlippedByteIsAnError) {
   EXPECT_THAT(Check(module_, WithProviders({p + "#one"})),
               StatusIs(absl::StatusCode::kDataLoss,
                        "flip.abix: index name block 0: checksum mismatch: the file is corrupt"));
+}
+
+// The base-name buckets the diagnosis reads are the index's own, and they are verified when it
+// first reads them: a check that needs no diagnosis does not read them.
+TEST_F(IndexTest, BaseNamesAreVerifiedWhenADiagnosisReadsThem) {
+  // at::foo(long) is exported; the module wants at::foo(int).
+  std::filesystem::create_directories(d_.path() + "/cxx");
+  d_.Write("cxx/libtorch.so", Lib("libtorch.so", {"_ZN2at3fooEl", "_ZN2at3barEv"}));
+  const std::string index = d_.path() + "/cxx.abix";
+  ASSERT_TRUE(BuildIndex({d_.path() + "/cxx"}, {"cxx"}, index).ok());
+  const std::string mod = d_.Write("cxxmod.so", Mod({"libtorch.so"}, {"_ZN2at3fooEi"}));
+  const std::string good = d_.Write("cxxgood.so", Mod({"libtorch.so"}, {"_ZN2at3barEv"}));
+  absl::StatusOr<Report> from_index = Check(mod, WithProviders({index}));
+  absl::StatusOr<Report> from_dir = Check(mod, WithProviders({d_.path() + "/cxx"}));
+  ASSERT_TRUE(from_index.ok()) << from_index.status();
+  ASSERT_TRUE(from_dir.ok()) << from_dir.status();
+  ASSERT_EQ(from_index->problems.size(), 1u);
+  ASSERT_EQ(from_index->problems[0].candidates.size(), 1u) << RenderText(*from_index, false);
+  EXPECT_EQ(from_index->problems[0].candidates[0].symbol, "_ZN2at3fooEl");
+  EXPECT_EQ(RenderText(*from_index, false), RenderText(*from_dir, false));
+
+  std::vector<uint8_t> b = Read(index);
+  uint64_t base_names, blocks;
+  std::memcpy(&base_names, &b[80], 8);
+  std::memcpy(&blocks, &b[64], 8);
+  ASSERT_LT(base_names, blocks);
+  b[(base_names + blocks) / 2] ^= 0x20;
+  const std::string flipped = d_.Write("cxxflip.abix", b);
+  EXPECT_TRUE(Check(good, WithProviders({flipped})).ok());
+  CheckOptions plain = WithProviders({flipped});
+  plain.diagnose = false;
+  EXPECT_TRUE(Check(mod, plain).ok());
+  EXPECT_THAT(Check(mod, WithProviders({flipped})),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "cxxflip.abix: index base-name section: checksum mismatch"));
 }
 
 // An index whose checksums were made to match (a crafted file can say anything that parses):
@@ -155,8 +192,10 @@ TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
   Put32(b, 8, 1);
   std::string p = d_.Write("v1.abix", b);
   absl::StatusOr<Report> r = Check(module_, WithProviders({p + "#one"}));
-  EXPECT_THAT(r, StatusIs(absl::StatusCode::kFailedPrecondition,
-                          "v1.abix: index format version 1; this abicheck reads version 2"));
+  EXPECT_THAT(r,
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       absl::StrCat("v1.abix: index format version 1; this abicheck reads version ",
+                                    kIndexFormatVersion)));
   EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
 }
 
