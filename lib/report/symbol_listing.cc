@@ -78,8 +78,7 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
   out->push_back(r.letter);
   out->push_back(' ');
   // Control bytes only in hostile files: escape them, copy everything else as is.
-  if (std::any_of(name.begin(), name.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+  if (HasControlByte(name)) {
     out->append(Printable(name));
   } else {
     out->append(name.data(), name.size());

@@ -5,6 +5,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/report/text_util.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_inputs.h"
 #include "tests/unit/test_util.h"
@@ -54,6 +55,28 @@ TEST(SymbolListingTest, StreamsInChunksOfWholeLines) {
   }
   EXPECT_EQ(rows->back().name, "_ZN5torch8autograd9generated39999some_long_function_nameEv");
   EXPECT_FALSE(rows->back().demangled.empty());  // asked for (not a C++ name: itself)
+}
+
+// The word-at-a-time test agrees with the byte-by-byte one for every byte value at every position
+// of a word and of the tail, next to every other byte value.
+TEST(SymbolListingTest, ControlBytesFoundWordAtATime) {
+  auto slow = [](absl::string_view s) {
+    for (unsigned char c : s) {
+      if (c < 0x20 || c == 0x7f) return true;
+    }
+    return false;
+  };
+  for (int len : {1, 7, 8, 9, 16, 19}) {
+    for (int at = 0; at < len; ++at) {
+      for (int v = 0; v < 256; ++v) {
+        for (int fill : {0x61, 0x20, 0x7e, 0x80, 0xff, 0x00}) {
+          std::string s(len, static_cast<char>(fill));
+          s[at] = static_cast<char>(v);
+          ASSERT_EQ(HasControlByte(s), slow(s)) << len << " " << at << " " << v << " " << fill;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
