@@ -310,9 +310,9 @@ struct BaseNameHit {
 // function's base name (MayBeBaseName), each with the key of its scope (ContextKey). An index
 // stores these buckets (docs/index-format.md, "Base names"): then a lookup reads them. Otherwise
 // they are built once per table and call (ParseCache), over every exported name of torch's
-// libraries, so flat: one (hash, symbol index, scope) entry per such name, bucketed by the hash
-// (a counting sort), with no allocation per name. A hash is not a name: the caller compares the
-// names it is given (SignatureCandidates compares the base names).
+// libraries, so flat: one (hash, symbol index) entry per such name, bucketed by the hash (a
+// counting sort), with no allocation per name; the scopes are made for the few names a lookup
+// matches.
 class TokenIndex {
  public:
   // The table's stored buckets (an index's), or nullptr.
@@ -323,29 +323,30 @@ class TokenIndex {
                                                                                        : nullptr;
   }
 
-  explicit TokenIndex(const SymbolTable& t) : stored_(Stored(t)) {
+  explicit TokenIndex(const SymbolTable& t) : table_(t), stored_(Stored(t)) {
     if (stored_ != nullptr) return;
-    std::vector<Entry> flat;
+    std::vector<uint64_t> flat;
     t.ForEachExportedNameInStringOrder([&](uint32_t index, absl::string_view name) {
       if (!absl::StartsWith(name, "_Z")) return;
       ForEachSourceName(name, [&](absl::string_view token) {
         if (MayBeBaseName(name, token))
-          flat.push_back({SourceNameHash(token), index, ContextKey(name, token)});
+          flat.push_back(uint64_t{SourceNameHash(token)} << 32 | index);
       });
     });
     size_t buckets = 1;
     while (buckets < flat.size() / 2) buckets <<= 1;
     mask_ = static_cast<uint32_t>(buckets - 1);
     starts_.assign(buckets + 1, 0);
-    for (const Entry& e : flat) ++starts_[(e.hash & mask_) + 1];
+    for (uint64_t e : flat) ++starts_[Bucket(e) + 1];
     for (size_t b = 0; b < buckets; ++b) starts_[b + 1] += starts_[b];
     entries_.resize(flat.size());
     std::vector<uint32_t> next(starts_.begin(), starts_.end() - 1);
-    for (const Entry& e : flat) entries_[next[e.hash & mask_]++] = e;
+    for (uint64_t e : flat) entries_[next[Bucket(e)]++] = e;
   }
 
-  // Calls f(hit) for each exported symbol whose mangled name holds a source name hashing as
-  // `token` where a base name can be (MayBeBaseName), in table order (a symbol once per scope).
+  // Calls f(hit) for each exported symbol whose mangled name holds `token` where a base name can
+  // be (MayBeBaseName), in table order, once per place (an index's stored buckets: a token with
+  // its hash; the caller compares names).
   template <typename F>
   void ForEach(absl::string_view token, F&& f) const {
     const uint32_t h = SourceNameHash(token);
@@ -354,27 +355,42 @@ class TokenIndex {
       stored_->symbols->ForEachWithBaseName(stored_->library, h, [&](uint32_t i, uint32_t c) {
         found.push_back({i, c});
       });
-    } else if (!starts_.empty()) {
-      const uint32_t b = h & mask_;
-      for (uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
-        if (entries_[k].hash == h) found.push_back({entries_[k].index, entries_[k].context});
-      }
+      std::sort(found.begin(), found.end(), [](const BaseNameHit& x, const BaseNameHit& y) {
+        return x.index != y.index ? x.index < y.index : x.context < y.context;
+      });
+      found.erase(std::unique(found.begin(), found.end()), found.end());
+      for (const BaseNameHit& hit : found) f(hit);
+      return;
     }
-    std::sort(found.begin(), found.end(), [](const BaseNameHit& x, const BaseNameHit& y) {
-      return x.index != y.index ? x.index < y.index : x.context < y.context;
-    });
-    found.erase(std::unique(found.begin(), found.end()), found.end());
-    for (const BaseNameHit& hit : found) f(hit);
+    if (starts_.empty()) return;
+    std::vector<uint32_t> indexes;
+    const uint32_t b = h & mask_;
+    for (uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
+      if (static_cast<uint32_t>(entries_[k] >> 32) == h)
+        indexes.push_back(static_cast<uint32_t>(entries_[k]));
+    }
+    std::sort(indexes.begin(), indexes.end());
+    indexes.erase(std::unique(indexes.begin(), indexes.end()), indexes.end());
+    // The scope of each place the token sits, from the name: made for the few that match, not
+    // for every name of the table.
+    for (uint32_t index : indexes) {
+      std::optional<Symbol> sym = table_.Get(index);
+      if (!sym) continue;
+      ForEachSourceName(sym->name, [&](absl::string_view t) {
+        if (t == token && MayBeBaseName(sym->name, t))
+          f(BaseNameHit{index, ContextKey(sym->name, t)});
+      });
+    }
   }
 
  private:
-  struct Entry {
-    uint32_t hash, index, context;
-  };
+  uint32_t Bucket(uint64_t e) const { return static_cast<uint32_t>(e >> 32) & mask_; }
+
+  const SymbolTable& table_;
   const ExternalLibrary* stored_ = nullptr;  // the table's own buckets (an index's)
   uint32_t mask_ = 0;
-  std::vector<uint32_t> starts_;  // bucket -> its first entry; starts_[b + 1] ends it
-  std::vector<Entry> entries_;    // by bucket
+  std::vector<uint32_t> starts_;   // bucket -> its first entry; starts_[b + 1] ends it
+  std::vector<uint64_t> entries_;  // (hash << 32) | symbol index, by bucket
 };
 
 }  // namespace
