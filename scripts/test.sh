@@ -30,9 +30,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== fuzzers (clang, libFuzzer + ASan/UBSan), ${ABICHECK_FUZZ_SECONDS:=60} s each from the committed corpus"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABICHECK_SANITIZE=ON \
   -DABICHECK_FUZZ=ON -DABICHECK_WERROR=ON >/dev/null
-cmake --build build-fuzz -j "$jobs" --target elf_fuzzer pipeline_fuzzer zip_fuzzer index_fuzzer fatbin_fuzzer
+cmake --build build-fuzz -j "$jobs" --target elf_fuzzer pipeline_fuzzer zip_fuzzer index_fuzzer fatbin_fuzzer deflate_fuzzer
 fuzz_failed=0
-for t in elf pipeline zip index fatbin; do
+for t in elf pipeline zip index fatbin deflate; do
   work=$(mktemp -d)
   cp -r tests/fuzz/corpus/$t/. "$work/" 2>/dev/null || true
   if build-fuzz/tests/fuzz/${t}_fuzzer -max_total_time="$ABICHECK_FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 \
@@ -43,5 +43,5 @@ for t in elf pipeline zip index fatbin; do
   fi
   rm -rf "$work"
 done
-echo "$((5 - fuzz_failed)) passed, $fuzz_failed failed"
+echo "$((6 - fuzz_failed)) passed, $fuzz_failed failed"
 [ "$fuzz_failed" -eq 0 ]

@@ -14,12 +14,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/io/byte_reader.h"
+#include "lib/io/deflate_tail.h"
+#include "lib/util/read_trace.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
 namespace {
 
 constexpr size_t kChunk = size_t{1} << 20;
+// --fast: a wanted range at least this far past the inflated bytes is decoded from the stream's
+// end (DecodeDeflateTail) from at most the last kMaxTail compressed bytes.
+constexpr uint64_t kTailGap = uint64_t{8} << 20;
+constexpr uint64_t kMaxTail = uint64_t{16} << 20;
 
 // libzip is loaded on first use rather than linked: linked, it brings libcrypto into every run
 // (3,377 symbol relocations, about a third of abicheck's start-up) though most runs open no
@@ -29,8 +35,8 @@ struct LibZip {
   // clang-format off
 #define ABICHECK_ZIP_FUNCTIONS(X)                                                          \
   X(open) X(discard) X(strerror) X(get_num_entries) X(stat_init) X(stat_index)             \
-  X(fopen_index) X(fread) X(fclose) X(file_strerror) X(error_init_with_code)               \
-  X(error_strerror) X(error_fini)
+  X(fopen_index) X(fread) X(fseek) X(ftell) X(fclose) X(file_strerror)                    \
+  X(error_init_with_code) X(error_strerror) X(error_fini)
   // clang-format on
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is a declarator, not an expression
 #define ABICHECK_ZIP_MEMBER(name) decltype(&::zip_##name) name = nullptr;
@@ -189,6 +195,56 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
 
 // Long: one streaming inflate loop whose state (the window, the ranges kept, the CRC, the caps)
 // every step reads; split, each piece would take all of it.
+// --fast (Inflate): the wanted ranges `ahead`, far past the `produced` bytes, decoded from the
+// stream's end (DecodeDeflateTail) into `img`, with what PT_DYNAMIC (ending at `dynamic_end`, 0:
+// none) then names past its end, as the streaming path keeps it; true when all of them are in.
+// False leaves the stream where it was (the caller inflates on); the bytes copied are the member's
+// own either way.
+absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
+                                            const RangeSet& ahead, uint64_t produced,
+                                            uint64_t dynamic_end, const RetainPlan& plan,
+                                            SparseImage* img, RangeSet* want) const {
+  const zip_int64_t at = Z().ftell(zf);
+  if (at < 0 || m.comp_size <= static_cast<uint64_t>(at)) return false;
+  const uint64_t n = std::min<uint64_t>(kMaxTail, m.comp_size - static_cast<uint64_t>(at));
+  std::vector<uint8_t> end(n);
+  auto restore = [&]() -> absl::StatusOr<bool> {
+    if (Z().fseek(zf, at, SEEK_SET) != 0) {
+      return absl::DataLossError(
+          absl::StrCat(path_, "!", m.name, ": cannot seek: ", Z().file_strerror(zf)));
+    }
+    return false;
+  };
+  if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0 ||
+      Z().fread(zf, end.data(), n) != static_cast<zip_int64_t>(n)) {
+    return restore();
+  }
+  std::optional<DeflateTail> tail = DecodeDeflateTail(end, m.size, ahead);
+  if (!tail) return restore();
+  auto copy = [&](uint64_t lo, uint64_t hi) {
+    for (uint64_t k = lo; k < hi; ++k) {
+      if (k < tail->begin || !tail->known[k - tail->begin]) return false;
+    }
+    std::memcpy(img->mutable_data() + lo, tail->bytes.data() + (lo - tail->begin), hi - lo);
+    return true;
+  };
+  for (const auto& [lo, hi] : ahead.ranges()) copy(lo, hi);  // all known (DecodeDeflateTail)
+  if (plan.on_dynamic && dynamic_end != 0) {
+    // The tables PT_DYNAMIC names past its end, where patchelf may have moved them: from the tail
+    // too. (Streaming keeps what lies past the point it had reached then, as here.)
+    img->mutable_retained() = *want;
+    const RangeSet more = plan.on_dynamic(*img, dynamic_end);
+    for (const auto& [lo, hi] : more.ranges()) {
+      const uint64_t b = std::max(lo, dynamic_end), e = std::min(hi, m.size);
+      if (b >= e) continue;
+      if (!copy(b, e)) return restore();
+      want->Add(b, e);
+    }
+  }
+  GlobalReadTrace().tail_decodes.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember& m,
                                                                  const RetainPlan& plan) const {
   const std::string where = absl::StrCat(path_, "!", m.name);
@@ -260,9 +316,22 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       }
     }
   };
+  bool tail_tried = false, tail_done = false;
   while (true) {
     // Nothing more to keep (with the CRC to check, on to the end).
     if (!plan.verify_crc && dynamic_known && produced >= wanted_end()) break;
+    if (!plan.verify_crc && m.method == 8 && dynamic_known && !tail_tried) {
+      RangeSet ahead;
+      for (const auto& [lo, hi] : want.ranges()) {
+        if (hi > produced) ahead.Add(std::max(lo, produced), hi);
+      }
+      if (!ahead.ranges().empty() && ahead.ranges().front().first >= produced + kTailGap) {
+        tail_tried = true;
+        ABICHECK_ASSIGN_OR_RETURN(
+            tail_done, FromTheEnd(zf, m, ahead, produced, dynamic_end, plan, img.get(), &want));
+        if (tail_done) break;
+      }
+    }
     if (m.method == 0) {
       const zip_int64_t got = Z().fread(zf, out.data(), out.size());
       if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
@@ -303,7 +372,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
                                                  where, produced, m.size));
     }
   }
-  if (produced < wanted_end() && produced < m.size) {
+  if (!tail_done && produced < wanted_end() && produced < m.size) {
     return absl::DataLossError(absl::StrFormat("%s: ends at %d bytes, shorter than its declared %d",
                                                where, produced, m.size));
   }

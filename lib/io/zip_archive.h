@@ -18,6 +18,8 @@
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
 
+struct zip_file;  // libzip's (zip.h): an open member
+
 namespace abicheck {
 
 struct ZipMember {
@@ -78,6 +80,10 @@ class ZipArchive {
   // reused (one per thread at most) — one open per member made archives quadratic.
   absl::StatusOr<std::unique_ptr<Handle>> Borrow() const;
   void Return(std::unique_ptr<Handle> h) const;
+  // --fast: the wanted ranges far past the inflated bytes, from the member's end (zip_archive.cc).
+  absl::StatusOr<bool> FromTheEnd(::zip_file* zf, const ZipMember& m, const RangeSet& ahead,
+                                  uint64_t produced, uint64_t dynamic_end, const RetainPlan& plan,
+                                  SparseImage* img, RangeSet* want) const;
 
   std::string path_;
   InputLimits limits_;

@@ -10,8 +10,9 @@
 namespace abicheck {
 
 struct ReadTrace {
-  std::atomic<uint64_t> expansions{0};   // ExpandInput calls (a file, directory, wheel, index)
-  std::atomic<uint64_t> index_reads{0};  // ReadIndex calls (each verifies the whole index)
+  std::atomic<uint64_t> expansions{0};    // ExpandInput calls (a file, directory, wheel, index)
+  std::atomic<uint64_t> index_reads{0};   // ReadIndex calls (each verifies the whole index)
+  std::atomic<uint64_t> tail_decodes{0};  // --fast members whose last bytes came from their end
 };
 
 inline ReadTrace& GlobalReadTrace() {

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "lib/report/render.h"
 #include "lib/results/results.h"
+#include "tests/support/fast_read.h"
 
 namespace fs = std::filesystem;
 
@@ -209,6 +210,20 @@ TEST_F(CorpusTest, IndexGivesTheSameAnswers) {
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_THAT(Symbols(*one, ProblemKind::kUndefinedSymbol),
               Contains("_ZN5torch8autograd10deleteNodeEPNS0_4NodeE"));
+}
+
+// --fast decodes the end of a large member from the end of its deflate stream
+// (lib/io/deflate_tail.h): every byte it keeps is the one a whole inflate gives, and the CUDA
+// build's libtorch_cuda.so and libtorch_cpu.so are read that way.
+TEST_F(CorpusTest, FastReadsTheBytesAWholeInflateGives) {
+  testing::FastReadCount all;
+  for (const auto& e : fs::directory_iterator(kCorpus + "/wheels")) {
+    const testing::FastReadCount c = testing::ExpectFastReadExact(e.path().string());
+    all.compared += c.compared;
+    all.from_the_end += c.from_the_end;
+  }
+  EXPECT_GE(all.compared, 2u);
+  EXPECT_GE(all.from_the_end, 2u);
 }
 
 TEST_F(CorpusTest, EveryModuleAgainstEveryBuild) {

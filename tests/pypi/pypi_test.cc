@@ -3,6 +3,7 @@
 // from an index of them. Skipped, saying why, only when the corpus could not be fetched.
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "abicheck/abicheck.h"
@@ -12,6 +13,7 @@
 #include "lib/report/render.h"
 #include "lib/results/results.h"
 #include "tests/support/base_names.h"
+#include "tests/support/fast_read.h"
 
 namespace abicheck {
 namespace {
@@ -54,6 +56,23 @@ size_t Row(const Matrix& m, const std::string& label) {
   }
   ADD_FAILURE() << "no row " << label;
   return 0;
+}
+
+// --fast reads the end of a large member from the end of its deflate stream
+// (lib/io/deflate_tail.h): on every wheel of the corpus, every byte it keeps is the one a whole
+// inflate gives (tests/support/fast_read.h), and torch's largest libraries are read that way.
+TEST_F(PypiTest, FastReadsTheBytesAWholeInflateGives) {
+  testing::FastReadCount all;
+  for (const auto& e : fs::directory_iterator(cache_ + "/wheels")) {
+    if (e.path().extension() != ".whl") continue;
+    const testing::FastReadCount c = testing::ExpectFastReadExact(e.path().string());
+    all.compared += c.compared;
+    all.from_the_end += c.from_the_end;
+  }
+  std::cout << all.compared << " members of over 40 MiB compared, " << all.from_the_end
+            << " read from the end\n";
+  EXPECT_GE(all.compared, 8u);
+  EXPECT_GE(all.from_the_end, 4u);  // at least each torch release's libtorch_cuda.so
 }
 
 TEST_F(PypiTest, SglKernelLoadsOnTorch291AndBreaksOn2100) {

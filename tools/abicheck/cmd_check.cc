@@ -55,8 +55,9 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                "list every problem of a cause (by default a cause shows three and how many more)");
   bool fast = false;
   app.add_flag("--fast", fast,
-               "read wheel members only up to their loader tables, without checking their CRC-32 "
-               "(the report's notes say so)");
+               "read wheel members only where their loader tables are (a large member's end is "
+               "decoded from the end of its deflate stream), without checking their CRC-32 (the "
+               "report's notes say so)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "

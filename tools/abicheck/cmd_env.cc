@@ -42,8 +42,9 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
   bool fast = false;
   app.add_flag("--fast", fast,
-               "read wheel members only up to their loader tables, without checking their CRC-32 "
-               "(the report's notes say so)");
+               "read wheel members only where their loader tables are (a large member's end is "
+               "decoded from the end of its deflate stream), without checking their CRC-32 (the "
+               "report's notes say so)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "

@@ -1,0 +1,47 @@
+// The end of a raw deflate stream decoded without its beginning (ARCHITECTURE.md, "Wheels"): what
+// `--fast` reads of a large wheel member, whose dynamic section lies in its last bytes, instead of
+// inflating the whole member to reach them. Deflate cannot be entered in the middle without the
+// 32 KiB of output before it, but a block boundary can be found (a dynamic-Huffman block header
+// that a decoder accepts, as in Knespel & Brunst, "Rapidgzip", HPDC 2023) and the stream decoded
+// from there to its end, which places the output by the member's declared size. Bytes copied from
+// the unknown window are found by decoding twice, with two windows that differ in every byte: a
+// byte that comes out the same both times comes from the stream alone. And a block header can be
+// a false one that a decoder follows into the real stream: so two boundaries are found
+// independently, and a byte is known only when all four decodes agree on it.
+#ifndef ABICHECK_LIB_IO_DEFLATE_TAIL_H_
+#define ABICHECK_LIB_IO_DEFLATE_TAIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "lib/io/blob.h"
+
+namespace abicheck {
+
+struct DeflateTail {
+  uint64_t begin = 0;          // the member offset of bytes[0]; bytes end at the member's end
+  std::vector<uint8_t> bytes;  // [begin, size)
+  std::vector<uint8_t> known;  // 1 where every decode gave the same byte
+};
+
+// `stream_end`: the last bytes of a member's raw deflate data (its end is the stream's end);
+// `size`: the member's declared size; `need`: the member ranges wanted (non-empty). The bytes
+// from the first of them to the end, every needed one known, or nullopt when no pair of block
+// boundaries was found whose decodes end exactly where the stream ends and agree on every needed
+// byte (then the caller inflates from the start). Bounded, whatever `stream_end` holds: at most
+// 32 MiB wanted and 32 MiB decoded before them, 1 MiB searched for each start, 16 decodes tried
+// for each, four distances back.
+std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
+                                             const RangeSet& need);
+
+// Whether a dynamic-Huffman block header that a decoder accepts starts at bit `bit` of `data`
+// (LSB first, as deflate packs them): type 2, at most 286 literal/length and 30 distance codes,
+// a complete code-length code, lengths that decode within their count, an end-of-block code, and
+// complete literal/length and distance codes (or one distance code, or none).
+bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_IO_DEFLATE_TAIL_H_

@@ -1,0 +1,151 @@
+// DecodeDeflateTail against the whole stream: zlib's deflate (libzip writes the member, as
+// Python's zipfile does for wheels), the end decoded alone, every byte it calls known compared
+// with the original.
+#include "lib/io/deflate_tail.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/unit/test_inputs.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
+
+// Like code and data: bytes of a small alphabet (Huffman codes them in 4-5 bits) and now and
+// then a copy of something a few KiB back (a short-lived match). `repeats`: also the same string
+// every few hundred bytes, each copy deflate makes of the one before: bytes that go on depending
+// on the window before any start, however early (as the paper's markers can).
+std::vector<uint8_t> Content(size_t n, bool repeats) {
+  std::vector<uint8_t> out;
+  out.reserve(n);
+  uint64_t x = 0x9e3779b97f4a7c15u;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  while (out.size() < n) {
+    const uint64_t r = next();
+    if (repeats && r % 256 == 0) {
+      for (char c : std::string("_ZN2at4_ops4callERKNS_6TensorE")) out.push_back(static_cast<uint8_t>(c));
+    } else if (r % 64 == 0 && out.size() > 4096) {
+      const size_t from = out.size() - 64 - (next() % 4000);
+      for (int i = 0; i < 40; ++i) out.push_back(out[from + i]);
+    } else {
+      out.push_back(static_cast<uint8_t>('a' + next() % 23));
+    }
+  }
+  out.resize(n);
+  return out;
+}
+
+// The raw deflate data of the only member of a zip libzip wrote (its local header at 0).
+std::vector<uint8_t> MemberData(const std::vector<uint8_t>& zip, uint64_t comp_size) {
+  uint16_t name_len, extra_len;
+  std::memcpy(&name_len, &zip[26], 2);
+  std::memcpy(&extra_len, &zip[28], 2);
+  const size_t at = 30u + name_len + extra_len;
+  return {zip.begin() + at, zip.begin() + at + comp_size};
+}
+
+class DeflateTailTest : public ::testing::Test {
+ protected:
+  void Make(bool repeats) {
+    original_ = Content(size_t{24} << 20, repeats);
+    const std::string path = WriteZip(d_, "m.zip", {{"lib/libbig.so", original_, true}});
+    const std::vector<uint8_t> zip = Read(path);
+    uint32_t comp_size;
+    std::memcpy(&comp_size, &zip[18], 4);
+    stream_ = MemberData(zip, comp_size);
+    ASSERT_LT(stream_.size(), original_.size());
+  }
+  // The known bytes of a decode of the stream's last 4 MiB (as Inflate gives it the last 16),
+  // each compared with the original: how many.
+  size_t KnownBytesMatch(const DeflateTail& tail) {
+    size_t known = 0;
+    for (size_t k = 0; k < tail.bytes.size(); ++k) {
+      if (!tail.known[k]) continue;
+      ++known;
+      EXPECT_EQ(tail.bytes[k], original_[tail.begin + k]) << "byte " << tail.begin + k;
+    }
+    return known;
+  }
+  absl::Span<const uint8_t> End() {
+    return absl::MakeConstSpan(stream_).last(std::min(stream_.size(), size_t{4} << 20));
+  }
+  TempDir d_;
+  std::vector<uint8_t> original_, stream_;
+};
+
+TEST_F(DeflateTailTest, EveryKnownByteIsTheMembersOwn) {
+  Make(/*repeats=*/false);
+  const uint64_t size = original_.size();
+  RangeSet need;
+  need.Add(size - 300000, size - 299280);  // where a library's PT_DYNAMIC would be
+  need.Add(size - 16, size);
+  std::optional<DeflateTail> tail = DecodeDeflateTail(End(), size, need);
+  ASSERT_TRUE(tail.has_value());
+  EXPECT_EQ(tail->begin, size - 300000);
+  ASSERT_EQ(tail->bytes.size(), 300000u);
+  for (const auto& [lo, hi] : need.ranges()) {
+    for (uint64_t k = lo; k < hi; ++k) ASSERT_TRUE(tail->known[k - tail->begin]) << k;
+  }
+  EXPECT_GT(KnownBytesMatch(*tail), 290000u);
+}
+
+// Where bytes go on depending on the window before the start, they are not called known, and
+// a range that needs them is not given (the caller inflates from the start).
+TEST_F(DeflateTailTest, BytesOfTheUnknownWindowAreNotKnown) {
+  Make(/*repeats=*/true);
+  const uint64_t size = original_.size();
+  RangeSet need;
+  need.Add(size - 300000, size);
+  std::optional<DeflateTail> tail = DecodeDeflateTail(End(), size, need);
+  if (tail.has_value()) {
+    EXPECT_EQ(KnownBytesMatch(*tail), tail->bytes.size());
+  }
+  // The string's copies: never known, so a range over one is refused.
+  const std::string s = "_ZN2at4_ops4callERKNS_6TensorE";
+  const auto at = std::search(original_.end() - 100000, original_.end(), s.begin(), s.end());
+  ASSERT_NE(at, original_.end());
+  need = RangeSet();
+  need.Add(at - original_.begin(), at - original_.begin() + s.size());
+  EXPECT_FALSE(DecodeDeflateTail(End(), size, need).has_value());
+}
+
+TEST_F(DeflateTailTest, AStreamThatDoesNotEndThereIsRefused) {
+  Make(/*repeats=*/false);
+  const uint64_t size = original_.size();
+  RangeSet need;
+  need.Add(size - 1000, size);
+  std::vector<uint8_t> end(stream_.end() - (1 << 20), stream_.end());
+  // One byte missing: no decode ends where the data ends.
+  EXPECT_FALSE(DecodeDeflateTail(absl::MakeConstSpan(end).first(end.size() - 1), size, need));
+  // One byte too many: nor here.
+  end.push_back(0);
+  EXPECT_FALSE(DecodeDeflateTail(end, size, need));
+  // A declared size below what the stream makes: no decode fits in it.
+  end.pop_back();
+  EXPECT_TRUE(DecodeDeflateTail(end, size, need).has_value());
+  EXPECT_FALSE(DecodeDeflateTail(end, 200000, need).has_value());
+}
+
+TEST(DeflateTailHeaderTest, OnlyDynamicBlockHeaders) {
+  // A stored block (type 0) and a fixed one (type 1) are never a start.
+  const std::vector<uint8_t> stored = {0x00, 0x05, 0x00, 0xfa, 0xff};
+  const std::vector<uint8_t> fixed = {0x02, 0x00};
+  EXPECT_FALSE(PlausibleDynamicHeader(stored, 0));
+  EXPECT_FALSE(PlausibleDynamicHeader(fixed, 0));
+  // Past the end: no.
+  EXPECT_FALSE(PlausibleDynamicHeader(fixed, 100));
+}
+
+}  // namespace
+}  // namespace abicheck
