@@ -193,8 +193,6 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
   return std::string(reinterpret_cast<const char*>(b.data()), std::min<size_t>(n, b.size()));
 }
 
-// Long: one streaming inflate loop whose state (the window, the ranges kept, the CRC, the caps)
-// every step reads; split, each piece would take all of it.
 // --fast (Inflate): the wanted ranges `ahead`, far past the `produced` bytes, decoded from the
 // stream's end (DecodeDeflateTail) into `img`, with what PT_DYNAMIC (ending at `dynamic_end`, 0:
 // none) then names past its end, as the streaming path keeps it; true when all of them are in.
@@ -245,6 +243,8 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   return true;
 }
 
+// Long: one streaming inflate loop whose state (the window, the ranges kept, the CRC, the caps)
+// every step reads; split, each piece would take all of it.
 absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember& m,
                                                                  const RetainPlan& plan) const {
   const std::string where = absl::StrCat(path_, "!", m.name);
