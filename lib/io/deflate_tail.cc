@@ -149,7 +149,8 @@ bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
   hdist += 1;
   hclen += 4;
   if (hlit > 286 || hdist > 30) return false;
-  static constexpr int kOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+  static constexpr int kOrder[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                     11, 4,  12, 3, 13, 2, 14, 1, 15};
   uint8_t cl[19] = {};
   for (uint32_t i = 0; i < hclen; ++i) {
     uint32_t v;
@@ -183,7 +184,8 @@ bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
     if (i + repeat > total) return false;
     for (uint32_t k = 0; k < repeat; ++k) lengths[i++] = value;
   }
-  if (lengths[256] == 0 || KraftSum(lengths, static_cast<int>(hlit), 15) != (1u << 15)) return false;
+  if (lengths[256] == 0 || KraftSum(lengths, static_cast<int>(hlit), 15) != (1u << 15))
+    return false;
   const uint8_t* dist = lengths + hlit;
   const int used = static_cast<int>(std::count_if(dist, dist + hdist, [](uint8_t l) { return l; }));
   return used <= 1 || KraftSum(dist, static_cast<int>(hdist), 15) == (1u << 15);

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string>
 #include <vector>
 
@@ -14,13 +17,22 @@
 namespace abicheck {
 
 // Whether `s` holds a control byte (below 0x20, or 0x7f) that Printable escapes. It runs over
-// every name of a listing (40,000 of 150 bytes for torch's largest library): eight bytes at a
-// time, with the exact "has a byte less than n" and "has a zero byte" word tests (Anderson's
-// "Bit Twiddling Hacks"); a byte-by-byte test was 84 % of `abicheck symbols`.
+// every name of a listing (46,528 of 240 bytes on average for torch's largest library): sixteen
+// bytes at a time with SSE2 (x86-64's baseline), then eight with the exact "has a byte less than
+// n" and "has a zero byte" word tests (Anderson's "Bit Twiddling Hacks"); a byte-by-byte test was
+// 84 % of `abicheck symbols`.
 inline bool HasControlByte(absl::string_view s) {
   constexpr uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
   const char* p = s.data();
   size_t n = s.size();
+#if defined(__SSE2__)
+  const __m128i k1f = _mm_set1_epi8(0x1f), k7f = _mm_set1_epi8(0x7f);
+  for (; n >= 16; p += 16, n -= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, k1f), v);  // v <= 0x1f, unsigned
+    if (_mm_movemask_epi8(_mm_or_si128(low, _mm_cmpeq_epi8(v, k7f))) != 0) return true;
+  }
+#endif
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t w;
     std::memcpy(&w, p, 8);

@@ -34,7 +34,8 @@ std::vector<uint8_t> Content(size_t n, bool repeats) {
   while (out.size() < n) {
     const uint64_t r = next();
     if (repeats && r % 256 == 0) {
-      for (char c : std::string("_ZN2at4_ops4callERKNS_6TensorE")) out.push_back(static_cast<uint8_t>(c));
+      for (char c : std::string("_ZN2at4_ops4callERKNS_6TensorE"))
+        out.push_back(static_cast<uint8_t>(c));
     } else if (r % 64 == 0 && out.size() > 4096) {
       const size_t from = out.size() - 64 - (next() % 4000);
       for (int i = 0; i < 40; ++i) out.push_back(out[from + i]);

@@ -66,7 +66,7 @@ TEST(SymbolListingTest, ControlBytesFoundWordAtATime) {
     }
     return false;
   };
-  for (int len : {1, 7, 8, 9, 16, 19}) {
+  for (int len : {1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 35}) {
     for (int at = 0; at < len; ++at) {
       for (int v = 0; v < 256; ++v) {
         for (int fill : {0x61, 0x20, 0x7e, 0x80, 0xff, 0x00}) {
