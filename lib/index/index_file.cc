@@ -17,7 +17,6 @@
 #include "lib/index/index_file.h"
 
 #include <fcntl.h>
-#include <isa-l/crc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -46,15 +45,7 @@ namespace {
 
 constexpr uint64_t kHeader = index_layout::kFileHeaderSize;
 
-uint32_t Crc(absl::Span<const uint8_t> b) {
-  uint32_t crc = 0;
-  for (size_t at = 0; at < b.size();) {
-    const size_t n = std::min<size_t>(b.size() - at, size_t{1} << 30);
-    crc = crc32_iscsi(const_cast<uint8_t*>(b.data() + at), static_cast<int>(n), crc);
-    at += n;
-  }
-  return crc;
-}
+using index_layout::Crc32c;
 
 using index_layout::PutU32;
 using index_layout::PutU64;
@@ -126,7 +117,7 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
         if (end > f.blob->bytes().size())
           return absl::DataLossError(absl::StrCat(f.name, ": tables run past the end"));
         absl::Span<const uint8_t> bytes = f.blob->bytes().subspan(begin, end - begin);
-        const uint64_t key = (uint64_t{Crc(bytes)} << 32) ^ bytes.size();
+        const uint64_t key = (uint64_t{Crc32c(bytes)} << 32) ^ bytes.size();
         uint64_t at = 0;
         for (uint64_t cand : by_crc[key]) {
           if (std::memcmp(body.data() + cand, bytes.data(), bytes.size()) == 0) at = cand;
@@ -179,8 +170,8 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
   h.version = kIndexFormatVersion;
   h.file_size = body.size();
   const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
-  h.crc = Crc({bytes + kHeader, base_names_offset - kHeader});
-  h.base_names_crc = Crc({bytes + base_names_offset, section.base_names.size()});
+  h.crc = Crc32c({bytes + kHeader, base_names_offset - kHeader});
+  h.base_names_crc = Crc32c({bytes + base_names_offset, section.base_names.size()});
   h.base_names_offset = base_names_offset;
   h.base_names_size = section.base_names.size();
   h.toc_offset = toc_offset;
@@ -233,7 +224,7 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   if (base_off < kHeader || base_off > blocks_off || base_size != blocks_off - base_off) {
     return corrupt("the base-name section does not end where the name blocks begin");
   }
-  if (h->crc != Crc(file->bytes().subspan(kHeader, base_off - kHeader))) {
+  if (h->crc != Crc32c(file->bytes().subspan(kHeader, base_off - kHeader))) {
     return corrupt("checksum mismatch: the file is corrupt");
   }
   const uint64_t toc_off = h->toc_offset, toc_size = h->toc_size;

@@ -17,7 +17,6 @@
 //     name (0 for a block's first), varint suffix length, the suffix, varint entry list.
 #include "lib/index/name_blocks.h"
 
-#include <isa-l/crc.h>
 #include <lz4.h>
 #include <lz4hc.h>
 
@@ -182,8 +181,8 @@ absl::StatusOr<NameBlocksWriter::Output> NameBlocksWriter::Finish() {
     }
     table += index_layout::EncodeBlockTableEntry(
         {static_cast<uint32_t>(data.size()), block_first_record, static_cast<uint32_t>(raw.size()),
-         crc32_iscsi(reinterpret_cast<uint8_t*>(const_cast<char*>(compressed.data())),
-                     static_cast<int>(compressed.size()), 0)});
+         index_layout::Crc32c(
+             {reinterpret_cast<const uint8_t*>(compressed.data()), compressed.size()})});
     data += compressed;
   }
   PutU32(&sep_offsets, static_cast<uint32_t>(seps.size()));
@@ -408,7 +407,7 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
     return corrupt(absl::StrFormat("decompressed size %d is implausible", raw_size));
   if (end - off > static_cast<uint64_t>(INT32_MAX)) return corrupt("is implausibly large");
   const uint8_t* compressed = data_.data().data() + off;
-  if (crc32_iscsi(const_cast<uint8_t*>(compressed), static_cast<int>(end - off), 0) != crc) {
+  if (index_layout::Crc32c({compressed, end - off}) != crc) {
     return corrupt("checksum mismatch: the file is corrupt");
   }
   std::string raw(raw_size, '\0');
@@ -590,14 +589,9 @@ bool NameBlocks::BaseNamesReady() const {
     auto corrupt = [&](absl::string_view what) {
       Fail(absl::DataLossError(absl::StrCat(file_, ": index base-name section: ", what)));
     };
-    const absl::Span<const uint8_t> bytes = base_names_.data();
-    uint32_t crc = 0;
-    for (size_t at = 0; at < bytes.size();) {
-      const size_t n = std::min<size_t>(bytes.size() - at, size_t{1} << 30);
-      crc = crc32_iscsi(const_cast<uint8_t*>(bytes.data() + at), static_cast<int>(n), crc);
-      at += n;
+    if (index_layout::Crc32c(base_names_.data()) != base_names_crc_) {
+      return corrupt("checksum mismatch: the file is corrupt");
     }
-    if (crc != base_names_crc_) return corrupt("checksum mismatch: the file is corrupt");
     const std::optional<uint32_t> buckets = base_names_.ReadAt<uint32_t>(0),
                                   entries = base_names_.ReadAt<uint32_t>(4);
     if (!buckets || !entries || *buckets == 0 || (*buckets & (*buckets - 1)) != 0 ||

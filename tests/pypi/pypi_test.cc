@@ -3,7 +3,6 @@
 // from an index of them. Skipped, saying why, only when the corpus could not be fetched.
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 
 #include "abicheck/abicheck.h"
@@ -62,15 +61,7 @@ size_t Row(const Matrix& m, const std::string& label) {
 // (lib/io/deflate_tail.h): on every wheel of the corpus, every byte it keeps is the one a whole
 // inflate gives (tests/support/fast_read.h), and torch's largest libraries are read that way.
 TEST_F(PypiTest, FastReadsTheBytesAWholeInflateGives) {
-  testing::FastReadCount all;
-  for (const auto& e : fs::directory_iterator(cache_ + "/wheels")) {
-    if (e.path().extension() != ".whl") continue;
-    const testing::FastReadCount c = testing::ExpectFastReadExact(e.path().string());
-    all.compared += c.compared;
-    all.from_the_end += c.from_the_end;
-  }
-  std::cout << all.compared << " members of over 40 MiB compared, " << all.from_the_end
-            << " read from the end\n";
+  const testing::FastReadCount all = testing::ExpectFastReadsExactIn(cache_ + "/wheels");
   EXPECT_GE(all.compared, 8u);
   EXPECT_GE(all.from_the_end, 4u);  // at least each torch release's libtorch_cuda.so
 }

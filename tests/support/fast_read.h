@@ -7,6 +7,8 @@
 #define ABICHECK_TESTS_SUPPORT_FAST_READ_H_
 
 #include <cstring>
+#include <filesystem>
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -56,6 +58,20 @@ inline FastReadCount ExpectFastReadExact(const std::string& wheel) {
     }
   }
   return count;
+}
+
+// ExpectFastReadExact over every wheel of `dir`, the counts summed and printed.
+inline FastReadCount ExpectFastReadsExactIn(const std::string& dir) {
+  FastReadCount all;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".whl") continue;
+    const FastReadCount c = ExpectFastReadExact(e.path().string());
+    all.compared += c.compared;
+    all.from_the_end += c.from_the_end;
+  }
+  std::cout << all.compared << " members of over 40 MiB compared, " << all.from_the_end
+            << " read from the end\n";
+  return all;
 }
 
 }  // namespace abicheck::testing

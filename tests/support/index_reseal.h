@@ -6,8 +6,6 @@
 #ifndef ABICHECK_TESTS_SUPPORT_INDEX_RESEAL_H_
 #define ABICHECK_TESTS_SUPPORT_INDEX_RESEAL_H_
 
-#include <isa-l/crc.h>
-
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -51,14 +49,13 @@ inline void ResealIndex(std::vector<uint8_t>& b) {
         r.ReadAt<uint32_t>(table + L::kBlockTableEntrySize * (i + 1));
     if (!from || !to || *from > *to || *to > b.size() - blocks) break;
     wr(table + L::kBlockTableEntrySize * i + L::kBlockCrcAt,
-       crc32_iscsi(b.data() + blocks + *from, static_cast<int>(*to - *from), 0), 4);
+       L::Crc32c({b.data() + blocks + *from, *to - *from}), 4);
   }
   // The base-name section ends where the blocks begin; the header checksum covers what precedes it.
   const uint64_t base = h->base_names_offset;
   if (base < L::kFileHeaderSize || base > blocks) return;
-  wr(L::kBaseNamesCrcAt, crc32_iscsi(b.data() + base, static_cast<int>(blocks - base), 0), 4);
-  wr(L::kCrcAt,
-     crc32_iscsi(b.data() + L::kFileHeaderSize, static_cast<int>(base - L::kFileHeaderSize), 0), 4);
+  wr(L::kBaseNamesCrcAt, L::Crc32c({b.data() + base, blocks - base}), 4);
+  wr(L::kCrcAt, L::Crc32c({b.data() + L::kFileHeaderSize, base - L::kFileHeaderSize}), 4);
 }
 
 }  // namespace abicheck::testing
