@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace abicheck::testing {
@@ -63,12 +64,17 @@ class ElfBuilder {
     L.phoff = ehsize;
     // .dynstr
     std::string strtab(1, '\0');
+    // A string already in the table is shared (a map, not a search of the table: tests build
+    // tables of 40,000 names).
+    std::unordered_map<std::string, size_t> offsets;
     auto add_str = [&](const std::string& s) {
-      size_t at = strtab.find(s + '\0');
-      if (!s.empty() && at != std::string::npos && (at == 0 || strtab[at - 1] == '\0')) return at;
-      at = strtab.size();
+      if (!s.empty()) {
+        if (auto it = offsets.find(s); it != offsets.end()) return it->second;
+      }
+      const size_t at = strtab.size();
       strtab += s;
       strtab.push_back('\0');
+      if (!s.empty()) offsets.emplace(s, at);
       return at;
     };
     std::vector<uint64_t> needed_off;
