@@ -6,6 +6,10 @@
 #include <cstring>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/strings/str_cat.h"
 #include "llvm/Demangle/Demangle.h"
 
@@ -97,9 +101,84 @@ size_t Closure(absl::string_view text, size_t i, std::string* out) {
   return absl::string_view::npos;
 }
 
-// glibc's memmem: a search by first byte stops on every 's' or ')' of a demangled name.
-bool Contains(absl::string_view text, absl::string_view needle) {
-  return ::memmem(text.data(), text.size(), needle.data(), needle.size()) != nullptr;
+// Which of the rules below a name can need, read off its mangled spelling: each rule's
+// construct has one, and the mangled name is a third of the demangled text's length. A byte
+// search per rule over the text cost more than the demangling itself (issue 16).
+struct Rules {
+  bool op = false;       // "ltI" / "lsI": operator< and operator<< with template arguments
+  bool tag = false;      // 'B' and a digit: an ABI tag, "[abi:cxx11]"
+  bool closure = false;  // "Ul" / "Ut": a closure or an unnamed type
+  bool null = false;     // "Dn": std::nullptr_t
+  bool local = false;    // a 'Z' past the "_Z": a local name, "f(...)::x"
+};
+
+Rules RulesFor(absl::string_view mangled) {
+  Rules r;
+  const char* m = mangled.data();
+  size_t i = 2;
+#if defined(__SSE2__)
+  // Sixteen positions at a time: each byte against its rule's first byte, the bytes after it
+  // (loads one and two further on) against the next.
+  __m128i op = _mm_setzero_si128(), tag = op, closure = op, null = op, local = op;
+  for (; i + 18 <= mangled.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m + i));
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m + i + 1));
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m + i + 2));
+    const __m128i ts =
+        _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('t')), _mm_cmpeq_epi8(w, _mm_set1_epi8('s')));
+    op = _mm_or_si128(op, _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('l')), ts),
+                                        _mm_cmpeq_epi8(x, _mm_set1_epi8('I'))));
+    const __m128i digit = _mm_sub_epi8(w, _mm_set1_epi8('0'));  // '0'..'9' -> 0..9
+    tag = _mm_or_si128(tag,
+                       _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('B')),
+                                     _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit)));
+    const __m128i lt =
+        _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('l')), _mm_cmpeq_epi8(w, _mm_set1_epi8('t')));
+    closure = _mm_or_si128(closure, _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('U')), lt));
+    null = _mm_or_si128(null, _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('D')),
+                                            _mm_cmpeq_epi8(w, _mm_set1_epi8('n'))));
+    local = _mm_or_si128(local, _mm_cmpeq_epi8(v, _mm_set1_epi8('Z')));
+  }
+  r.op = _mm_movemask_epi8(op) != 0;
+  r.tag = _mm_movemask_epi8(tag) != 0;
+  r.closure = _mm_movemask_epi8(closure) != 0;
+  r.null = _mm_movemask_epi8(null) != 0;
+  r.local = _mm_movemask_epi8(local) != 0;
+#endif
+  for (; i < mangled.size(); ++i) {
+    const char c = m[i], next = i + 1 < mangled.size() ? m[i + 1] : '\0';
+    const char after = i + 2 < mangled.size() ? m[i + 2] : '\0';
+    r.op = r.op || (c == 'l' && (next == 't' || next == 's') && after == 'I');
+    r.tag = r.tag || (c == 'B' && next >= '0' && next <= '9');
+    r.closure = r.closure || (c == 'U' && (next == 'l' || next == 't'));
+    r.null = r.null || (c == 'D' && next == 'n');
+    r.local = r.local || c == 'Z';
+  }
+  return r;
+}
+
+// The next byte at or after `i` that can start a rule: '<' (operator<), ']' (an ABI tag before
+// "::"), '\'' (a closure) or 's' (std::nullptr_t), each only when `want` says so (the others
+// stand for NUL, which the text has none of). SSE2 looks at 16 bytes at a time.
+size_t NextRuleStart(absl::string_view text, size_t i, const bool want[4]) {
+  static constexpr char kBytes[4] = {'<', ']', '\'', 's'};
+  char bytes[4];
+  for (int k = 0; k < 4; ++k) bytes[k] = want[k] ? kBytes[k] : '\0';
+#if defined(__SSE2__)
+  const __m128i b0 = _mm_set1_epi8(bytes[0]), b1 = _mm_set1_epi8(bytes[1]),
+                b2 = _mm_set1_epi8(bytes[2]), b3 = _mm_set1_epi8(bytes[3]);
+  for (; i + 16 <= text.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, b0), _mm_cmpeq_epi8(v, b1)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, b2), _mm_cmpeq_epi8(v, b3)));
+    if (const int mask = _mm_movemask_epi8(hit); mask != 0) return i + __builtin_ctz(mask);
+  }
+#endif
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == bytes[0] || c == bytes[1] || c == bytes[2] || c == bytes[3]) return i;
+  }
+  return text.size();
 }
 
 // Where LLVM 14's text differs from binutils' (libiberty's cplus_demangle, what `nm -C` and
@@ -112,56 +191,51 @@ bool Contains(absl::string_view text, absl::string_view needle) {
 //  - Closures and unnamed types: "{lambda(int)#1}", "{unnamed type#2}" (LLVM: "'lambda'(int)",
 //    "'unnamed0'"); `Dn` is "decltype(nullptr)" (LLVM: "std::nullptr_t").
 //  - Thread-local special names: "TLS init function for", "TLS wrapper function for".
-// Returns false when `text` needs none of these.
+// The text between the places a rule changes is copied whole. Returns false, with `out` left
+// as it was, when `text` needs none of these.
 // Long: one scan of the text, a case per binutils spelling listed above.
-bool MatchBinutils(absl::string_view text, std::string* out) {
-  // Which rules can apply (most names need none): searches for their rare bytes (memchr), not a
-  // loop over every byte — this runs on every name of `symbols -C`.
-  auto any_at = [&](char c, auto&& pred) {
-    for (size_t i = text.find(c); i != absl::string_view::npos; i = text.find(c, i + 1)) {
-      if (pred(i)) return true;
-    }
-    return false;
-  };
-  const bool op =
-      any_at('<', [&](size_t i) { return i >= 8 && text.compare(i - 8, 8, "operator") == 0; });
-  const bool tag = any_at(']', [&](size_t i) { return text.compare(i + 1, 2, "::") == 0; });
-  const bool quoted = text.find('\'') != absl::string_view::npos;
-  const bool null = Contains(text, "std::nullptr_t");
+bool MatchBinutils(absl::string_view text, const Rules& rules, std::string* out) {
+  const bool want[4] = {rules.op, rules.tag, rules.closure, rules.null};
   const bool tls = text.substr(0, 13) == "thread-local ";
-  if (!op && !tag && !quoted && !null && !tls) return false;
-  out->clear();
-  size_t i = 0;
+  if (!tls && !rules.op && !rules.tag && !rules.closure && !rules.null) return false;
+  size_t i = 0, copied = 0;  // text before `copied` is in `out`
+  std::string closure;
+  bool changed = false;
+  auto flush = [&](size_t to) {  // copies text[copied, to) to `out`
+    if (!changed) out->clear();
+    changed = true;
+    out->append(text.data() + copied, to - copied);
+    copied = to;
+  };
   for (auto [from, to] : {std::pair<absl::string_view, absl::string_view>{
                               "thread-local initialization routine for ", "TLS init function for "},
                           {"thread-local wrapper routine for ", "TLS wrapper function for "}}) {
     if (tls && text.substr(0, from.size()) == from) {
+      flush(0);
       out->append(to.data(), to.size());
-      i = from.size();
+      i = copied = from.size();
     }
   }
-  bool changed = i > 0;
-  while (i < text.size()) {
-    if (op && text.compare(i, 9, "operator<") == 0) {
-      absl::string_view rest = text.substr(i + 9);
-      size_t name = 9;  // "operator<"
+  for (; (i = NextRuleStart(text, i, want)) < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<' && want[0] && i >= copied + 8 && text.compare(i - 8, 8, "operator") == 0) {
+      // "operator<" at i - 8; `rest` is what follows it.
+      const absl::string_view rest = text.substr(i + 1);
+      size_t name = 0;  // the operator's length past "operator<"
       if (rest.size() >= 2 && rest[0] == '<' && rest[1] == '<') {
-        name = 10;  // operator<< with template arguments
+        name = 1;  // operator<< with template arguments
       } else if (rest.size() >= 2 && rest[0] == '<' && rest[1] != '(' && rest[1] != '=' &&
                  rest[1] != ' ') {
-        name = 9;  // operator< with template arguments
+        name = 0;  // operator< with template arguments
       } else {
-        out->append(text.data() + i, 9);
-        i += 9;
         continue;
       }
-      out->append(text.data() + i, name);
+      flush(i + 1 + name);
       out->push_back(' ');
       i += name;
-      changed = true;
       continue;
     }
-    if (tag && text.compare(i, 3, "]::") == 0 &&
+    if (c == ']' && text.compare(i, 3, "]::") == 0 &&
         (text.compare(i + 3, 1, "(") == 0 || text.compare(i + 3, 2, "~(") == 0)) {
       // Back over the "[abi:...]" groups to the class's own name.
       size_t start = i + 1;
@@ -173,33 +247,33 @@ bool MatchBinutils(absl::string_view text, std::string* out) {
       size_t id = start;
       while (id > 0 && IsIdentifierChar(text[id - 1])) --id;
       if (id < start && start <= i) {
-        out->append("]::");
-        i += 3;
-        if (text[i] == '~') {
-          out->push_back('~');
-          ++i;
-        }
+        const size_t end = i + 3 + (text[i + 3] == '~' ? 1 : 0);
+        flush(end);
         out->append(text.data() + id, start - id);
-        changed = true;
+        i = end - 1;
         continue;
       }
     }
-    if (quoted && text[i] == '\'') {
-      if (const size_t next = Closure(text, i, out); next != absl::string_view::npos) {
-        i = next;
-        changed = true;
+    if (c == '\'' && want[2]) {
+      closure.clear();
+      if (const size_t next = Closure(text, i, &closure); next != absl::string_view::npos) {
+        flush(i);
+        out->append(closure);
+        copied = next;
+        i = next - 1;
         continue;
       }
     }
-    if (null && text.compare(i, 14, "std::nullptr_t") == 0 &&
+    if (c == 's' && want[3] && text.compare(i, 14, "std::nullptr_t") == 0 &&
         (i + 14 >= text.size() || !IsIdentifierChar(text[i + 14]))) {
+      flush(i);
       out->append("decltype(nullptr)");
-      i += 14;
-      changed = true;
+      copied = i + 14;
+      i = copied - 1;
       continue;
     }
-    out->push_back(text[i++]);
   }
+  if (changed) flush(text.size());
   return changed;
 }
 
@@ -240,14 +314,18 @@ bool StripLocalReturnTypes(std::string* s) {
     return at;
   };
   bool changed = false;
-  for (size_t pos = s->find("::"); pos != std::string::npos; pos = s->find("::", pos + 2)) {
-    size_t j = pos;
-    for (absl::string_view q : {" const", " volatile", " &&", " &"}) {
-      if (j >= q.size() && absl::string_view(*s).substr(j - q.size(), q.size()) == q) j -= q.size();
+  // Each ')' followed by the qualifiers a member function can carry and "::": the end of a local
+  // name's function ("...)::x", "...) const::x").
+  for (size_t close = s->find(')'); close != std::string::npos; close = s->find(')', close + 1)) {
+    absl::string_view after = absl::string_view(*s).substr(close + 1);
+    if (after.empty() || (after[0] != ':' && after[0] != ' ')) continue;  // most ')': ", " or ")"
+    if (after.substr(0, 2) == " &" && after.substr(0, 3) != " &&") after.remove_prefix(2);
+    for (absl::string_view q : {" &&", " volatile", " const"}) {
+      if (after.substr(0, q.size()) == q) after.remove_prefix(q.size());
     }
-    if (j == 0 || (*s)[j - 1] != ')') continue;
+    if (after.substr(0, 2) != "::") continue;
     // The parameter list's '('.
-    size_t open = j - 1;
+    size_t open = close;
     for (int depth = 0;; --open) {
       if ((*s)[open] == ')') ++depth;
       if ((*s)[open] == '(' && --depth == 0) break;
@@ -268,7 +346,7 @@ bool StripLocalReturnTypes(std::string* s) {
     }
     if (r + 1 >= n) continue;
     s->erase(r, n - r);
-    pos = r;
+    close -= n - r;
     changed = true;
   }
   return changed;
@@ -309,14 +387,16 @@ absl::string_view DemangleView(absl::string_view name) {
     cap = std::max(cap, n);
   }
   if (d == nullptr || status != 0) return name;
+  // LLVM 14 counts the NUL in `n`.
+  const absl::string_view text(d, n > 0 && d[n - 1] == '\0' ? n - 1 : std::strlen(d));
+  Rules rules = RulesFor(name);
+  rules.local &= name[1] == 'Z';
   thread_local std::string fixed;
-  absl::string_view text(d);
-  const bool matched = MatchBinutils(text, &fixed);
+  const bool matched = MatchBinutils(text, rules, &fixed);
   // A local name's function ("...)::x") may carry a return type binutils does not print.
-  const bool local = name[1] == 'Z' && (Contains(text, ")::") || Contains(text, ") const::"));
-  if (!matched && !clone && !local) return text;
+  if (!matched && !clone && !rules.local) return text;
   if (!matched) fixed.assign(text.data(), text.size());
-  if (local) StripLocalReturnTypes(&fixed);
+  if (rules.local) StripLocalReturnTypes(&fixed);
   if (clone) fixed.insert(0, "transaction clone for ");
   return fixed;
 }

@@ -31,6 +31,8 @@ TEST(DemangleTest, MatchesBinutils) {
        "at::PTThreadPool::PTThreadPool(int, int)::{lambda()#2}::operator()() const"},
       {"_ZN1AUt0_E", "A::{unnamed type#2}"},
       {"_ZNSolsEDn", "std::ostream::operator<<(decltype(nullptr))"},
+      // Only `Dn` is written so: a type spelled std::nullptr_t stays as binutils writes it.
+      {"_Z1fSt9nullptr_t", "f(std::nullptr_t)"},
       {"_ZTHN3c104impl26raw_local_dispatch_key_setE",
        "TLS init function for c10::impl::raw_local_dispatch_key_set"},
       {"_ZZN6fbgemm18cblas_gemm_computeItEEvNS_11matrix_op_tEiPKfRKNS_17PackedGemmMatrixBIT_NS_"
