@@ -479,8 +479,10 @@ struct SymbolRow {
 ABICHECK_EXPORT absl::StatusOr<std::vector<SymbolRow>> ListSymbols(const std::string& path,
                                                                    const SymbolListOptions& options,
                                                                    const InputLimits& limits = {});
-// The listing as text (nm's lines) or JSON, handed to `sink` in chunks of about 1 MB as it is
-// made (text), or whole (JSON): the CLI's path, at memory speed for a 1 GB library.
+// The listing as text (nm's lines) or JSON, handed to `sink` in chunks of whole lines in table
+// order as it is made (text), or whole (JSON): the CLI's path, at memory speed for a 1 GB
+// library. The cores make the chunks; `sink` is called on the calling thread only. A table with
+// an unreadable name is an error before `sink` is first called.
 ABICHECK_EXPORT absl::Status ListSymbolsTo(const std::string& path,
                                            const SymbolListOptions& options,
                                            absl::FunctionRef<void(absl::string_view)> sink,

@@ -68,13 +68,16 @@ struct Row {
 // One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
 // Made in a buffer on the stack and appended once (a listing is 46,528 lines of torch's largest
 // library): per byte only the control-byte test and two copies.
-void AppendLine(const Row& r, absl::string_view name, int width, std::string* out) {
+// `source` is where `name` came from: the symbol's own name, or the mangled name it was
+// demangled from (a third of its length) when that can hold every control byte it has.
+void AppendLine(const Row& r, absl::string_view name, absl::string_view source, int width,
+                std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   char line[1024];
   const size_t head = static_cast<size_t>(width) + 3;
   const size_t tail = r.version.empty() ? 1 : r.version.size() + 3;
   // Control bytes only in hostile files: escape them, copy everything else as is.
-  const bool escape = HasControlByte(name) || HasControlByte(r.version);
+  const bool escape = HasControlByte(source) || HasControlByte(r.version);
   if (!escape && head + name.size() + tail <= sizeof(line)) {
     char* p = line;
     if (r.sym.defined()) {
@@ -108,7 +111,11 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
   }
   out->push_back(r.letter);
   out->push_back(' ');
-  out->append(escape ? Printable(name) : std::string(name));
+  if (escape) {
+    out->append(Printable(name));
+  } else {
+    out->append(name.data(), name.size());
+  }
   if (!r.version.empty()) {
     out->append(r.default_version ? "@@" : "@");
     out->append(Printable(r.version));
@@ -120,7 +127,28 @@ void AppendLine(const Row& r, absl::string_view name, int width, std::string* ou
 
 namespace {
 
-// nm's rows one by one, in table order, with its filters and version suffixes.
+// Entry `i` (= s) as nm lists it, with its version suffix; nullopt when nm leaves it out (a
+// section symbol) or a filter does.
+std::optional<Row> RowOf(const ElfFile& elf, const SymbolTable& t, const SymbolListOptions& options,
+                         uint32_t i, const Symbol& s) {
+  if (s.name.empty() && s.type() == elf::STT_SECTION) return std::nullopt;
+  if ((options.defined_only && !s.defined()) || (options.undefined_only && s.defined()))
+    return std::nullopt;
+  Row row{s, {}, false, TypeLetter(s, elf)};
+  if (t.has_versym()) {
+    const uint16_t vs = t.Versym(i);
+    const VersionSlot* slot = t.Slot(vs & 0x7fff);
+    // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
+    if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
+        !(s.shndx == elf::SHN_ABS && s.name == slot->name)) {
+      row.version = slot->name;
+      row.default_version = s.defined() && (vs & elf::VERSYM_HIDDEN) == 0;
+    }
+  }
+  return row;
+}
+
+// nm's rows one by one, in table order; the first entry whose name is unreadable is an error.
 template <typename F>
 absl::Status ForEachRow(const std::string& path, const ElfFile& elf, const SymbolTable& t,
                         const SymbolListOptions& options, F&& f) {
@@ -130,56 +158,79 @@ absl::Status ForEachRow(const std::string& path, const ElfFile& elf, const Symbo
       return absl::DataLossError(
           absl::StrFormat("%s: .dynsym entry %u: name offset is outside .dynstr", path, i));
     }
-    if (s->name.empty() && s->type() == elf::STT_SECTION) continue;
-    if ((options.defined_only && !s->defined()) || (options.undefined_only && s->defined()))
-      continue;
-    Row row{*s, {}, false, TypeLetter(*s, elf)};
-    if (t.has_versym()) {
-      const uint16_t vs = t.Versym(i);
-      const VersionSlot* slot = t.Slot(vs & 0x7fff);
-      // Like nm, a version node's own ABS symbol (GLIBC_2.34 in GLIBC_2.34) carries no suffix.
-      if ((vs & 0x7fff) > 1 && slot != nullptr && !slot->name.empty() &&
-          !(s->shndx == elf::SHN_ABS && s->name == slot->name)) {
-        row.version = slot->name;
-        row.default_version = s->defined() && (vs & elf::VERSYM_HIDDEN) == 0;
-      }
-    }
-    f(row);
+    if (std::optional<Row> row = RowOf(elf, t, options, i, *s)) f(*row);
   }
   return absl::OkStatus();
 }
 
-// The text goes out in chunks of about 1 MB: a listing of libtorch_cuda.so is 15 MB, and
-// building it whole cost more page faults than reading the tables.
-absl::Status WritePlain(const std::string& path, const ElfFile& elf, const SymbolTable& t,
-                        const SymbolListOptions& options, int width,
-                        absl::FunctionRef<void(absl::string_view)> sink) {
-  std::string out;
-  constexpr size_t kChunk = size_t{1} << 20;
-  out.reserve(kChunk + 4096);
-  ABICHECK_RETURN_IF_ERROR(ForEachRow(path, elf, t, options, [&](const Row& r) {
-    AppendLine(r, r.sym.name, width, &out);
-    if (out.size() >= kChunk) {
-      sink(out);
-      out.clear();
-    }
-  }));
-  if (!out.empty()) sink(out);
-  return absl::OkStatus();
+// Text listings are made in parallel, in chunks of entries: each core takes the next chunk off
+// one counter and formats it (demangling it first with -C) into the chunk's own text; the texts
+// go out in table order as they are done, about 1 MB at a time, and their buffers are reused.
+// Demangled text runs to about three times the mangled name (libtorch_cuda.so: 3.3), so most
+// chunks allocate once.
+constexpr size_t kEntriesPerChunk = 512, kDemangledPerChunk = 128;
+
+void AppendRow(const Row& r, bool demangle, int width, std::string* text) {
+  if (!demangle) return AppendLine(r, r.sym.name, r.sym.name, width, text);
+  const absl::string_view name = DemangleView(r.sym.name);
+  // The C++ demangler writes the mangled name's identifiers and its own punctuation, so the
+  // text has a control byte only where the mangled name has one. Rust's decodes Punycode, which
+  // can make one: its text is checked itself.
+  const bool cxx =
+      r.sym.name.size() > 2 && r.sym.name[1] == 'Z' && name.data() != r.sym.name.data();
+  AppendLine(r, name, cxx ? r.sym.name : name, width, text);
 }
 
-// Demangling is the expensive part: every core takes chunks of rows off one counter, demangles
-// and formats them into the chunk's own text; the chunks go out in table order.
-void WriteDemangled(const std::vector<Row>& rows, size_t threads, int width,
-                    absl::FunctionRef<void(absl::string_view)> sink) {
-  constexpr size_t kRowsPerChunk = 512;
-  const size_t chunks = (rows.size() + kRowsPerChunk - 1) / kRowsPerChunk;
-  std::vector<std::string> text(chunks);
-  ParallelFor(chunks, threads, [&](size_t c) {
-    for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i)
-      AppendLine(rows[i], DemangleView(rows[i].sym.name), width, &text[c]);
-  });
-  for (const std::string& chunk : text) sink(chunk);
+size_t TextGuess(const Symbol& s, bool demangle) { return (demangle ? 3 : 1) * s.name.size() + 64; }
+
+// The listing straight from the table, once EveryNameReadable() says no entry can fail: chunks
+// of entries, so reading the table is split over the cores too.
+void WriteTableInParallel(const ElfFile& elf, const SymbolTable& t,
+                          const SymbolListOptions& options, int width,
+                          absl::FunctionRef<void(absl::string_view)> sink) {
+  const size_t per_chunk = options.demangle ? kDemangledPerChunk : kEntriesPerChunk;
+  const size_t entries = t.size() > 0 ? t.size() - 1 : 0;
+  const size_t chunks = (entries + per_chunk - 1) / per_chunk;
+  ParallelForInOrder(
+      chunks, ThreadsFor(chunks),
+      [&](size_t c, std::string* text) {
+        const uint32_t first = static_cast<uint32_t>(1 + c * per_chunk);
+        const uint32_t end = static_cast<uint32_t>(std::min<size_t>(t.size(), first + per_chunk));
+        // One vector of rows per thread, reused from chunk to chunk (4096 rows are 256 KB: a
+        // fresh mapping, and its page faults, per chunk).
+        thread_local std::vector<Row> rows;
+        rows.clear();
+        size_t guess = 0;
+        for (uint32_t i = first; i < end; ++i) {
+          const std::optional<Symbol> s = t.Get(i);
+          if (!s) continue;  // cannot happen: EveryNameReadable()
+          if (std::optional<Row> row = RowOf(elf, t, options, i, *s)) {
+            guess += TextGuess(row->sym, options.demangle);
+            rows.push_back(*row);
+          }
+        }
+        if (text->capacity() < guess) text->reserve(guess + guess / 4);  // room for reuse
+        for (const Row& r : rows) AppendRow(r, options.demangle, width, text);
+      },
+      [&](const std::string& text) { sink(text); });
+}
+
+// The same over rows already read (a table with an unreadable name is refused before anything
+// is written, so its rows are all read first).
+void WriteRows(const std::vector<Row>& rows, bool demangle, int width,
+               absl::FunctionRef<void(absl::string_view)> sink) {
+  const size_t per_chunk = demangle ? kDemangledPerChunk : kEntriesPerChunk;
+  const size_t chunks = (rows.size() + per_chunk - 1) / per_chunk;
+  ParallelForInOrder(
+      chunks, ThreadsFor(chunks),
+      [&](size_t c, std::string* text) {
+        const size_t end = std::min(rows.size(), (c + 1) * per_chunk);
+        size_t guess = 0;
+        for (size_t i = c * per_chunk; i < end; ++i) guess += TextGuess(rows[i].sym, demangle);
+        if (text->capacity() < guess) text->reserve(guess + guess / 4);  // room for reuse
+        for (size_t i = c * per_chunk; i < end; ++i) AppendRow(rows[i], demangle, width, text);
+      },
+      [&](const std::string& text) { sink(text); });
 }
 
 void WriteJson(const std::vector<Row>& rows, size_t threads, const SymbolListOptions& options,
@@ -246,16 +297,18 @@ absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
                                 absl::FunctionRef<void(absl::string_view)> sink) {
   const SymbolTable& t = syms;
   const int width = elf.is_64() ? 16 : 8;
-  if (!options.demangle && !options.json) return WritePlain(path, elf, t, options, width, sink);
+  if (!options.json && t.EveryNameReadable()) {
+    WriteTableInParallel(elf, t, options, width, sink);
+    return absl::OkStatus();
+  }
   std::vector<Row> rows;
   rows.reserve(t.size());
   ABICHECK_RETURN_IF_ERROR(
       ForEachRow(path, elf, t, options, [&](const Row& r) { rows.push_back(r); }));
-  const size_t threads = ThreadsFor(rows.size() / 2048 + 1);
-  if (!options.json) {
-    WriteDemangled(rows, threads, width, sink);
+  if (options.json) {
+    WriteJson(rows, ThreadsFor(rows.size() / 2048 + 1), options, sink);
   } else {
-    WriteJson(rows, threads, options, sink);
+    WriteRows(rows, options.demangle, width, sink);
   }
   return absl::OkStatus();
 }

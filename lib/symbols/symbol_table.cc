@@ -480,6 +480,21 @@ std::optional<Symbol> SymbolTable::Get(uint32_t i) const {
   return s;
 }
 
+bool SymbolTable::EveryNameReadable() const {
+  if (external()) return false;
+  const ByteReader& strings = elf_->dynstr();
+  if (strings.size() == 0 || strings.data()[strings.size() - 1] != 0) return false;
+  if (count_ < 2) return true;
+  // Entry count_ - 1 whole, as Get reads it, so every entry before it too.
+  if (entsize_ == 0 ||
+      !syms_.Contains(uint64_t{count_ - 1} * entsize_, elf::SymSize(elf_->is_64())))
+    return false;
+  for (uint32_t i = 1; i < count_; ++i) {  // st_name opens Elf32_Sym and Elf64_Sym
+    if (syms_.ReadChecked<uint32_t>(uint64_t{i} * entsize_) >= strings.size()) return false;
+  }
+  return true;
+}
+
 Symbol SymbolTable::GetOrEmpty(uint32_t i) const {
   std::optional<Symbol> s = Get(i);
   if (s) return *s;

@@ -192,6 +192,10 @@ class SymbolTable {
   std::optional<Symbol> Get(uint32_t i) const;
   // Symbol `i` with an empty name when its name is unreadable.
   Symbol GetOrEmpty(uint32_t i) const;
+  // True when Get(i) finds every entry 0 < i < size(): .dynstr ends in a NUL and every name
+  // offset lies inside it. Reads only the offsets, so that a listing can split the table over
+  // threads once it knows no entry will fail.
+  bool EveryNameReadable() const;
 
   bool has_versym() const { return versym_.size() > 0 || has_versym_; }
   // The raw .gnu.version value of entry `i` (with the hidden bit), or 1 (global) without a table.
