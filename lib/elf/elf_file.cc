@@ -326,6 +326,9 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
   footprint_.emplace_back(dyn.offset, dyn.filesz);
   const uint64_t entsize = elf::DynSize(is_64_);
   const uint64_t count = bytes->size() / entsize;
+  // Capacity only (every library of a check is parsed, and growing these one entry at a time was
+  // a tenth of its allocations): PT_DYNAMIC holds a few dozen entries.
+  dynamic_.reserve(std::min<uint64_t>(count, 128));
   for (uint64_t i = 0; i < count; ++i) {
     const DynamicEntry e = *elf::ReadDyn(*bytes, i * entsize, is_64_);  // i < count
     if (e.tag == elf::DT_NULL) break;
@@ -355,6 +358,13 @@ absl::Status ElfFile::ParseDynamic(const Segment& dyn) {
     string_footprint_.emplace_back(OffsetOf(dynstr_) + e.value, v->size() + 1);
     return *v;
   };
+  const size_t names = static_cast<size_t>(
+      std::count_if(dynamic_.begin(), dynamic_.end(), [](const DynamicEntry& e) {
+        return e.tag == elf::DT_NEEDED || e.tag == elf::DT_AUXILIARY || e.tag == elf::DT_FILTER;
+      }));
+  needed_.reserve(names);
+  dependencies_.reserve(names);
+  string_footprint_.reserve(names + 3);
   for (const DynamicEntry& e : dynamic_) {
     switch (e.tag) {
       case elf::DT_NEEDED: {

@@ -3,6 +3,7 @@
 // relative to the new-format header (glibc elf/dl-cache.c, sysdeps/generic/dl-cache.h).
 #include "lib/resolve/ld_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +30,42 @@ int32_t CacheFlagsFor(uint16_t machine) {
     default:  // EM_386 and the rest: FLAG_ELF_LIBC6
       return 0x0003;
   }
+}
+
+// _dl_cache_libcmp: byte order, except that runs of digits compare as numbers ("libfoo.so.10"
+// after "libfoo.so.9"), and a digit sorts after any other byte. `a` is the name looked up.
+int CacheLibCmp(absl::string_view a, absl::string_view b) {
+  // Up to the first difference the two agree; the comparison starts at the digit run that holds
+  // it (the names in a search mostly share their "lib" and differ in a letter).
+  size_t i = 0;
+  const size_t common = std::min(a.size(), b.size());
+  while (i < common && a[i] == b[i]) ++i;
+  while (i > 0 && a[i - 1] >= '0' && a[i - 1] <= '9') --i;
+  size_t j = i;
+  auto digit = [](absl::string_view s, size_t k) {
+    return k < s.size() && s[k] >= '0' && s[k] <= '9';
+  };
+  auto at = [](absl::string_view s, size_t k) {  // glibc's plain char: signed on x86
+    return k < s.size() ? static_cast<int>(static_cast<signed char>(s[k])) : 0;
+  };
+  while (i < a.size()) {
+    if (digit(a, i)) {
+      if (!digit(b, j)) return 1;
+      // glibc's int arithmetic, wrapping as it does for absurd runs.
+      uint32_t va = 0, vb = 0;
+      while (digit(a, i)) va = va * 10 + static_cast<uint32_t>(a[i++] - '0');
+      while (digit(b, j)) vb = vb * 10 + static_cast<uint32_t>(b[j++] - '0');
+      if (va != vb) return static_cast<int>(va - vb);
+    } else if (digit(b, j)) {
+      return -1;
+    } else if (at(a, i) != at(b, j)) {
+      return at(a, i) - at(b, j);
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  return -at(b, j);
 }
 
 }  // namespace
@@ -68,21 +105,8 @@ absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const 
     return absl::DataLossError(
         absl::StrFormat("%s: %u entries run past the end of the file", name, nlibs.value_or(0)));
   }
-  for (uint32_t i = 0; i < *nlibs; ++i) {
-    const uint64_t at = base + kHeaderSize + uint64_t{i} * kEntrySize;
-    int32_t flags = static_cast<int32_t>(*r.ReadAt<uint32_t>(at));
-    uint32_t key = *r.ReadAt<uint32_t>(at + 4);
-    uint32_t value = *r.ReadAt<uint32_t>(at + 8);
-    uint64_t hwcap = *r.ReadAt<uint64_t>(at + 16);
-    if (hwcap != 0) continue;  // glibc-hwcaps subdirectory entries: see ARCHITECTURE.md
-    std::optional<absl::string_view> k = r.CString(base + key);
-    std::optional<absl::string_view> v = r.CString(base + value);
-    if (!k || !v) {
-      return absl::DataLossError(
-          absl::StrFormat("%s: entry %u: string offset outside the file", name, i));
-    }
-    cache.entries_.try_emplace(std::make_pair(*k, flags), *v);
-  }
+  cache.base_ = base;
+  cache.nlibs_ = *nlibs;
   return cache;
 }
 
@@ -95,10 +119,62 @@ absl::StatusOr<LdCache> LdCache::Read(const std::string& path) {
   return Parse(path, f->bytes());
 }
 
+std::optional<absl::string_view> LdCache::String(uint32_t offset) const {
+  const ByteReader r(
+      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_->data()), bytes_->size()),
+      false);
+  return r.CString(base_ + offset);
+}
+
+// Long: glibc's SEARCH_CACHE step by step, each step where it decides.
 std::optional<std::string> LdCache::Lookup(absl::string_view soname, uint16_t e_machine) const {
-  auto it = entries_.find(std::make_pair(soname, CacheFlagsFor(e_machine)));
-  if (it == entries_.end()) return std::nullopt;
-  return std::string(it->second);
+  if (nlibs_ == 0) return std::nullopt;
+  const ByteReader r(
+      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_->data()), bytes_->size()),
+      false);
+  const int32_t wanted = CacheFlagsFor(e_machine);
+  auto entry = [&](int64_t i) {
+    return base_ + kHeaderSize + static_cast<uint64_t>(i) * kEntrySize;
+  };
+  // The name of entry i compared with `soname`, or nullopt when its key is bogus.
+  auto compare = [&](int64_t i) -> std::optional<int> {
+    const std::optional<absl::string_view> key = String(r.ReadChecked<uint32_t>(entry(i) + 4));
+    if (!key) return std::nullopt;
+    return CacheLibCmp(soname, *key);
+  };
+  int64_t left = 0, right = int64_t{nlibs_} - 1;
+  while (left <= right) {
+    int64_t middle = (left + right) / 2;
+    const std::optional<int> cmp = compare(middle);
+    if (!cmp) return std::nullopt;  // a bogus key: glibc gives up (cmpres = 1; break)
+    if (*cmp == 0) {
+      left = middle;
+      while (middle > 0) {  // back to the first entry of the name
+        const std::optional<int> before = compare(middle - 1);
+        if (!before || *before != 0) break;
+        --middle;
+      }
+      for (; middle <= right; ++middle) {
+        if (middle > left) {
+          const std::optional<int> same = compare(middle);
+          if (!same || *same != 0) break;
+        }
+        const uint64_t at = entry(middle);
+        if (static_cast<int32_t>(r.ReadChecked<uint32_t>(at)) != wanted) continue;
+        if (r.ReadChecked<uint64_t>(at + 16) != 0) continue;  // glibc-hwcaps: ARCHITECTURE.md
+        const std::optional<absl::string_view> value = String(r.ReadChecked<uint32_t>(at + 8));
+        if (!value) continue;  // _dl_cache_verify_ptr fails: not a candidate
+        return std::string(*value);
+      }
+      return std::nullopt;
+    }
+    if (*cmp < 0) {
+      left = middle + 1;
+    } else {
+      right = middle - 1;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace abicheck

@@ -1,4 +1,5 @@
-// /etc/ld.so.cache as glibc's _dl_load_cache_lookup reads it (new "glibc-ld.so.cache1.1" format).
+// /etc/ld.so.cache as glibc's _dl_load_cache_lookup reads it (new "glibc-ld.so.cache1.1" format):
+// searched in place, by the binary search glibc does (docs/loader-model.md C2).
 #ifndef ABICHECK_LIB_RESOLVE_LD_CACHE_H_
 #define ABICHECK_LIB_RESOLVE_LD_CACHE_H_
 
@@ -8,7 +9,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -26,21 +26,29 @@ class LdCache {
   LdCache& operator=(const LdCache&);
   LdCache& operator=(LdCache&&) noexcept;
 
-  // Parses cache bytes. `name` is used in messages.
+  // Checks the header of cache bytes (the entries are read when looked up). `name` is used in
+  // messages.
   static absl::StatusOr<LdCache> Parse(absl::string_view name, absl::Span<const uint8_t> bytes);
   // Reads `path`; a missing file is an empty cache (as for ld.so).
   static absl::StatusOr<LdCache> Read(const std::string& path);
 
-  // The path the cache gives for `soname` on `e_machine`, or nullopt.
+  // The path the cache gives for `soname` on `e_machine`, or nullopt: glibc's SEARCH_CACHE, a
+  // binary search by _dl_cache_libcmp (names compared with their digit runs as numbers), back to
+  // the first entry of the name, then forward to the first with the machine's flags. An entry
+  // whose strings lie outside the file ends the search as glibc's check does; glibc-hwcaps
+  // entries are passed over (ARCHITECTURE.md).
   std::optional<std::string> Lookup(absl::string_view soname, uint16_t e_machine) const;
-  size_t size() const { return entries_.size(); }
+  uint32_t size() const { return nlibs_; }
 
  private:
-  // A copy of the cache's bytes (about 100 KB) that the map's views point into: no string per
-  // entry is built, which made reading the cache a sixth of a whole check.
+  // The entry's string at `offset` (from the new-format header), or nullopt when it is outside
+  // the file or not NUL-terminated in it.
+  std::optional<absl::string_view> String(uint32_t offset) const;
+
+  // A copy of the cache's bytes (about 50 KB): the cache file may change while a check runs.
   std::shared_ptr<const std::string> bytes_;
-  // (soname, required flags) -> path; the first entry in file order wins.
-  absl::flat_hash_map<std::pair<absl::string_view, int32_t>, absl::string_view> entries_;
+  uint64_t base_ = 0;  // the new-format header
+  uint32_t nlibs_ = 0;
 };
 
 }  // namespace abicheck

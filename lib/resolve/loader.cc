@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -346,11 +347,24 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
   std::optional<std::vector<std::string>>& subdirs = parses_->CapabilityDirs(dir, cpu_.subdirs);
   if (!subdirs) {
     subdirs.emplace();
-    for (const std::string& sub : cpu_.subdirs) {
-      std::string subdir = JoinDir(dir, sub);
+    auto is_dir = [](const std::string& path) {
       struct stat st;
-      if (::stat(subdir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        subdirs->push_back(std::move(subdir));
+      return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    };
+    // A subdirectory under a first component that is not a directory is not one either: one stat
+    // of "tls" answers for its eight (most directories have none of the eighteen).
+    std::vector<std::pair<absl::string_view, bool>> tops;
+    for (const std::string& sub : cpu_.subdirs) {
+      const absl::string_view top = absl::string_view(sub).substr(0, sub.find('/'));
+      auto it =
+          std::find_if(tops.begin(), tops.end(), [&](const auto& t) { return t.first == top; });
+      if (it == tops.end()) {
+        tops.emplace_back(top, top.size() == sub.size() || is_dir(JoinDir(dir, top)));
+        it = std::prev(tops.end());
+      }
+      if (!it->second) continue;
+      std::string subdir = JoinDir(dir, sub);
+      if (is_dir(subdir)) subdirs->push_back(std::move(subdir));
     }
   }
   for (const std::string& subdir : *subdirs) {
@@ -537,7 +551,12 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     }
     const bool nodeflib = (requester->elf->flags_1() & elf::DF_1_NODEFLIB) != 0;
     if (found == nullptr && options_.use_host && !nodeflib) {
-      if (std::optional<std::string> p = cache_->Lookup(name, machine_)) {
+      // The cache does not change during a check: each name is searched once (a build's missing
+      // libraries are asked for by many of its objects).
+      auto memo = cache_lookups_.find(name);
+      if (memo == cache_lookups_.end())
+        memo = cache_lookups_.emplace(std::string(name), cache_->Lookup(name, machine_)).first;
+      if (const std::optional<std::string>& p = memo->second) {
         ABICHECK_ASSIGN_OR_RETURN(
             found, TryPath(absl::StrCat(options_.sysroot, *p), name, FoundBy::kLdCache, requester,
                            preexisting, &skipped));

@@ -262,7 +262,8 @@ class Loader {
   bool is_64_;
   bool big_endian_ = false;
   std::shared_ptr<const LdCache> cache_;  // never null
-  std::string cwd_;                       // for $ORIGIN of relative paths
+  absl::flat_hash_map<std::string, std::optional<std::string>> cache_lookups_;
+  std::string cwd_;  // for $ORIGIN of relative paths
   std::optional<std::vector<const Object*>> process_base_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
