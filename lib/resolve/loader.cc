@@ -200,6 +200,7 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
     if (!added && it->second == set_aside_) it->second = obj.get();
   }
   objects_.push_back(std::move(obj));
+  ++objects_changed_;
   return objects_.back().get();
 }
 
@@ -490,6 +491,7 @@ void Loader::Rollback(const Mark& m) {
       }
     }
     objects_.pop_back();
+    ++objects_changed_;
   }
   assumed_used_.resize(m.assumed_used);
   if (!m.process_base) process_base_.reset();
@@ -568,7 +570,18 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     }
   }
   if (found != nullptr) return found;
-  if (options_.same_stem_stand_ins) failure->stand_in = SameStemProvider(name);
+  if (options_.same_stem_stand_ins) {
+    // Asked again for each object that needs the same missing library: the answer stands until
+    // another object is loaded.
+    if (same_stem_loaded_ != std::make_pair(objects_changed_, set_aside_)) {
+      same_stem_memo_.clear();
+      same_stem_loaded_ = {objects_changed_, set_aside_};
+    }
+    auto memo = same_stem_memo_.find(name);
+    if (memo == same_stem_memo_.end())
+      memo = same_stem_memo_.emplace(std::string(name), SameStemProvider(name)).first;
+    failure->stand_in = memo->second;
+  }
   failure->requester = requester;
   failure->name = std::string(name);
   if (skipped.other_class) {

@@ -263,7 +263,10 @@ class Loader {
   bool big_endian_ = false;
   std::shared_ptr<const LdCache> cache_;  // never null
   absl::flat_hash_map<std::string, std::optional<std::string>> cache_lookups_;
-  std::string cwd_;  // for $ORIGIN of relative paths
+  absl::flat_hash_map<std::string, const Object*> same_stem_memo_;  // SameStemProvider's answers
+  uint64_t objects_changed_ = 0;  // counts every object added to or taken off objects_
+  std::pair<uint64_t, const Object*> same_stem_loaded_;  // the memo's objects_changed_, set_aside_
+  std::string cwd_;                                      // for $ORIGIN of relative paths
   std::optional<std::vector<const Object*>> process_base_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
