@@ -3,6 +3,7 @@
 #include "lib/report/symbol_listing.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -68,11 +69,30 @@ struct Row {
 // One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
 // Made in a buffer on the stack and appended once (a listing is 46,528 lines of torch's largest
 // library): per byte only the control-byte test and two copies.
+// The two hex digits of every byte value, for writing a value a byte at a time.
+constexpr std::array<char, 512> kHexPairs = [] {
+  std::array<char, 512> t{};
+  constexpr char kDigits[] = "0123456789abcdef";
+  for (int b = 0; b < 256; ++b) {
+    t[2 * b] = kDigits[b >> 4];
+    t[2 * b + 1] = kDigits[b & 0xf];
+  }
+  return t;
+}();
+
+// `value` as `width` (8 or 16) lowercase hex digits at `p`; returns the end.
+char* AppendHex(uint64_t value, int width, char* p) {
+  for (int k = width / 2 - 1; k >= 0; --k) {
+    std::memcpy(p, &kHexPairs[2 * ((value >> (8 * k)) & 0xff)], 2);
+    p += 2;
+  }
+  return p;
+}
+
 // `source` is where `name` came from: the symbol's own name, or the mangled name it was
 // demangled from (a third of its length) when that can hold every control byte it has.
 void AppendLine(const Row& r, absl::string_view name, absl::string_view source, int width,
                 std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
   char line[1024];
   const size_t head = static_cast<size_t>(width) + 3;
   const size_t tail = r.version.empty() ? 1 : r.version.size() + 3;
@@ -81,7 +101,7 @@ void AppendLine(const Row& r, absl::string_view name, absl::string_view source, 
   if (!escape && head + name.size() + tail <= sizeof(line)) {
     char* p = line;
     if (r.sym.defined()) {
-      for (int k = width - 1; k >= 0; --k) *p++ = kHex[(r.sym.value >> (4 * k)) & 0xf];
+      p = AppendHex(r.sym.value, width, p);
     } else {
       std::memset(p, ' ', static_cast<size_t>(width));
       p += width;
@@ -103,7 +123,7 @@ void AppendLine(const Row& r, absl::string_view name, absl::string_view source, 
   }
   if (r.sym.defined()) {
     char hex[16];
-    for (int k = width - 1; k >= 0; --k) hex[width - 1 - k] = kHex[(r.sym.value >> (4 * k)) & 0xf];
+    AppendHex(r.sym.value, width, hex);
     out->append(hex, width);
     out->push_back(' ');
   } else {

@@ -27,10 +27,18 @@ inline bool HasControlByte(absl::string_view s) {
   size_t n = s.size();
 #if defined(__SSE2__)
   const __m128i k1f = _mm_set1_epi8(0x1f), k7f = _mm_set1_epi8(0x7f);
-  for (; n >= 16; p += 16, n -= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  auto any16 = [&](const char* at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
     const __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, k1f), v);  // v <= 0x1f, unsigned
-    if (_mm_movemask_epi8(_mm_or_si128(low, _mm_cmpeq_epi8(v, k7f))) != 0) return true;
+    return _mm_movemask_epi8(_mm_or_si128(low, _mm_cmpeq_epi8(v, k7f))) != 0;
+  };
+  if (n >= 16) {
+    // Sixteen at a time, then the last sixteen (overlapping what was seen) for the tail.
+    const char* end = p + n;
+    for (; n >= 16; p += 16, n -= 16) {
+      if (any16(p)) return true;
+    }
+    return n > 0 && any16(end - 16);
   }
 #endif
   for (; n >= 8; p += 8, n -= 8) {
