@@ -66,14 +66,11 @@ struct Row {
   char letter = 'U';  // TypeLetter
 };
 
-// One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
-// Made in a buffer on the stack and appended once (a listing is 46,528 lines of torch's largest
-// library): per byte only the control-byte test and two copies.
 // The two hex digits of every byte value, for writing a value a byte at a time.
 constexpr std::array<char, 512> kHexPairs = [] {
   std::array<char, 512> t{};
   constexpr char kDigits[] = "0123456789abcdef";
-  for (int b = 0; b < 256; ++b) {
+  for (size_t b = 0; b < 256; ++b) {
     t[2 * b] = kDigits[b >> 4];
     t[2 * b + 1] = kDigits[b & 0xf];
   }
@@ -89,6 +86,9 @@ char* AppendHex(uint64_t value, int width, char* p) {
   return p;
 }
 
+// One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
+// Made in a buffer on the stack and appended once (a listing is 46,528 lines of torch's largest
+// library): per byte only the control-byte test and two copies.
 // `source` is where `name` came from: the symbol's own name, or the mangled name it was
 // demangled from (a third of its length) when that can hold every control byte it has.
 void AppendLine(const Row& r, absl::string_view name, absl::string_view source, int width,
