@@ -78,11 +78,19 @@ LdCache& LdCache::operator=(const LdCache&) = default;
 LdCache& LdCache::operator=(LdCache&&) noexcept = default;
 
 absl::StatusOr<LdCache> LdCache::Parse(absl::string_view name, absl::Span<const uint8_t> input) {
-  LdCache cache;
   auto copy =
       std::make_shared<std::string>(reinterpret_cast<const char*>(input.data()), input.size());
-  cache.bytes_ = copy;
-  absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(copy->data()), copy->size());
+  const absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(copy->data()),
+                                        copy->size());
+  return ParseKept(name, std::move(copy), bytes);
+}
+
+absl::StatusOr<LdCache> LdCache::ParseKept(absl::string_view name,
+                                           std::shared_ptr<const void> owner,
+                                           absl::Span<const uint8_t> bytes) {
+  LdCache cache;
+  cache.owner_ = std::move(owner);
+  cache.bytes_ = bytes;
   ByteReader r(bytes, false);
   uint64_t base = 0;
   auto has_magic = [&](uint64_t at, absl::string_view magic) {
@@ -116,22 +124,19 @@ absl::StatusOr<LdCache> LdCache::Read(const std::string& path) {
     if (absl::IsNotFound(f.status())) return LdCache();
     return f.status();
   }
-  return Parse(path, f->bytes());
+  auto kept = std::make_shared<const MappedFile>(*std::move(f));
+  const absl::Span<const uint8_t> bytes = kept->bytes();
+  return ParseKept(path, std::move(kept), bytes);
 }
 
 std::optional<absl::string_view> LdCache::String(uint32_t offset) const {
-  const ByteReader r(
-      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_->data()), bytes_->size()),
-      false);
-  return r.CString(base_ + offset);
+  return ByteReader(bytes_, false).CString(base_ + offset);
 }
 
 // Long: glibc's SEARCH_CACHE step by step, each step where it decides.
 std::optional<std::string> LdCache::Lookup(absl::string_view soname, uint16_t e_machine) const {
   if (nlibs_ == 0) return std::nullopt;
-  const ByteReader r(
-      absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_->data()), bytes_->size()),
-      false);
+  const ByteReader r(bytes_, false);
   const int32_t wanted = CacheFlagsFor(e_machine);
   auto entry = [&](int64_t i) {
     return base_ + kHeaderSize + static_cast<uint64_t>(i) * kEntrySize;

@@ -45,8 +45,15 @@ class LdCache {
   // the file or not NUL-terminated in it.
   std::optional<absl::string_view> String(uint32_t offset) const;
 
-  // A copy of the cache's bytes (about 50 KB): the cache file may change while a check runs.
-  std::shared_ptr<const std::string> bytes_;
+  // The header checked and the cache's bytes kept by `owner` (a copy, or the MappedFile read).
+  static absl::StatusOr<LdCache> ParseKept(absl::string_view name,
+                                           std::shared_ptr<const void> owner,
+                                           absl::Span<const uint8_t> bytes);
+
+  // The cache's bytes (about 50 KB), read whole by MappedFile or copied by Parse: the cache file
+  // may change while a check runs.
+  std::shared_ptr<const void> owner_;
+  absl::Span<const uint8_t> bytes_;
   uint64_t base_ = 0;  // the new-format header
   uint32_t nlibs_ = 0;
 };
