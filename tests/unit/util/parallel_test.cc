@@ -43,7 +43,9 @@ TEST(ParallelTest, EmitsInIndexOrderOnTheCallingThread) {
     EXPECT_FALSE(overlapped) << threads;
     // On one thread each text goes out before the next is made, so every buffer after the first
     // is the first one again (on more, how many are reused depends on the timing).
-    if (threads == 1) EXPECT_EQ(reused.load(), static_cast<int>(kItems) - 1);
+    if (threads == 1) {
+      EXPECT_EQ(reused.load(), static_cast<int>(kItems) - 1);
+    }
   }
 }
 
