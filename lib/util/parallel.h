@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -40,7 +41,8 @@ void ParallelFor(size_t n, size_t threads, F&& fn) {
 // it waits for the rest. At most 2 * threads texts exist at a time; a sent text's buffer is reused
 // for a later i. So a long output is neither held whole nor written into fresh pages chunk after
 // chunk (a demangled listing of libtorch_cuda.so is 40 MB, and faulting its pages in cost more
-// than writing it). `text` comes empty. fill must not throw.
+// than writing it). `text` comes empty. fill must not throw; when emit throws, the items under
+// way finish, no other is started, and the exception leaves ParallelForInOrder.
 // Long: the pool, its buffers and the in-order sending share one lock and are read as one.
 template <typename Fill, typename Emit>
 void ParallelForInOrder(size_t n, size_t threads, Fill&& fill, Emit&& emit) {
@@ -110,13 +112,20 @@ void ParallelForInOrder(size_t n, size_t threads, Fill&& fill, Emit&& emit) {
     return true;
   };
   auto all_sent = [&] { return next_out >= n; };
-  {
+  std::exception_ptr failure;  // from emit: no index is handed out any more, and the pool ends
+  try {
     std::unique_lock<std::mutex> lock(mu);
     while (caller_turn(lock)) {
     }
     while (!all_sent()) send(lock, true);
+  } catch (...) {
+    failure = std::current_exception();
+    std::lock_guard<std::mutex> lock(mu);
+    next = n;
+    spare_cv.notify_all();
   }
   for (std::thread& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace abicheck

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,6 +47,27 @@ TEST(ParallelTest, EmitsInIndexOrderOnTheCallingThread) {
     if (threads == 1) {
       EXPECT_EQ(reused.load(), static_cast<int>(kItems) - 1);
     }
+  }
+}
+
+// A sink that throws stops the work: the items under way finish, no other starts, every thread
+// is joined, and the exception reaches the caller.
+TEST(ParallelTest, AThrowingEmitEndsTheWork) {
+  for (size_t threads : {1, 2, 4}) {
+    std::atomic<int> filled{0};
+    int sent = 0;
+    EXPECT_THROW(ParallelForInOrder(
+                     1000, threads,
+                     [&](size_t i, std::string* text) {
+                       ++filled;
+                       absl::StrAppend(text, i);
+                     },
+                     [&](const std::string&) {
+                       if (++sent == 3) throw std::runtime_error("sink full");
+                     }),
+                 std::runtime_error);
+    EXPECT_EQ(sent, 3) << threads;
+    EXPECT_LT(filled.load(), 1000) << threads;
   }
 }
 
