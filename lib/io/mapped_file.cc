@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -84,20 +85,35 @@ void OnSigbus(int sig, siginfo_t* info, void*) {
     ::raise(sig);
     return;
   }
-  auto put = [](const char* s) { (void)!::write(2, s, std::strlen(s)); };
-  put(g_prog);
-  put(": ");
+  // One line, from the first thread that faults: a listing reads on every core, and two threads
+  // reading the shrunk file fault together. The others wait for its _exit.
+  static std::atomic<bool> reporting{false};
+  if (reporting.exchange(true)) {
+    for (;;) ::pause();
+  }
+  char line[8192];
+  size_t n = 0;
+  auto put = [&](const char* s, size_t len) {
+    len = std::min(len, sizeof line - n);
+    std::memcpy(line + n, s, len);
+    n += len;
+  };
+  put(g_prog, std::strlen(g_prog));
+  put(": ", 2);
   // The name, its control bytes escaped as everywhere else.
-  for (const char* c = path; *c != '\0'; ++c) {
+  for (const char* c = path; *c != '\0' && n < sizeof line - 128; ++c) {
     const unsigned char u = static_cast<unsigned char>(*c);
     if (u < 0x20 || u == 0x7f) {
-      char esc[5] = {'\\', 'x', "0123456789abcdef"[u >> 4], "0123456789abcdef"[u & 15], 0};
-      put(esc);
+      const char esc[4] = {'\\', 'x', "0123456789abcdef"[u >> 4], "0123456789abcdef"[u & 15]};
+      put(esc, 4);
     } else {
-      (void)!::write(2, c, 1);
+      put(c, 1);
     }
   }
-  put(": changed while being read (the file shrank: it is being written or replaced)\n");
+  static constexpr char kWhat[] =
+      ": changed while being read (the file shrank: it is being written or replaced)\n";
+  put(kWhat, sizeof kWhat - 1);
+  (void)!::write(2, line, n);
   ::_exit(3);
 }
 
