@@ -13,6 +13,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "lib/demangle/demangle.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
@@ -202,7 +203,13 @@ void AppendRow(const Row& r, bool demangle, int width, std::string* text) {
   AppendLine(r, name, cxx ? r.sym.name : name, width, text);
 }
 
-size_t TextGuess(const Symbol& s, bool demangle) { return (demangle ? 3 : 1) * s.name.size() + 64; }
+// A chunk's rows into its text, reserved first for their guessed length plus room for reuse.
+void AppendRows(absl::Span<const Row> rows, bool demangle, int width, std::string* text) {
+  size_t guess = 0;
+  for (const Row& r : rows) guess += (demangle ? 3 : 1) * r.sym.name.size() + 64;
+  if (text->capacity() < guess) text->reserve(guess + guess / 4);
+  for (const Row& r : rows) AppendRow(r, demangle, width, text);
+}
 
 // The listing straight from the table, once EveryNameReadable() says no entry can fail: chunks
 // of entries, so reading the table is split over the cores too.
@@ -221,17 +228,12 @@ void WriteTableInParallel(const ElfFile& elf, const SymbolTable& t,
         // faulted in per chunk.
         thread_local std::vector<Row> rows;
         rows.clear();
-        size_t guess = 0;
         for (uint32_t i = first; i < end; ++i) {
           const std::optional<Symbol> s = t.Get(i);
           if (!s) continue;  // cannot happen: EveryNameReadable()
-          if (std::optional<Row> row = RowOf(elf, t, options, i, *s)) {
-            guess += TextGuess(row->sym, options.demangle);
-            rows.push_back(*row);
-          }
+          if (std::optional<Row> row = RowOf(elf, t, options, i, *s)) rows.push_back(*row);
         }
-        if (text->capacity() < guess) text->reserve(guess + guess / 4);  // room for reuse
-        for (const Row& r : rows) AppendRow(r, options.demangle, width, text);
+        AppendRows(rows, options.demangle, width, text);
       },
       [&](const std::string& text) { sink(text); });
 }
@@ -245,11 +247,8 @@ void WriteRows(const std::vector<Row>& rows, bool demangle, int width,
   ParallelForInOrder(
       chunks, ThreadsFor(chunks),
       [&](size_t c, std::string* text) {
-        const size_t end = std::min(rows.size(), (c + 1) * per_chunk);
-        size_t guess = 0;
-        for (size_t i = c * per_chunk; i < end; ++i) guess += TextGuess(rows[i].sym, demangle);
-        if (text->capacity() < guess) text->reserve(guess + guess / 4);  // room for reuse
-        for (size_t i = c * per_chunk; i < end; ++i) AppendRow(rows[i], demangle, width, text);
+        const size_t begin = c * per_chunk;
+        AppendRows(absl::MakeConstSpan(rows).subspan(begin, per_chunk), demangle, width, text);
       },
       [&](const std::string& text) { sink(text); });
 }
