@@ -7,6 +7,15 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+// glibc's header is C and declares its functions `_Bool`, which g++ takes as an extension and
+// clang's C++ does not know.
+#if defined(__clang__)
+#define _Bool bool  // NOLINT(bugprone-reserved-identifier): the C keyword, for this header only
+#include <sys/platform/x86.h>
+#undef _Bool
+#else
+#include <sys/platform/x86.h>
+#endif
 #endif
 
 // <sys/auxv.h> would bring in <elf.h>, whose macros collide with elf_constants.h's names.
@@ -18,35 +27,18 @@ namespace {
 constexpr unsigned long kAtPlatform = 15;  // AT_PLATFORM  NOLINT(runtime/int)
 
 #if defined(__x86_64__)
-struct CpuBits {
-  uint32_t ecx1 = 0, edx1 = 0, ebx7 = 0, ecx7 = 0, ecx81 = 0;
-  uint64_t xcr0 = 0;
-  bool intel = false;
-};
+// Whether ld.so of this process found `feature` usable (CPU_FEATURE_USABLE_P): the bits glibc
+// computed at start-up from CPUID, XCR0 and GLIBC_TUNABLES (<sys/platform/x86.h>, glibc 2.33+),
+// read from memory. Executing CPUID again would cost a trap to the hypervisor per leaf in a VM
+// (12 us each here) and would miss the tunables that the process importing the module sees too.
+#define ABICHECK_USABLE(feature) CPU_FEATURE_ACTIVE(feature)
 
-CpuBits ReadCpuid() {
-  CpuBits b;
-  unsigned a, bx, c, d;
-  if (__get_cpuid(0, &a, &bx, &c, &d))
-    b.intel = bx == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;
-  if (__get_cpuid(1, &a, &bx, &c, &d)) {
-    b.ecx1 = c;
-    b.edx1 = d;
-  }
-  if (__get_cpuid_count(7, 0, &a, &bx, &c, &d)) {
-    b.ebx7 = bx;
-    b.ecx7 = c;
-  }
-  if (__get_cpuid(0x80000001, &a, &bx, &c, &d)) b.ecx81 = c;
-  if (b.ecx1 & (1u << 27)) {  // OSXSAVE: which register states the kernel saves
-    uint32_t lo, hi;
-    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    b.xcr0 = (uint64_t{hi} << 32) | lo;
-  }
-  return b;
+// init_cpu_features' arch_kind_intel: the vendor string of CPUID leaf 0, the one leaf glibc
+// does not publish.
+bool IsIntel() {
+  unsigned a, b, c, d;
+  return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;
 }
-
-bool Bit(uint32_t v, int n) { return (v >> n) & 1; }
 #endif
 
 HostCpu Compute(uint16_t machine) {
@@ -69,17 +61,16 @@ HostCpu Compute(uint16_t machine) {
 #if defined(__x86_64__)
   host = machine == elf::EM_X86_64;
   if (host) {
-    const CpuBits b = ReadCpuid();
-    const bool ymm = (b.xcr0 & 0x6) == 0x6, zmm = ymm && (b.xcr0 & 0xe0) == 0xe0;
-    const bool v2 = Bit(b.ecx1, 13) && Bit(b.ecx81, 0) && Bit(b.ecx1, 23) && Bit(b.ecx1, 0) &&
-                    Bit(b.ecx1, 19) && Bit(b.ecx1, 20) && Bit(b.ecx1, 9);
-    const bool avx2 = ymm && Bit(b.ecx1, 28) && Bit(b.ebx7, 5);
-    const bool fma = ymm && Bit(b.ecx1, 12);
-    const bool v3 = v2 && avx2 && fma && Bit(b.ebx7, 3) && Bit(b.ebx7, 8) && Bit(b.ecx1, 29) &&
-                    Bit(b.ecx81, 5) && Bit(b.ecx1, 22);
-    const bool avx512 = zmm && Bit(b.ebx7, 16);
-    const bool v4 =
-        v3 && avx512 && Bit(b.ebx7, 30) && Bit(b.ebx7, 28) && Bit(b.ebx7, 17) && Bit(b.ebx7, 31);
+    // get_isa_level (sysdeps/x86/get-isa-level.h); the baseline is what x86-64 itself requires.
+    const bool v2 = ABICHECK_USABLE(CMPXCHG16B) && ABICHECK_USABLE(LAHF64_SAHF64) &&
+                    ABICHECK_USABLE(POPCNT) && ABICHECK_USABLE(SSE3) && ABICHECK_USABLE(SSSE3) &&
+                    ABICHECK_USABLE(SSE4_1) && ABICHECK_USABLE(SSE4_2);
+    const bool v3 = v2 && ABICHECK_USABLE(AVX) && ABICHECK_USABLE(AVX2) && ABICHECK_USABLE(BMI1) &&
+                    ABICHECK_USABLE(BMI2) && ABICHECK_USABLE(F16C) && ABICHECK_USABLE(FMA) &&
+                    ABICHECK_USABLE(LZCNT) && ABICHECK_USABLE(MOVBE);
+    const bool v4 = v3 && ABICHECK_USABLE(AVX512F) && ABICHECK_USABLE(AVX512BW) &&
+                    ABICHECK_USABLE(AVX512CD) && ABICHECK_USABLE(AVX512DQ) &&
+                    ABICHECK_USABLE(AVX512VL);
     cpu.x86_isa_supported = 1u | (v2 ? 2u : 0) | (v3 ? 4u : 0) | (v4 ? 8u : 0);
     for (auto [ok, name] : {std::pair{v4, "x86-64-v4"}, {v3, "x86-64-v3"}, {v2, "x86-64-v2"}}) {
       if (ok) cpu.subdirs.push_back(std::string("glibc-hwcaps/") + name);
@@ -89,16 +80,24 @@ HostCpu Compute(uint16_t machine) {
     // NOLINTNEXTLINE(performance-no-int-to-ptr): getauxval returns AT_PLATFORM's address as such
     if (const char* p = reinterpret_cast<const char*>(getauxval(kAtPlatform))) cpu.platform = p;
     hwcap_names.push_back("x86_64");  // HWCAP_X86_64, always
-    if (b.intel && avx512) {
-      if (Bit(b.ebx7, 27) && Bit(b.ebx7, 26)) {  // AVX512ER, AVX512PF
-        cpu.platform = "xeon_phi";
-      } else if (Bit(b.ebx7, 30) && Bit(b.ebx7, 17) && Bit(b.ebx7, 31)) {
-        hwcap_names.push_back("avx512_1");
+    const bool haswell = ABICHECK_USABLE(AVX2) && ABICHECK_USABLE(FMA) && ABICHECK_USABLE(BMI1) &&
+                         ABICHECK_USABLE(BMI2) && ABICHECK_USABLE(LZCNT) &&
+                         ABICHECK_USABLE(MOVBE) && ABICHECK_USABLE(POPCNT);
+    if ((haswell || ABICHECK_USABLE(AVX512CD)) && IsIntel()) {
+      bool xeon_phi = false;
+      if (ABICHECK_USABLE(AVX512CD)) {
+        if (ABICHECK_USABLE(AVX512ER)) {
+          xeon_phi = ABICHECK_USABLE(AVX512PF);
+        } else if (ABICHECK_USABLE(AVX512BW) && ABICHECK_USABLE(AVX512DQ) &&
+                   ABICHECK_USABLE(AVX512VL)) {
+          hwcap_names.push_back("avx512_1");
+        }
       }
-    }
-    if (b.intel && cpu.platform != "xeon_phi" && avx2 && fma && Bit(b.ebx7, 3) && Bit(b.ebx7, 8) &&
-        Bit(b.ecx81, 5) && Bit(b.ecx1, 22) && Bit(b.ecx1, 23)) {
-      cpu.platform = "haswell";
+      if (xeon_phi) {
+        cpu.platform = "xeon_phi";
+      } else if (haswell) {
+        cpu.platform = "haswell";
+      }
     }
   }
 #endif

@@ -1,7 +1,8 @@
 // What the loader of this machine derives from its CPU: the glibc-hwcaps subdirectories it
 // searches, glibc 2.36's legacy hwcap subdirectories, $PLATFORM, and the x86 ISA levels it
-// supports (docs/loader-model.md C7, C8, A13). Read from CPUID and the auxiliary vector of this
-// process — the machine abicheck runs on is the machine it predicts for.
+// supports (docs/loader-model.md C7, C8, A13). Read from the CPU features glibc computed for this
+// process (and CPUID leaf 0 for the vendor) and from its auxiliary vector: the machine abicheck
+// runs on is the machine it predicts for.
 #ifndef ABICHECK_LIB_RESOLVE_HOST_CPU_H_
 #define ABICHECK_LIB_RESOLVE_HOST_CPU_H_
 
