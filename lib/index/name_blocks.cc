@@ -410,7 +410,9 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
   if (index_layout::Crc32c({compressed, end - off}) != crc) {
     return corrupt("checksum mismatch: the file is corrupt");
   }
-  std::string raw(raw_size, '\0');
+  // The compressed bytes are decoded into a buffer each thread reuses: only the names are kept.
+  thread_local std::string raw;
+  if (raw.size() < raw_size) raw.resize(raw_size);
   if (LZ4_decompress_safe(reinterpret_cast<const char*>(compressed), raw.data(),
                           static_cast<int>(end - off),
                           static_cast<int>(raw_size)) != static_cast<int>(raw_size)) {
@@ -418,11 +420,12 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
   }
   const uint32_t names = std::min(per_block_, nnames_ - b * per_block_);
   Cursor c{reinterpret_cast<const uint8_t*>(raw.data()),
-           reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
+           reinterpret_cast<const uint8_t*>(raw.data()) + raw_size};
   out->names.reserve(std::min<size_t>(size_t{raw_size} * 3, size_t{1} << 20));
+  out->list.reserve(names);
   uint32_t prev_off = 0, prev_size = 0;
   for (uint32_t i = 0; i < names; ++i) {
-    uint32_t shared, suffix, count;
+    uint32_t shared, suffix;
     if (!c.Varint(&shared) || !c.Varint(&suffix) || shared > prev_size ||
         static_cast<uint64_t>(c.end - c.p) < suffix) {
       return corrupt(absl::StrFormat("name %d is truncated", i));
@@ -436,21 +439,18 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
                    absl::string_view(out->names).substr(n.offset, n.size))) {
       return corrupt(absl::StrFormat("name %d is out of order", i));
     }
-    uint32_t list;
-    if (!c.Varint(&list) || list + 1 >= list_begin_.size())
+    if (!c.Varint(&n.list) || uint64_t{n.list} + 1 >= list_begin_.size())
       return corrupt(absl::StrFormat("name %d: no such entry list", i));
-    count = list_begin_[list + 1] - list_begin_[list];
-    if (count > records - out->records.size())
+    const uint32_t count = list_begin_[n.list + 1] - list_begin_[n.list];
+    if (count > records - out->records)
       return corrupt(absl::StrFormat("name %d: entry count is wrong", i));
-    n.first = static_cast<uint32_t>(out->records.size());
-    n.count = count;
-    out->records.insert(out->records.end(), list_records_.begin() + list_begin_[list],
-                        list_records_.begin() + list_begin_[list + 1]);
+    n.first = out->records;
+    out->records += count;
     out->list.push_back(n);
     prev_off = n.offset;
     prev_size = n.size;
   }
-  if (out->records.size() != records || c.p != c.end) return corrupt("entries do not add up");
+  if (out->records != records || c.p != c.end) return corrupt("entries do not add up");
   return absl::OkStatus();
 }
 
@@ -534,9 +534,10 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
   const Decoded* block = last.block;
   const Decoded::Name& n = block->list[last.at];
   const uint32_t base = ReadBlockTableEntry(table_, last.b).first_record;
-  for (uint32_t k = n.first; k < n.first + n.count; ++k) {
-    const auto [lib, attr] = block->records[k];
-    if (lib == library && f(MakeEntry(base + k + 1, attr))) return;
+  const auto records = Records(n);
+  for (uint32_t k = 0; k < records.size(); ++k) {
+    const auto [lib, attr] = records[k];
+    if (lib == library && f(MakeEntry(base + n.first + k + 1, attr))) return;
   }
 }
 
@@ -547,9 +548,10 @@ void NameBlocks::ForEach(uint32_t library,
     if (d == nullptr) continue;
     const uint32_t base = ReadBlockTableEntry(table_, b).first_record;
     for (const Decoded::Name& n : d->list) {
-      for (uint32_t k = n.first; k < n.first + n.count; ++k) {
-        if (d->records[k].first == library) {
-          f(MakeEntry(base + k + 1, d->records[k].second),
+      const auto records = Records(n);
+      for (uint32_t k = 0; k < records.size(); ++k) {
+        if (records[k].first == library) {
+          f(MakeEntry(base + n.first + k + 1, records[k].second),
             absl::string_view(d->names).substr(n.offset, n.size));
         }
       }
@@ -575,12 +577,12 @@ std::optional<std::pair<ExternalSymbols::Entry, absl::string_view>> NameBlocks::
   const uint32_t first = ReadBlockTableEntry(table_, lo).first_record;
   if (d == nullptr || first > record) return std::nullopt;
   const uint32_t k = record - first;
-  if (k >= d->records.size()) return std::nullopt;
+  if (k >= d->records) return std::nullopt;
   auto it = std::upper_bound(d->list.begin(), d->list.end(), k,
                              [](uint32_t r, const Decoded::Name& n) { return r < n.first; });
   if (it == d->list.begin()) return std::nullopt;
   --it;
-  return std::make_pair(MakeEntry(handle, d->records[k].second),
+  return std::make_pair(MakeEntry(handle, Records(*it)[k - it->first].second),
                         absl::string_view(d->names).substr(it->offset, it->size));
 }
 

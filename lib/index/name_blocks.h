@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "lib/index/index_layout.h"
 #include "lib/io/byte_reader.h"
 #include "lib/symbols/symbol_table.h"
@@ -81,15 +82,23 @@ class NameBlocks final : public ExternalSymbols {
   uint32_t name_count() const { return nnames_; }
 
  private:
+  // A decoded block: its names, each with where its entries lie in the shared entry lists
+  // (list_records_), which the block's bytes name by number; nothing is copied from them.
   struct Decoded {
     struct Name {
       uint32_t offset, size;  // in `names`
-      uint32_t first, count;  // records, block-relative
+      uint32_t first;         // the name's first record, block-relative
+      uint32_t list;  // its entries: list_records_[list_begin_[list], list_begin_[list + 1])
     };
     std::string names;
     std::vector<Name> list;
-    std::vector<std::pair<uint32_t, uint32_t>> records;  // (library, attribute index)
+    uint32_t records = 0;  // the block's records
   };
+  // The entries of a decoded name.
+  absl::Span<const std::pair<uint32_t, uint32_t>> Records(const Decoded::Name& n) const {
+    return absl::MakeConstSpan(list_records_)
+        .subspan(list_begin_[n.list], list_begin_[n.list + 1] - list_begin_[n.list]);
+  }
   NameBlocks() = default;
   // Decompresses block `b` once; nullptr (and the error latched) when it is malformed.
   const Decoded* Block(uint32_t b) const;
