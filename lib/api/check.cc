@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "abicheck/abicheck.h"
@@ -25,6 +26,7 @@
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/loader.h"
 #include "lib/resolve/world.h"
+#include "lib/util/keep_until_exit.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -386,12 +388,22 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
 
 absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options,
                              const InputLimits& limits) {
+  // The inputs and the world made of them (declared last, so destroyed first): freed when this
+  // returns, or left for the process's exit (release_at_exit).
+  struct Held {
+    InputFile mod;
+    CommonInputs c;
+    ReusedWorld world;
+  };
   ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module", limits));
   std::vector<Warning> notes;
   ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, limits, &notes));
-  ABICHECK_ASSIGN_OR_RETURN(Report r,
-                            CheckObjects(mod, c.providers, c.preload, c.python_file(), options));
-  r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
+  auto held = std::make_unique<Held>(Held{std::move(mod), std::move(c), {}});
+  absl::StatusOr<Report> r =
+      held->world.Check(held->mod, held->c.providers, held->c.preload, held->c.python_file(),
+                        options, ModuleAlreadyLoaded::kIsAnError, nullptr);
+  if (options.release_at_exit) KeepUntilExit(std::move(held));
+  if (r.ok()) r->warnings.insert(r->warnings.begin(), notes.begin(), notes.end());
   return r;
 }
 

@@ -122,6 +122,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     return kExitUsage;
   }
   limits.verify_crc = !fast;
+  options.release_at_exit = true;  // the process ends after the report
   absl::StatusOr<Report> report = Check(module, options, limits);  // --max-*, --fast: providers too
   if (!report.ok()) {
     return FailWith(prog, report.status(), out);

@@ -1,6 +1,8 @@
 // Check() on inputs that are not what they should be, and where the loader model searches: every
 // error names the file and the structure.
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
@@ -13,6 +15,7 @@ namespace abicheck {
 namespace {
 
 using ::abicheck::testing::ElfBuilder;
+using ::abicheck::testing::SmallLibrary;
 using ::abicheck::testing::StatusIs;
 using ::abicheck::testing::TempDir;
 using ::testing::HasSubstr;
@@ -22,6 +25,35 @@ CheckOptions NoHost(std::vector<std::string> providers) {
   o.providers = std::move(providers);
   o.use_host = false;
   return o;
+}
+
+// Whether `path` is mapped into this process now.
+bool Mapped(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream all;
+  all << maps.rdbuf();
+  return all.str().find(path) != std::string::npos;
+}
+
+// release_at_exit leaves the check's inputs mapped for the process's exit; without it the check
+// unmaps them before it returns. The report is the same either way.
+TEST(CheckReleaseTest, ReleaseAtExitLeavesTheInputsMapped) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", SmallLibrary("", {"libp.so"}, {}, {"p_function"}));
+  // 2 MiB: above the sizes MappedFile reads into memory instead of mapping (at most 1 MiB).
+  std::vector<uint8_t> lib = SmallLibrary("libp.so", {}, {"p_function"}, {});
+  lib.resize(size_t{2} << 20);
+  std::string prov = d.Write("libp.so", lib);
+  absl::StatusOr<Report> freed = Check(mod, NoHost({prov}));
+  ASSERT_TRUE(freed.ok()) << freed.status();
+  EXPECT_FALSE(Mapped(prov));
+  CheckOptions keep = NoHost({prov});
+  keep.release_at_exit = true;
+  absl::StatusOr<Report> kept = Check(mod, keep);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_TRUE(Mapped(prov));
+  EXPECT_TRUE(kept->loads);
+  EXPECT_EQ(RenderText(*kept, false), RenderText(*freed, false));
 }
 
 TEST(CheckInputTest, MissingModule) {
