@@ -47,6 +47,13 @@ median_fast() {  # the same for commands of a few milliseconds, whose medians ne
   hyperfine --style none --warmup 5 --runs "$fast_runs" -i -N --export-json "$work/h.json" "$@" > /dev/null 2>&1
   python3 -c "import json;print('%.4f' % json.load(open('$work/h.json'))['results'][0]['median'])"
 }
+# A check's median and the process floor's, from one hyperfine call: on these VMs the speed drifts
+# over minutes, and a floor measured at the start of the run skews a ratio taken later.
+paired_fast() {  # command -> "floor_seconds check_seconds"
+  hyperfine --style none --warmup 5 --runs "$fast_runs" -i -N --export-json "$work/h.json" \
+    "$A --version" "$@" > /dev/null 2>&1
+  python3 -c "import json;r=json.load(open('$work/h.json'))['results'];print('%.4f %.4f' % (r[0]['median'], r[1]['median']))"
+}
 median_sh() {
   hyperfine --style none --warmup 1 --runs "$runs" -i --export-json "$work/h.json" "$@" > /dev/null 2>&1
   python3 -c "import json;print('%.4f' % json.load(open('$work/h.json'))['results'][0]['median'])"
@@ -69,7 +76,7 @@ echo
 echo "libtorch_cuda.so: $(( $(stat -c %s "$big") / 1048576 )) MB, $(nm -D "$big" | wc -l) dynamic symbols"
 echo
 floor=$(median_fast "$A --version")
-echo "Floors: the abicheck process itself (\`abicheck --version\`) $(python3 -c "print('%.1f' % ($floor*1000))") ms."
+echo "Floors: the abicheck process itself (\`abicheck --version\`) $(python3 -c "print('%.1f' % ($floor*1000))") ms at the start of the run; each row against it measures it again beside the check (one hyperfine call)."
 echo
 echo "| target | abicheck | baseline | ratio | goal | |"
 echo "|---|---|---|---|---|---|"
@@ -80,18 +87,18 @@ row "symbols with versions vs \`nm -D\` (1.18 GB libtorch_cuda.so)" "$t_sym" "$t
 t_symc=$(median "$A symbols -C $big")
 t_nmc=$(median "nm -DC $big")
 row "demangled vs \`nm -DC\`" "$t_symc" "$t_nmc" 3
-t_chk=$(median_fast "$A $tv $lib -q")
-floor_row() {  # what, abicheck s, goal (times the process floor)
-  python3 - "$1" "$2" "$floor" "$3" <<'PY'
+read -r f_chk t_chk <<< "$(paired_fast "$A $tv $lib -q")"
+floor_row() {  # what, abicheck s, floor s (measured beside it), goal (times the floor)
+  python3 - "$1" "$2" "$3" "$4" <<'PY'
 import sys
 what, a, f, goal = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 print(f"| {what} | {a*1000:.1f} ms | {f*1000:.1f} ms (the process) | {a/f:.2f}x the floor | <= {goal:g}x | {'met' if a/f <= goal else 'NOT met'} |")
 PY
 }
-floor_row "torchvision \`_C.so\` against the whole 2.6.0 CUDA build directory (1.45 GB)" "$t_chk" 2.5
+floor_row "torchvision \`_C.so\` against the whole 2.6.0 CUDA build directory (1.45 GB)" "$t_chk" "$f_chk" 2.5
 "$A" index "$whl" -o "$work/cuda.abix" -q
-t_idxchk=$(median_fast "$A $tv $work/cuda.abix -q")
-floor_row "the same check against the build's index" "$t_idxchk" 1.5
+read -r f_idxchk t_idxchk <<< "$(paired_fast "$A $tv $work/cuda.abix -q")"
+floor_row "the same check against the build's index" "$t_idxchk" "$f_idxchk" 1.5
 t_nmall=$(median "nm -D $libs")
 row "the directory check vs \`nm -D\` over the directory (kept from issue 5)" "$t_chk" "$t_nmall" 20
 all4=()
