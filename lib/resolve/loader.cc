@@ -10,6 +10,7 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -526,8 +527,18 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   Skipped skipped;
   tried_a_path_ = false;
   Object* found = nullptr;
-  auto attempt = [&](absl::string_view dir, FoundBy how) -> absl::Status {
+  // The real directories this search has tried: one met again under another name (merged /usr:
+  // /lib is /usr/lib) answers as it did, and one that does not exist holds nothing; ld.so opens
+  // there all the same, and fails (docs/loader-model.md C8).
+  absl::InlinedVector<FileId, 8> searched;
+  auto attempt = [&](const std::string& dir, FoundBy how) -> absl::Status {
     if (found != nullptr) return absl::OkStatus();
+    const std::optional<FileId>& id = parses_->DirectoryId(dir);
+    if (!id || std::find(searched.begin(), searched.end(), *id) != searched.end()) {
+      tried_a_path_ = true;  // ld.so's open failed there: errno is set
+      return absl::OkStatus();
+    }
+    searched.push_back(*id);
     ABICHECK_ASSIGN_OR_RETURN(found, TryDir(dir, name, how, requester, preexisting, &skipped));
     return absl::OkStatus();
   };

@@ -1,6 +1,8 @@
 // ParseCache: see parse_cache.h.
 #include "lib/resolve/parse_cache.h"
 
+#include <sys/stat.h>
+
 #include <utility>
 
 #include "lib/io/mapped_file.h"
@@ -75,6 +77,16 @@ absl::StatusOr<std::shared_ptr<const LdCache>> ParseCache::HostCache(const std::
     } else {
       it->second = cache.status();
     }
+  }
+  return it->second;
+}
+
+const std::optional<FileId>& ParseCache::DirectoryId(const std::string& dir) {
+  auto [it, added] = directory_ids_.try_emplace(dir);
+  if (added) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      it->second = FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   }
   return it->second;
 }

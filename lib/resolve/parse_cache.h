@@ -53,6 +53,9 @@ class ParseCache {
   // world looks there again.
   std::optional<std::vector<std::string>>& CapabilityDirs(absl::string_view dir,
                                                           const std::vector<std::string>& subdirs);
+  // The identity of the directory `dir` (one stat per call), or nullopt when it is no directory:
+  // the loader searches each real directory once per name (docs/loader-model.md C8).
+  const std::optional<FileId>& DirectoryId(const std::string& dir);
   // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
   absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
 
@@ -82,6 +85,7 @@ class ParseCache {
   // By (subdirs' address, dir): the subdirectory lists are the host CPU's, one per machine.
   absl::node_hash_map<std::string, std::optional<std::vector<std::string>>> capability_dirs_;
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
+  absl::node_hash_map<std::string, std::optional<FileId>> directory_ids_;
   std::string search_key_;  // reused: a search's key is made without allocating
   // Last: destroyed first, so that work on other threads ends before the parses it reads.
   std::vector<std::future<void>> background_;
