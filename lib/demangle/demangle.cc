@@ -120,10 +120,10 @@ Rules RulesFor(absl::string_view mangled) {
   // Sixteen positions at a time: each byte against its rule's first byte, the bytes after it
   // (loads one and two further on) against the next.
   __m128i op = _mm_setzero_si128(), tag = op, closure = op, null = op, local = op;
-  for (; i + 18 <= mangled.size(); i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m + i));
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m + i + 1));
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m + i + 2));
+  auto sixteen = [&](const char* at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 1));
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 2));
     const __m128i ts =
         _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('t')), _mm_cmpeq_epi8(w, _mm_set1_epi8('s')));
     op = _mm_or_si128(op, _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('l')), ts),
@@ -138,6 +138,16 @@ Rules RulesFor(absl::string_view mangled) {
     null = _mm_or_si128(null, _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('D')),
                                             _mm_cmpeq_epi8(w, _mm_set1_epi8('n'))));
     local = _mm_or_si128(local, _mm_cmpeq_epi8(v, _mm_set1_epi8('Z')));
+  };
+  for (; i + 18 <= mangled.size(); i += 16) sixteen(m + i);
+  // The last bytes (up to 17) from a copy padded with NULs: a rule's next byte past the end is
+  // '\0', as the byte loop below reads it, and no rule starts with one.
+  if (i < mangled.size()) {
+    char tail[48] = {};
+    std::memcpy(tail, m + i, mangled.size() - i);
+    sixteen(tail);
+    if (mangled.size() - i > 16) sixteen(tail + 16);
+    i = mangled.size();
   }
   r.op = _mm_movemask_epi8(op) != 0;
   r.tag = _mm_movemask_epi8(tag) != 0;
@@ -356,7 +366,7 @@ bool StripLocalReturnTypes(std::string* s) {
 
 std::string Demangle(absl::string_view name) { return std::string(DemangleView(name)); }
 
-absl::string_view DemangleView(absl::string_view name) {
+absl::string_view DemangleView(absl::string_view name, bool nul_terminated) {
   if (name.size() <= 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) return name;
   // One growing output buffer per thread: the demanglers realloc it instead of a malloc per name.
   // Freed when its thread ends (a worker thread of the listing would otherwise leak it).
@@ -372,16 +382,20 @@ absl::string_view DemangleView(absl::string_view name) {
   // A transaction-safe clone (_ZGTt + the function's own encoding): binutils says what it is;
   // LLVM 14 does not know the prefix.
   const bool clone = name.size() > 5 && name.substr(0, 5) == "_ZGTt";
+  // The demanglers want NUL-terminated input.
+  const char* c_name = name.data();
   if (clone) {
     input.assign("_Z");
     input.append(name.data() + 5, name.size() - 5);
-  } else {
-    input.assign(name.data(), name.size());  // the demanglers want NUL-terminated input
+    c_name = input.c_str();
+  } else if (!nul_terminated) {
+    input.assign(name.data(), name.size());
+    c_name = input.c_str();
   }
   int status = 0;
   size_t n = cap;
-  char* d = name[1] == 'Z' ? llvm::itaniumDemangle(input.c_str(), buf, &n, &status)
-                           : llvm::rustDemangle(input.c_str(), buf, &n, &status);
+  char* d = name[1] == 'Z' ? llvm::itaniumDemangle(c_name, buf, &n, &status)
+                           : llvm::rustDemangle(c_name, buf, &n, &status);
   if (d != nullptr) {
     buf = d;
     cap = std::max(cap, n);

@@ -13,8 +13,9 @@ namespace abicheck {
 // The demangled name, or `name` itself when it is not a mangled C++/Rust name (C symbols).
 std::string Demangle(absl::string_view name);
 // The same without a copy: the text lives in a per-thread buffer until this thread's next call
-// (or `name` itself, when it is not mangled).
-absl::string_view DemangleView(absl::string_view name);
+// (or `name` itself, when it is not mangled). `nul_terminated`: name.data()[name.size()] is a NUL
+// (a name read from .dynstr), so the demangler reads the name in place instead of a copy.
+absl::string_view DemangleView(absl::string_view name, bool nul_terminated = false);
 
 // The parts of a mangled C++ function name, from llvm::ItaniumPartialDemangler.
 struct FunctionParts {

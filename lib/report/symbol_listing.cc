@@ -194,7 +194,9 @@ constexpr size_t kEntriesPerChunk = 512, kDemangledPerChunk = 128;
 
 void AppendRow(const Row& r, bool demangle, int width, std::string* text) {
   if (!demangle) return AppendLine(r, r.sym.name, r.sym.name, width, text);
-  const absl::string_view name = DemangleView(r.sym.name);
+  // A listed table is an ELF file's (WriteSymbolListing takes no index's): its names were read
+  // up to their NUL in .dynstr (ByteReader::CString), which follows them in place.
+  const absl::string_view name = DemangleView(r.sym.name, /*nul_terminated=*/true);
   // The C++ demangler writes the mangled name's identifiers and its own punctuation, so the
   // text has a control byte only where the mangled name has one. Rust's decodes Punycode, which
   // can make one: its text is checked itself.
@@ -316,6 +318,9 @@ absl::Status WriteSymbolListing(const std::string& path, const ElfFile& elf,
                                 const SymbolTable& syms, const SymbolListOptions& options,
                                 absl::FunctionRef<void(absl::string_view)> sink) {
   const SymbolTable& t = syms;
+  if (t.external()) {  // ListSymbolsTo refuses an index first; its names end at no NUL (AppendRow)
+    return absl::InvalidArgumentError(absl::StrCat(path, ": an index keeps no symbol table"));
+  }
   const int width = elf.is_64() ? 16 : 8;
   if (!options.json && t.EveryNameReadable()) {
     WriteTableInParallel(elf, t, options, width, sink);
