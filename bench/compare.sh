@@ -101,6 +101,14 @@ read -r f_idxchk t_idxchk <<< "$(paired_fast "$A $tv $work/cuda.abix -q")"
 floor_row "the same check against the build's index" "$t_idxchk" "$f_idxchk" 1.5
 t_nmall=$(median "nm -D $libs")
 row "the directory check vs \`nm -D\` over the directory (kept from issue 5)" "$t_chk" "$t_nmall" 20
+# The tool users reach for: the real loader binding every reference of every object it maps, with
+# the directory on LD_LIBRARY_PATH (ldd runs no code of the module; it is a shell script).
+t_ldd=$(median_sh "LD_LIBRARY_PATH=$lib ldd -r $tv")
+python3 - "$t_chk" "$t_ldd" <<'PY'
+import sys
+a, b = map(float, sys.argv[1:])
+print(f"| the directory check vs `ldd -r` with the directory on LD_LIBRARY_PATH (context: the real loader binding every object's references) | {a*1000:.1f} ms | {b*1000:.1f} ms | {b/a:.1f}x | | |")
+PY
 all4=()
 for w in torch-1.13.1-bookworm torch-2.6.0-trixie torch-2.6.0+cuda-sid torch-2.14.1-sid; do all4+=("$corpus/wheels/$w.whl"); done
 "$A" index "${all4[@]}" -o "$work/all4.abix" -q
