@@ -85,7 +85,8 @@ const std::optional<FileId>& ParseCache::DirectoryId(const std::string& dir) {
   auto [it, added] = directory_ids_.try_emplace(dir);
   if (added) {
     struct stat st;
-    if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    // An empty element of a search path is the current directory (fillin_rpath).
+    if (::stat(dir.empty() ? "." : dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
       it->second = FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   }
   return it->second;

@@ -56,6 +56,22 @@ TEST(CheckReleaseTest, ReleaseAtExitLeavesTheInputsMapped) {
   EXPECT_EQ(RenderText(*kept, false), RenderText(*freed, false));
 }
 
+// An empty search-path element is the current directory (fillin_rpath), also for the search
+// that skips directories it has tried or that do not exist (docs/loader-model.md C7, C8).
+TEST(CheckSearchTest, EmptyLibraryPathElementIsTheCurrentDirectory) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", SmallLibrary("", {"libp.so"}, {}, {"p_function"}));
+  d.Write("libp.so", SmallLibrary("libp.so", {}, {"p_function"}, {}));
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(d.path());
+  CheckOptions o = NoHost({});
+  o.library_path = {"", d.path() + "/nowhere"};
+  absl::StatusOr<Report> r = Check(mod, o);
+  std::filesystem::current_path(cwd);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+}
+
 TEST(CheckInputTest, MissingModule) {
   TempDir d;
   absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));
