@@ -3,7 +3,6 @@
 #include "lib/resolve/loader.h"
 
 #include <gnu/libc-version.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -349,10 +348,7 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
   std::optional<std::vector<std::string>>& subdirs = parses_->CapabilityDirs(dir, cpu_.subdirs);
   if (!subdirs) {
     subdirs.emplace();
-    auto is_dir = [](const std::string& path) {
-      struct stat st;
-      return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-    };
+    auto is_dir = [&](const std::string& path) { return parses_->DirectoryId(path).has_value(); };
     // A subdirectory under a first component that is not a directory is not one either: one stat
     // of "tls" answers for its eight (most directories have none of the eighteen).
     std::vector<std::pair<absl::string_view, bool>> tops;

@@ -54,7 +54,8 @@ class ParseCache {
   std::optional<std::vector<std::string>>& CapabilityDirs(absl::string_view dir,
                                                           const std::vector<std::string>& subdirs);
   // The identity of the directory `dir` (one stat per call), or nullopt when it is no directory:
-  // the loader searches each real directory once per name (docs/loader-model.md C8).
+  // the loader searches each real directory once per name, and finds which capability
+  // subdirectories exist with it (docs/loader-model.md C8).
   const std::optional<FileId>& DirectoryId(const std::string& dir);
   // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
   absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
