@@ -29,8 +29,8 @@ constexpr unsigned long kAtPlatform = 15;  // AT_PLATFORM  NOLINT(runtime/int)
 #if defined(__x86_64__)
 // Whether ld.so of this process found `feature` usable (CPU_FEATURE_USABLE_P): the bits glibc
 // computed at start-up from CPUID, XCR0 and GLIBC_TUNABLES (<sys/platform/x86.h>, glibc 2.33+),
-// read from memory. Executing CPUID again would cost a trap to the hypervisor per leaf in a VM
-// (12 us each here) and would miss the tunables that the process importing the module sees too.
+// read from memory. Executing CPUID again would cost a trap to the hypervisor per leaf in a VM,
+// and would miss the tunables that the process importing the module sees too.
 #define ABICHECK_USABLE(feature) CPU_FEATURE_ACTIVE(feature)
 
 // init_cpu_features' arch_kind_intel: the vendor string of CPUID leaf 0, the one leaf glibc
