@@ -247,7 +247,7 @@ struct Report {
   std::vector<Warning> warnings;         // hazards that do not stop the load
   std::vector<Cause> causes;             // reasons shared by several problems
   // The C++ std::string ABI of the module and of its providers (kUnknown: no std::string in
-  // their symbols, or no miss that involves one).
+  // their symbols, or no miss that involves one). docs/json-schema.md, "string_abi".
   StringAbi module_string_abi = StringAbi::kUnknown;
   StringAbi providers_string_abi = StringAbi::kUnknown;
   int interpreter_symbols = 0;  // Py*/_Py* references left to the interpreter

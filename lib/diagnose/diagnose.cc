@@ -228,16 +228,20 @@ struct AbiVotes {
              absl::StrContains(demangled, "std::basic_string<char"))
       ++old;
   }
-  // A miss whose nearest candidate differs only by the [abi:cxx11] tag returns a std::string.
-  void AddProblem(const Problem& p) {
+  // A miss whose nearest candidate differs only by the [abi:cxx11] tag returns a std::string
+  // (or a type holding one) on one side. That is the other ABI only when the referring object
+  // (`markers`: SymbolTable::StringAbiMarkers, 1 C++11, 2 old) does not spell std::string the
+  // way the tag says: a C++11 object missing f() where the build has f[abi:cxx11]() was compiled
+  // against a declaration of f returning something else (torch 2.14's c10::getDtypeNames against
+  // 2.6's), not with the old ABI.
+  void AddProblem(const Problem& p, uint8_t markers) {
     const int before = cxx11 + old;
     Add(p.symbol, p.demangled);
     if (cxx11 + old != before || p.candidates.empty()) return;
     const Candidate& c = p.candidates.front();
-    if (OnlyCxx11Tag(c, true)) ++old;
-    if (OnlyCxx11Tag(c, false)) ++cxx11;
+    if (OnlyCxx11Tag(c, true) && (markers & 1) == 0) ++old;
+    if (OnlyCxx11Tag(c, false) && (markers & 2) == 0) ++cxx11;
   }
-  StringAbi Verdict() const { return StringAbiOf(cxx11 > 0, old > 0); }
   static StringAbi StringAbiOf(bool cxx11, bool old) {
     return cxx11 && old ? StringAbi::kMixed
            : cxx11      ? StringAbi::kCxx11
@@ -246,25 +250,41 @@ struct AbiVotes {
   }
 };
 
+// docs/json-schema.md, "string_abi": the module's side is what the objects whose references
+// miss spell in their own names, and what their misses say when their names say nothing.
 void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) {
-  AbiVotes module;
+  // Scanning string tables costs more than the rest of a check: only when a miss involves
+  // std::string, or differs from its nearest candidate by the [abi:cxx11] tag alone.
+  AbiVotes any;
   for (const Problem& p : report->problems) {
-    if (p.kind == ProblemKind::kUndefinedSymbol) module.AddProblem(p);
+    if (p.kind == ProblemKind::kUndefinedSymbol) any.AddProblem(p, 0);
   }
-  report->module_string_abi = module.Verdict();
-  // The providers' ABI only matters when some miss involves std::string: scanning every
-  // provider's strings costs more than the rest of a check, so do it only then.
-  if (module.cxx11 == 0 && module.old == 0) return;
+  if (any.cxx11 == 0 && any.old == 0) return;
   // A provider's ABI from its string table alone: the __cxx11 markers are unambiguous; without
   // them, a library that uses std::string at all has the Ss abbreviation in its names.
-  bool any_cxx11 = false, any_old = false;
+  uint8_t providers = 0;
   for (const Object* o : scope) {
     if (!o->preexisting || o->host || o->found_by == FoundBy::kModule) continue;
-    const uint8_t markers = o->syms->StringAbiMarkers();
-    any_cxx11 |= (markers & 1) != 0;
-    any_old |= (markers & 2) != 0;
+    providers |= o->syms->StringAbiMarkers();
   }
-  report->providers_string_abi = AbiVotes::StringAbiOf(any_cxx11, any_old);
+  report->providers_string_abi = AbiVotes::StringAbiOf(providers & 1, providers & 2);
+  // The referring object's own spelling (StringAbiMarkers scans its strings once per table).
+  absl::flat_hash_map<absl::string_view, const Object*> by_path;
+  for (const Object* o : scope) by_path.emplace(o->path, o);
+  auto markers_of = [&](const Problem& p) -> uint8_t {
+    auto it = by_path.find(p.object);
+    return it == by_path.end() ? 0 : it->second->syms->StringAbiMarkers();
+  };
+  AbiVotes module;
+  uint8_t module_markers = 0;
+  for (const Problem& p : report->problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+    const uint8_t m = markers_of(p);
+    module_markers |= m;
+    module.AddProblem(p, m);
+  }
+  report->module_string_abi = AbiVotes::StringAbiOf(module.cxx11 > 0 || (module_markers & 1),
+                                                    module.old > 0 || (module_markers & 2));
   // One cause for every miss that takes or returns an old-ABI std::string, when the providers
   // were built with the C++11 ABI (and the reverse).
   const bool old_vs_new = module.old > 0 && report->providers_string_abi == StringAbi::kCxx11;
@@ -285,7 +305,7 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
   for (Problem& p : report->problems) {
     if (p.kind != ProblemKind::kUndefinedSymbol) continue;
     AbiVotes v;
-    v.AddProblem(p);
+    v.AddProblem(p, markers_of(p));
     if ((old_vs_new && v.old > 0) || (new_vs_old && v.cxx11 > 0)) {
       p.cause = c.id;
       ++c.problems;

@@ -115,9 +115,10 @@ std::string DifferenceText(const Difference& d) {
   auto or_none = [](const std::string& s) { return s.empty() ? std::string("(none)") : s; };
   switch (d.kind) {
     case Difference::Kind::kAbiTag:
-      return absl::StrCat(
-          "ABI tag: ", or_none(d.from), " → ", or_none(d.to),
-          absl::StrContains(d.to, "[abi:cxx11]") ? " (it returns the C++11 std::string)" : "");
+      return absl::StrCat("ABI tag: ", or_none(d.from), " → ", or_none(d.to),
+                          absl::StrContains(d.to, "[abi:cxx11]")
+                              ? " (its return type is or holds the C++11 std::string)"
+                              : "");
     case Difference::Kind::kScope:
       return absl::StrCat("scope: ", d.from, " → ", d.to);
     case Difference::Kind::kParameterCount: {

@@ -56,7 +56,7 @@ TEST(DifferenceTest, EachKindReadsAsAPersonWouldSayIt) {
   using K = Difference::Kind;
   const std::pair<Difference, const char*> cases[] = {
       {{K::kAbiTag, 0, "", "[abi:cxx11]"},
-       "ABI tag: (none) → [abi:cxx11] (it returns the C++11 std::string)"},
+       "ABI tag: (none) → [abi:cxx11] (its return type is or holds the C++11 std::string)"},
       {{K::kAbiTag, 0, "[abi:cxx11]", ""}, "ABI tag: [abi:cxx11] → (none)"},
       {{K::kScope, 0, "c10", "c10::cuda"}, "scope: c10 → c10::cuda"},
       {{K::kParameterCount, 0, "1", "2"}, "1 parameter → 2 parameters"},
