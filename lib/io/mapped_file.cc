@@ -154,8 +154,8 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   file.path_ = path;
   file.id_ = FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   file.size_ = static_cast<size_t>(st.st_size);
-  // Small files are read, not mapped (see kReadBelow): a read of a few pages is cheaper than
-  // map + unmap, and mappings are kept under the kernel's limit.
+  // Files under a page are read, not mapped, and so are small files once many are mapped, to
+  // keep the mappings under the kernel's limit (see kAlwaysReadBelow).
   const bool read =
       file.size_ <= kAlwaysReadBelow ||
       (file.size_ <= kReadBelow && g_mapped.load(std::memory_order_relaxed) >= kMapBudget);

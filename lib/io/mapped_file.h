@@ -42,12 +42,14 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   int slot_ = -1;  // in the table MappedFileContaining reads
-  // Files of at most kAlwaysReadBelow bytes are read into this buffer instead of mapped, and so
-  // are files of at most kReadBelow bytes once kMapBudget inputs are mapped: a directory of
-  // 70,000 libraries would otherwise pass the kernel's vm.max_map_count (65,530). Below that
-  // budget a larger file is mapped, so that only the pages a check touches are read (a whole
-  // read copies it and faults in a buffer as large).
-  static constexpr size_t kAlwaysReadBelow = size_t{64} << 10;
+  // Files of at most kAlwaysReadBelow bytes (less than a page) are read into this buffer instead
+  // of mapped, and so are files of at most kReadBelow bytes once kMapBudget inputs are mapped: a
+  // directory of 70,000 libraries would otherwise pass the kernel's vm.max_map_count (65,530).
+  // Below that budget a larger file is mapped, so that only the pages a check touches are read: a
+  // read copies the whole file and faults in a buffer as large, one fault per page, where a
+  // mapping's first fault maps the file's cached pages around it (ld.so.cache and the host's
+  // small stub libraries, 4-64 KB, are read by every check).
+  static constexpr size_t kAlwaysReadBelow = size_t{4} << 10;
   static constexpr size_t kReadBelow = size_t{1} << 20;
   static constexpr int kMapBudget = 16384;
   std::unique_ptr<uint8_t[]> owned_;
