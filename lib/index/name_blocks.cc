@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/index/index_layout.h"
 #include "lib/symbols/source_names.h"
+#include "lib/util/status_macros.h"
 
 namespace abicheck {
 namespace {
@@ -288,6 +289,7 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(
   std::optional<ByteReader> attrs =
       section.Slice(at, uint64_t{nattrs} * index_layout::kAttributeSize);
   if (!attrs) return corrupt(absl::StrFormat("%d attributes run past the end", nattrs));
+  t->attrs_.reserve(nattrs);
   for (uint32_t i = 0; i < nattrs; ++i) {
     const uint64_t info = *attrs->ReadAt<uint8_t>(i * 8ull),
                    other = *attrs->ReadAt<uint8_t>(i * 8ull + 1);
@@ -306,6 +308,10 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(
   std::optional<ByteReader> list_data =
       section.Slice(at + 4 + (uint64_t{*nlists} + 1) * 4, list_bytes);
   if (!list_data) return corrupt("the entry lists run past the end");
+  // Sized once, not grown: a growing vector writes each of its sizes (each a page fault).
+  // Every record takes at least two bytes (two varints).
+  t->list_begin_.reserve(uint64_t{*nlists} + 1);
+  t->list_records_.reserve(list_bytes / 2);
   t->list_begin_.push_back(0);
   for (uint32_t i = 0; i < *nlists; ++i) {
     const uint32_t from = *section.ReadAt<uint32_t>(at + 4 + uint64_t{i} * 4);
@@ -359,6 +365,8 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(
   t->markers_ = std::move(markers);
   t->once_ = std::make_unique<absl::once_flag[]>(t->nblocks_);
   t->blocks_ = std::make_unique<std::unique_ptr<Decoded>[]>(t->nblocks_);
+  t->raw_once_ = std::make_unique<absl::once_flag[]>(t->nblocks_);
+  t->raws_ = std::make_unique<std::unique_ptr<RawBlock>[]>(t->nblocks_);
   return t;
 }
 
@@ -387,71 +395,123 @@ absl::string_view NameBlocks::Separator(uint32_t b) const {
   return {reinterpret_cast<const char*>(sep_bytes_.data().data()) + from, to - from};
 }
 
-absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
-  auto corrupt = [&](absl::string_view what) {
-    return absl::DataLossError(absl::StrFormat("%s: index name block %d: %s", file_, b, what));
-  };
+absl::Status NameBlocks::Corrupt(uint32_t b, absl::string_view what) const {
+  return absl::DataLossError(absl::StrFormat("%s: index name block %d: %s", file_, b, what));
+}
+
+absl::Status NameBlocks::Decompress(uint32_t b, std::string* raw, uint32_t* records) const {
   const BlockTableEntry entry = ReadBlockTableEntry(table_, b);
   const BlockTableEntry next = ReadBlockTableEntry(table_, uint64_t{b} + 1);
   const uint64_t off = entry.offset;
   const uint64_t end = next.offset;
-  const uint32_t crc = entry.crc;
-  const uint32_t first_record = entry.first_record;
-  const uint32_t next_record = next.first_record;
-  if (off > end || end > data_.size() || first_record > next_record || next_record > nrecords_) {
-    return corrupt("offsets out of order or out of range");
+  if (off > end || end > data_.size() || entry.first_record > next.first_record ||
+      next.first_record > nrecords_) {
+    return Corrupt(b, "offsets out of order or out of range");
   }
-  const uint32_t records = next_record - first_record;
+  *records = next.first_record - entry.first_record;
   const uint32_t raw_size = entry.size;
   if (raw_size > kMaxBlockBytes)
-    return corrupt(absl::StrFormat("decompressed size %d is implausible", raw_size));
-  if (end - off > static_cast<uint64_t>(INT32_MAX)) return corrupt("is implausibly large");
+    return Corrupt(b, absl::StrFormat("decompressed size %d is implausible", raw_size));
+  if (end - off > static_cast<uint64_t>(INT32_MAX)) return Corrupt(b, "is implausibly large");
   const uint8_t* compressed = data_.data().data() + off;
-  if (index_layout::Crc32c({compressed, end - off}) != crc) {
-    return corrupt("checksum mismatch: the file is corrupt");
+  if (index_layout::Crc32c({compressed, end - off}) != entry.crc) {
+    return Corrupt(b, "checksum mismatch: the file is corrupt");
   }
-  // The compressed bytes are decoded into a buffer each thread reuses: only the names are kept.
-  thread_local std::string raw;
-  if (raw.size() < raw_size) raw.resize(raw_size);
-  if (LZ4_decompress_safe(reinterpret_cast<const char*>(compressed), raw.data(),
+  raw->resize(raw_size);
+  if (LZ4_decompress_safe(reinterpret_cast<const char*>(compressed), raw->data(),
                           static_cast<int>(end - off),
                           static_cast<int>(raw_size)) != static_cast<int>(raw_size)) {
-    return corrupt("does not decompress to its stated size");
+    return Corrupt(b, "does not decompress to its stated size");
   }
+  return absl::OkStatus();
+}
+
+absl::Status NameBlocks::ScanBlock(uint32_t b, absl::string_view raw, uint32_t records,
+                                   std::string* name,
+                                   absl::FunctionRef<bool(uint32_t list, uint32_t first)> f) const {
   const uint32_t names = std::min(per_block_, nnames_ - b * per_block_);
   Cursor c{reinterpret_cast<const uint8_t*>(raw.data()),
-           reinterpret_cast<const uint8_t*>(raw.data()) + raw_size};
-  out->names.reserve(std::min<size_t>(size_t{raw_size} * 3, size_t{1} << 20));
-  out->list.reserve(names);
-  uint32_t prev_off = 0, prev_size = 0;
+           reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
+  name->clear();
+  uint32_t first = 0;
   for (uint32_t i = 0; i < names; ++i) {
-    uint32_t shared, suffix;
-    if (!c.Varint(&shared) || !c.Varint(&suffix) || shared > prev_size ||
+    uint32_t shared, suffix, list;
+    if (!c.Varint(&shared) || !c.Varint(&suffix) || shared > name->size() ||
         static_cast<uint64_t>(c.end - c.p) < suffix) {
-      return corrupt(absl::StrFormat("name %d is truncated", i));
+      return Corrupt(b, absl::StrFormat("name %d is truncated", i));
     }
-    Decoded::Name n{static_cast<uint32_t>(out->names.size()), shared + suffix, 0, 0};
-    out->names.append(out->names, prev_off, shared);
-    out->names.append(reinterpret_cast<const char*>(c.p), suffix);
+    const absl::string_view tail(reinterpret_cast<const char*>(c.p), suffix);
+    // Strictly ascending (a lookup stops at the first name past the one it wants): past the
+    // shared bytes, the new name sorts after the previous one.
+    if (i > 0 && !(absl::string_view(*name).substr(shared) < tail)) {
+      return Corrupt(b, absl::StrFormat("name %d is out of order", i));
+    }
+    name->resize(shared);
+    name->append(tail.data(), tail.size());
     c.p += suffix;
-    // Strictly ascending: binary search depends on it.
-    if (i > 0 && !(absl::string_view(out->names).substr(prev_off, prev_size) <
-                   absl::string_view(out->names).substr(n.offset, n.size))) {
-      return corrupt(absl::StrFormat("name %d is out of order", i));
-    }
-    if (!c.Varint(&n.list) || uint64_t{n.list} + 1 >= list_begin_.size())
-      return corrupt(absl::StrFormat("name %d: no such entry list", i));
-    const uint32_t count = list_begin_[n.list + 1] - list_begin_[n.list];
-    if (count > records - out->records)
-      return corrupt(absl::StrFormat("name %d: entry count is wrong", i));
-    n.first = out->records;
-    out->records += count;
-    out->list.push_back(n);
-    prev_off = n.offset;
-    prev_size = n.size;
+    if (!c.Varint(&list) || uint64_t{list} + 1 >= list_begin_.size())
+      return Corrupt(b, absl::StrFormat("name %d: no such entry list", i));
+    const uint32_t count = list_begin_[list + 1] - list_begin_[list];
+    if (count > records - first)
+      return Corrupt(b, absl::StrFormat("name %d: entry count is wrong", i));
+    if (f(list, first)) return absl::OkStatus();
+    first += count;
   }
-  if (out->records != records || c.p != c.end) return corrupt("entries do not add up");
+  if (first != records || c.p != c.end) return Corrupt(b, "entries do not add up");
   return absl::OkStatus();
+}
+
+std::optional<std::pair<uint32_t, uint32_t>> NameBlocks::FindInBlock(const RawBlock& r,
+                                                                     absl::string_view want) const {
+  // Invariant: every name so far sorts before `want` and shares `common` bytes with it. A name
+  // that keeps more of the previous one than `common` differs from `want` where the previous did,
+  // the same way: it sorts before it too, and nothing need be compared. Raw() checked the block:
+  // the reads stay bounds-checked, the order is not checked again.
+  const uint32_t names = std::min(per_block_, nnames_ - r.index * per_block_);
+  Cursor c{reinterpret_cast<const uint8_t*>(r.bytes.data()),
+           reinterpret_cast<const uint8_t*>(r.bytes.data()) + r.bytes.size()};
+  size_t common = 0;
+  uint32_t first = 0;
+  for (uint32_t i = 0; i < names; ++i) {
+    uint32_t shared, suffix, list;
+    if (!c.Varint(&shared) || !c.Varint(&suffix) || static_cast<uint64_t>(c.end - c.p) < suffix)
+      return std::nullopt;
+    const absl::string_view tail(reinterpret_cast<const char*>(c.p), suffix);
+    c.p += suffix;
+    if (!c.Varint(&list) || uint64_t{list} + 1 >= list_begin_.size()) return std::nullopt;
+    if (i == 0 || shared <= common) {
+      if (shared > want.size()) return std::nullopt;
+      const absl::string_view rest = want.substr(shared);
+      const size_t n = std::min(tail.size(), rest.size());
+      const size_t same = static_cast<size_t>(
+          std::mismatch(tail.begin(), tail.begin() + n, rest.begin()).first - tail.begin());
+      if (same == tail.size() && same == rest.size()) return std::make_pair(list, first);
+      // `tail` sorts after `rest`: so does this name after `want`, and every later one.
+      if (same == rest.size() || (same < tail.size() && static_cast<uint8_t>(tail[same]) >
+                                                            static_cast<uint8_t>(rest[same]))) {
+        return std::nullopt;
+      }
+      common = shared + same;
+    }
+    first += list_begin_[list + 1] - list_begin_[list];
+  }
+  return std::nullopt;
+}
+
+absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
+  // The compressed bytes are decoded into a buffer each thread reuses: only the names are kept.
+  thread_local std::string raw, name;
+  uint32_t records = 0;
+  ABICHECK_RETURN_IF_ERROR(Decompress(b, &raw, &records));
+  out->names.reserve(std::min<size_t>(raw.size() * 3, size_t{1} << 20));
+  out->list.reserve(per_block_);
+  out->records = records;
+  return ScanBlock(b, raw, records, &name, [&](uint32_t list, uint32_t first) {
+    out->list.push_back({static_cast<uint32_t>(out->names.size()),
+                         static_cast<uint32_t>(name.size()), first, list});
+    out->names.append(name);
+    return false;
+  });
 }
 
 const NameBlocks::Decoded* NameBlocks::Block(uint32_t b) const {
@@ -465,6 +525,25 @@ const NameBlocks::Decoded* NameBlocks::Block(uint32_t b) const {
     }
   });
   return blocks_[b].get();
+}
+
+const NameBlocks::RawBlock* NameBlocks::Raw(uint32_t b) const {
+  absl::call_once(raw_once_[b], [&] {
+    auto r = std::make_unique<RawBlock>();
+    r->index = b;
+    thread_local std::string name;
+    absl::Status s = Decompress(b, &r->bytes, &r->records);
+    // Every name of the block is checked once, as DecodeBlock checks them: a lookup that stops
+    // at its name must not leave a malformed rest unreported.
+    if (s.ok())
+      s = ScanBlock(b, r->bytes, r->records, &name, [](uint32_t, uint32_t) { return false; });
+    if (s.ok()) {
+      raws_[b] = std::move(r);
+    } else {
+      Fail(std::move(s));
+    }
+  });
+  return raws_[b].get();
 }
 
 ExternalSymbols::Entry NameBlocks::MakeEntry(uint32_t handle, uint32_t attr) const {
@@ -489,18 +568,22 @@ bool NameBlocks::MayHold(const HashedName& h) const {
 
 void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
                               absl::FunctionRef<bool(const Entry&)> f) const {
-  if (nblocks_ == 0 || !MayHold(h)) return;
+  if (nblocks_ == 0) return;
   const absl::string_view name = h.name;
-  // A check asks every library of its scope for the same name in a row: remember the last answer.
+  // A check asks every library of its scope for the same name in a row: remember the last answer,
+  // the Bloom filter's "not here" included (most references go to libc and libstdc++).
   struct Last {
     uint64_t table = 0;  // serial_, not the address: a freed table's address can be reused
     std::string name;
-    const Decoded* block = nullptr;
-    uint32_t b = 0;
-    int64_t at = -1;
+    uint32_t b = 0, list = 0, first = 0;
+    int at = -1;  // 1: found (list, first), -1: not in the index
   };
   thread_local Last last;
   if (last.table != serial_ || last.name != name) {
+    last.table = serial_;
+    last.name.assign(name.data(), name.size());
+    last.at = -1;
+    if (!MayHold(h)) return;
     // The last block whose separator is <= name (block 0 has none).
     uint32_t lo = 1, hi = nblocks_;
     while (lo < hi) {
@@ -512,32 +595,22 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
       }
     }
     const uint32_t b = lo - 1;
-    const Decoded* d = Block(b);
-    int64_t at = -1;
-    if (d != nullptr) {
-      auto it = std::lower_bound(d->list.begin(), d->list.end(), name,
-                                 [&](const Decoded::Name& n, absl::string_view k) {
-                                   return absl::string_view(d->names).substr(n.offset, n.size) < k;
-                                 });
-      if (it != d->list.end() && absl::string_view(d->names).substr(it->offset, it->size) == name) {
-        at = it - d->list.begin();
+    // The block's bytes are searched as they are stored (front-coded), not expanded.
+    if (const RawBlock* r = Raw(b)) {
+      if (std::optional<std::pair<uint32_t, uint32_t>> found = FindInBlock(*r, name)) {
+        std::tie(last.list, last.first) = *found;
+        last.at = 1;
       }
     }
-    last.table = serial_;
-    last.name.assign(name.data(), name.size());
-    last.block = d;
     last.b = b;
-    last.at = at;
   }
   if (last.at < 0) return;
   // Locals from here on: `f` may look up another name, which replaces `last`.
-  const Decoded* block = last.block;
-  const Decoded::Name& n = block->list[last.at];
-  const uint32_t base = ReadBlockTableEntry(table_, last.b).first_record;
-  const auto records = Records(n);
+  const uint32_t base = ReadBlockTableEntry(table_, last.b).first_record + last.first;
+  const auto records = Records(last.list);
   for (uint32_t k = 0; k < records.size(); ++k) {
     const auto [lib, attr] = records[k];
-    if (lib == library && f(MakeEntry(base + n.first + k + 1, attr))) return;
+    if (lib == library && f(MakeEntry(base + k + 1, attr))) return;
   }
 }
 

@@ -8,7 +8,9 @@
 #define ABICHECK_LIB_INDEX_NAME_BLOCKS_H_
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/call_once.h"
@@ -94,15 +96,38 @@ class NameBlocks final : public ExternalSymbols {
     std::vector<Name> list;
     uint32_t records = 0;  // the block's records
   };
-  // The entries of a decoded name.
-  absl::Span<const std::pair<uint32_t, uint32_t>> Records(const Decoded::Name& n) const {
+  // A block's decompressed bytes, as stored (front-coded), and how many records it holds.
+  struct RawBlock {
+    std::string bytes;
+    uint32_t index = 0, records = 0;
+  };
+  // The entries of entry list `list`, and of a decoded name.
+  absl::Span<const std::pair<uint32_t, uint32_t>> Records(uint32_t list) const {
     return absl::MakeConstSpan(list_records_)
-        .subspan(list_begin_[n.list], list_begin_[n.list + 1] - list_begin_[n.list]);
+        .subspan(list_begin_[list], list_begin_[list + 1] - list_begin_[list]);
+  }
+  absl::Span<const std::pair<uint32_t, uint32_t>> Records(const Decoded::Name& n) const {
+    return Records(n.list);
   }
   NameBlocks() = default;
-  // Decompresses block `b` once; nullptr (and the error latched) when it is malformed.
+  // Decompresses block `b` once and expands its names (for readers of whole blocks); nullptr (and
+  // the error latched) when it is malformed.
   const Decoded* Block(uint32_t b) const;
   absl::Status DecodeBlock(uint32_t b, Decoded* out) const;
+  // Decompresses block `b` once and checks every name, without expanding them (for lookups, which
+  // scan it); nullptr (and the error latched) when it is malformed.
+  const RawBlock* Raw(uint32_t b) const;
+  // Verifies block `b`'s checksum and decompresses it into `raw`; `records`: how many it holds.
+  absl::Status Decompress(uint32_t b, std::string* raw, uint32_t* records) const;
+  // Walks the front-coded names of `raw` in order, each spelled out in `name`, checking each as it
+  // goes; `f(list, first)` is called per name (its entry list, its first record in the block) and
+  // stops the walk by returning true. An error names the block and the name.
+  absl::Status ScanBlock(uint32_t b, absl::string_view raw, uint32_t records, std::string* name,
+                         absl::FunctionRef<bool(uint32_t list, uint32_t first)> f) const;
+  absl::Status Corrupt(uint32_t b, absl::string_view what) const;
+  // The name `want` in a block Raw() checked: its entry list and its first record in the block.
+  std::optional<std::pair<uint32_t, uint32_t>> FindInBlock(const RawBlock& r,
+                                                           absl::string_view want) const;
   absl::string_view Separator(uint32_t b) const;
   bool MayHold(const HashedName& h) const;
   Entry MakeEntry(uint32_t handle, uint32_t attr) const;
@@ -128,6 +153,8 @@ class NameBlocks final : public ExternalSymbols {
   mutable uint32_t base_mask_ = 0;
   std::unique_ptr<absl::once_flag[]> once_;
   std::unique_ptr<std::unique_ptr<Decoded>[]> blocks_;
+  std::unique_ptr<absl::once_flag[]> raw_once_;
+  std::unique_ptr<std::unique_ptr<RawBlock>[]> raws_;
   mutable absl::Mutex mu_;
   mutable absl::Status status_ ABSL_GUARDED_BY(mu_);
 };

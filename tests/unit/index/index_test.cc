@@ -1,6 +1,10 @@
 // Index files: the same answers as the builds, what they hold, and every kind of damage refused.
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
@@ -53,6 +57,46 @@ TEST_F(IndexTest, SameAnswersAsTheDirectories) {
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_THAT(m->builds, ElementsAre(index_ + "#one", index_ + "#two"));
   EXPECT_THAT(m->cells[1].report.problems[0].exported_by, ElementsAre(index_ + "#one"));
+}
+
+// A lookup scans a block's front-coded names and skips those that keep more of the previous name
+// than it shares with the wanted one (NameBlocks::FindInBlock): every exported name is found, and
+// no near miss — a prefix, an extension, a neighbour by one byte — is, as with the library itself.
+TEST_F(IndexTest, FindsEveryNameAndNoNearMiss) {
+  std::vector<std::string> exported;
+  for (const char* stem : {"a", "ab", "abc", "abd", "abcd", "b", "ba", "bab", "_Z3foo", "_Z3fooi"})
+    exported.push_back(stem);
+  // Blocks of 16 names with long shared prefixes, as C++ names have.
+  for (int i = 0; i < 120; ++i) {
+    exported.push_back(absl::StrCat("_ZN5torch8autograd", std::string(i % 7, 'x'), i * 37 % 101,
+                                    i % 3 == 0 ? "Ev" : "ERKNS_6TensorE"));
+  }
+  std::sort(exported.begin(), exported.end());
+  exported.erase(std::unique(exported.begin(), exported.end()), exported.end());
+  const std::set<std::string> present(exported.begin(), exported.end());
+  std::set<std::string> absent;
+  for (const std::string& n : exported) {
+    std::string up = n, down = n;
+    ++up.back();
+    --down.back();
+    for (const std::string& m : {n.substr(0, n.size() - 1), n + "a", n + "\x01", up, down}) {
+      if (!m.empty() && !present.contains(m)) absent.insert(m);
+    }
+  }
+  std::vector<std::string> refs(exported);
+  refs.insert(refs.end(), absent.begin(), absent.end());
+  std::filesystem::create_directories(d_.path() + "/many");
+  d_.Write("many/libtorch.so", Lib("libtorch.so", exported));
+  const std::string index = d_.path() + "/many.abix";
+  ASSERT_TRUE(BuildIndex({d_.path() + "/many"}, {}, index).ok());
+  const std::string module = d_.Write("many_refs.so", Mod({"libtorch.so"}, refs));
+  for (const std::string& provider : {d_.path() + "/many/libtorch.so", index}) {
+    absl::StatusOr<Report> r = Check(module, WithProviders({provider}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::set<std::string> missing;
+    for (const Problem& p : r->problems) missing.insert(p.symbol);
+    EXPECT_EQ(missing, absent) << provider;
+  }
 }
 
 TEST_F(IndexTest, SaysWhatItHolds) {
