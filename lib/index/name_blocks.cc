@@ -363,11 +363,27 @@ absl::StatusOr<std::shared_ptr<NameBlocks>> NameBlocks::Open(
   t->sep_offsets_ = *sep_offsets;
   t->sep_bytes_ = *sep_bytes;
   t->markers_ = std::move(markers);
-  t->once_ = std::make_unique<absl::once_flag[]>(t->nblocks_);
-  t->blocks_ = std::make_unique<std::unique_ptr<Decoded>[]>(t->nblocks_);
-  t->raw_once_ = std::make_unique<absl::once_flag[]>(t->nblocks_);
-  t->raws_ = std::make_unique<std::unique_ptr<RawBlock>[]>(t->nblocks_);
+  t->groups_ = std::make_unique<std::atomic<BlockSlot*>[]>(
+      (uint64_t{t->nblocks_} + kSlotsPerGroup - 1) / kSlotsPerGroup);
   return t;
+}
+
+NameBlocks::~NameBlocks() {
+  for (uint64_t g = 0; groups_ && g * kSlotsPerGroup < nblocks_; ++g) delete[] groups_[g].load();
+}
+
+NameBlocks::BlockSlot& NameBlocks::Slot(uint32_t b) const {
+  std::atomic<BlockSlot*>& group = groups_[b / kSlotsPerGroup];
+  BlockSlot* slots = group.load(std::memory_order_acquire);
+  if (slots == nullptr) {
+    auto fresh = std::make_unique<BlockSlot[]>(kSlotsPerGroup);
+    // Another thread may have made this group meanwhile: then `slots` is its, and ours goes.
+    if (group.compare_exchange_strong(slots, fresh.get(), std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      slots = fresh.release();
+    }
+  }
+  return slots[b % kSlotsPerGroup];
 }
 
 void NameBlocks::Fail(absl::Status s) const {
@@ -515,20 +531,22 @@ absl::Status NameBlocks::DecodeBlock(uint32_t b, Decoded* out) const {
 }
 
 const NameBlocks::Decoded* NameBlocks::Block(uint32_t b) const {
-  absl::call_once(once_[b], [&] {
+  BlockSlot& slot = Slot(b);
+  absl::call_once(slot.decoded_once, [&] {
     auto d = std::make_unique<Decoded>();
     absl::Status s = DecodeBlock(b, d.get());
     if (s.ok()) {
-      blocks_[b] = std::move(d);
+      slot.decoded = std::move(d);
     } else {
       Fail(std::move(s));
     }
   });
-  return blocks_[b].get();
+  return slot.decoded.get();
 }
 
 const NameBlocks::RawBlock* NameBlocks::Raw(uint32_t b) const {
-  absl::call_once(raw_once_[b], [&] {
+  BlockSlot& slot = Slot(b);
+  absl::call_once(slot.raw_once, [&] {
     auto r = std::make_unique<RawBlock>();
     r->index = b;
     thread_local std::string name;
@@ -538,12 +556,12 @@ const NameBlocks::RawBlock* NameBlocks::Raw(uint32_t b) const {
     if (s.ok())
       s = ScanBlock(b, r->bytes, r->records, &name, [](uint32_t, uint32_t) { return false; });
     if (s.ok()) {
-      raws_[b] = std::move(r);
+      slot.raw = std::move(r);
     } else {
       Fail(std::move(s));
     }
   });
-  return raws_[b].get();
+  return slot.raw.get();
 }
 
 ExternalSymbols::Entry NameBlocks::MakeEntry(uint32_t handle, uint32_t attr) const {
