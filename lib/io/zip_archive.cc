@@ -282,7 +282,10 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     }
   } closer{this, std::move(h), zf};
 
-  std::vector<uint8_t> in(kChunk), out(kChunk);
+  // Each thread's two buffers, made once: zeroing 2 MiB for every member (a wheel's small ones are
+  // read twice, by Head and here) was more of a --fast check than its loader work.
+  thread_local std::unique_ptr<uint8_t[]> in_buf(new uint8_t[kChunk]), out_buf(new uint8_t[kChunk]);
+  const absl::Span<uint8_t> in(in_buf.get(), kChunk), out(out_buf.get(), kChunk);
   inflate_state state;
   isal_inflate_init(&state);
   state.crc_flag = plan.verify_crc ? ISAL_GZIP_NO_HDR : ISAL_DEFLATE;  // CRC-32 of the output
@@ -316,6 +319,14 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       }
     }
   };
+  // Without the CRC to check, inflate no further than the bytes still wanted: Head(m, 4) decodes 4
+  // bytes, not the member's first MiB (for most members of a wheel, all of it).
+  auto room = [&]() -> size_t {
+    uint64_t goal = wanted_end();
+    if (!dynamic_known) goal = std::max<uint64_t>(goal, std::min<uint64_t>(m.size, 65536));
+    return plan.verify_crc || goal <= produced ? kChunk
+                                               : std::min<uint64_t>(kChunk, goal - produced);
+  };
   bool tail_tried = false, tail_done = false;
   while (true) {
     // Nothing more to keep (with the CRC to check, on to the end).
@@ -333,7 +344,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       }
     }
     if (m.method == 0) {
-      const zip_int64_t got = Z().fread(zf, out.data(), out.size());
+      const zip_int64_t got = Z().fread(zf, out.data(), room());
       if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
       if (got == 0) break;
       if (static_cast<uint64_t>(got) > m.size - produced) {
@@ -351,14 +362,15 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       state.next_in = in.data();
       state.avail_in = static_cast<uint32_t>(got);
     }
+    const size_t avail = room();
     state.next_out = out.data();
-    state.avail_out = static_cast<uint32_t>(out.size());
+    state.avail_out = static_cast<uint32_t>(avail);
     const int rc = isal_inflate(&state);
     if (rc != ISAL_DECOMP_OK) {
       return absl::DataLossError(absl::StrFormat(
           "%s: invalid deflate data (ISA-L error %d) at output byte %d", where, rc, produced));
     }
-    const uint64_t n = out.size() - state.avail_out;
+    const uint64_t n = avail - state.avail_out;
     if (n > m.size - produced) {
       return absl::DataLossError(
           absl::StrFormat("%s: inflates past its declared size of %d bytes (a zip bomb, or a "
