@@ -230,12 +230,20 @@ const std::vector<std::string>& Loader::RunpathDirs(const Object& o) const {
 }
 
 std::string Loader::SubstituteDst(absl::string_view in, const Object& owner) const {
+  std::string storage;
+  const absl::string_view out = SubstituteDst(in, owner, &storage);
+  return out.data() == storage.data() ? std::move(storage) : std::string(out);
+}
+
+absl::string_view Loader::SubstituteDst(absl::string_view in, const Object& owner,
+                                        std::string* storage) const {
   // _dl_dst_substitute; an unknown $NAME is copied as written. $LIB is DL_DST_LIB, Debian's
-  // multiarch library directory.
-  if (in.find('$') == absl::string_view::npos) return std::string(in);
+  // multiarch library directory. Most names hold no '$': they are returned as they are.
+  if (in.find('$') == absl::string_view::npos) return in;
+  std::string& out = *storage;
+  out.clear();
   const std::string lib =
       Multiarch(machine_).empty() ? "lib" : absl::StrCat("lib/", Multiarch(machine_));
-  std::string out;
   for (size_t i = 0; i < in.size();) {
     if (in[i] != '$') {
       out += in[i++];
@@ -246,7 +254,10 @@ std::string Loader::SubstituteDst(absl::string_view in, const Object& owner) con
     if ((len = DstLength(rest, "ORIGIN")) != 0) {
       out += owner.origin;
     } else if ((len = DstLength(rest, "PLATFORM")) != 0) {
-      if (cpu_.platform.empty()) return "";  // a known token without a value: the path is void
+      if (cpu_.platform.empty()) {  // a known token without a value: the path is void
+        out.clear();
+        return out;
+      }
       out += cpu_.platform;
     } else if ((len = DstLength(rest, "LIB")) != 0) {
       out += lib;
@@ -279,14 +290,11 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
                                         FoundBy found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
   // open_path: not there, try the next directory. The answer cannot change during one check, and
-  // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...).
+  // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...):
+  // ParseCache::Found remembers a path that did not open as well as one that did.
   tried_a_path_ = true;
-  if (absent_.contains(path)) return nullptr;
   const ParsedObject* parsed = parses_->Found(path);
-  if (parsed == nullptr) {
-    absent_.insert(path);
-    return nullptr;
-  }
+  if (parsed == nullptr) return nullptr;
   if (parsed->file_id) {  // _dl_file_id_match_p: already loaded under another name
     if (auto it = by_file_.find({parsed->file_id->dev, parsed->file_id->ino});
         it != by_file_.end() && it->second != set_aside_) {
@@ -636,7 +644,8 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
     for (const Dependency& d : l->elf->dependencies()) {
       const bool filter = d.tag != elf::DT_NEEDED;
       // DSTs in the name (docs/loader-model.md C7); a name with '/' after that is a path.
-      const std::string name = SubstituteDst(d.name, *l);
+      std::string substituted;
+      const absl::string_view name = SubstituteDst(d.name, *l, &substituted);
       MapFailure failure;
       absl::StatusOr<Object*> dep = MapObject(name, l, preexisting, &failure);
       if (d.tag == elf::DT_AUXILIARY && (!dep.ok() || *dep == nullptr)) {
@@ -648,7 +657,7 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
         // An assertion (AbortedError) ends the process with its own text.
         if (absl::IsFailedPrecondition(dep.status()) || absl::IsAborted(dep.status())) {
           failure.requester = l;
-          failure.name = name;
+          failure.name = std::string(name);
           failure.kind = absl::IsAborted(dep.status()) ? ProblemKind::kLoaderAssertion
                                                        : ProblemKind::kNotLoadable;
           failure.message = std::string(dep.status().message());

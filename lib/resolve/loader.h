@@ -124,6 +124,9 @@ class Loader {
   // _dl_dst_substitute: $ORIGIN, $PLATFORM, $LIB (and their ${} forms) in one name or path
   // element, as `owner` sees them (docs/loader-model.md C7).
   std::string SubstituteDst(absl::string_view input, const Object& owner) const;
+  // The same without a copy: `input` itself when it names no DST, else the result in `storage`.
+  absl::string_view SubstituteDst(absl::string_view input, const Object& owner,
+                                  std::string* storage) const;
   const HostCpu& cpu() const { return cpu_; }
 
   // docs/loader-model.md C2a: `name` was loaded with the given libraries (one of their own
@@ -270,7 +273,6 @@ class Loader {
   std::optional<std::vector<const Object*>> process_base_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list
-  absl::flat_hash_set<std::string> absent_;      // paths that failed to open
   // Every name an object answers to (requested names, soname) -> the objects: FindLoaded runs
   // for every DT_NEEDED of every object.
   absl::flat_hash_map<std::string, std::vector<const Object*>> by_name_;
