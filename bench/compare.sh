@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=$(cd "${1:-$HOME/.cache/abicheck-corpus/debian}" && pwd)
 runs=${ABICHECK_BENCH_RUNS:-5}
-fast_runs=${ABICHECK_BENCH_FAST_RUNS:-40}
+fast_runs=${ABICHECK_BENCH_FAST_RUNS:-200}
 need=()
 for p in hyperfine python3-pyelftools abigail-tools liblief-dev binutils unzip time bc xz-utils; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
@@ -80,7 +80,7 @@ echo "Floors: the abicheck process itself (\`abicheck --version\`) $(python3 -c 
 echo
 echo "| target | abicheck | baseline | ratio | goal | |"
 echo "|---|---|---|---|---|---|"
-# A listing takes a few milliseconds now: its median, and nm's beside it, from 40 runs too.
+# A listing takes a few milliseconds now: its median, and nm's beside it, from $fast_runs runs too.
 t_sym=$(median_fast "$A symbols $big")
 t_nm=$(median_fast "nm -D $big")
 row "symbols with versions vs \`nm -D\` (1.18 GB libtorch_cuda.so)" "$t_sym" "$t_nm" 8
