@@ -553,8 +553,9 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
   return out;
 }
 
-// One change repeated across an API (int -> long in one parameter of 57 functions) is one cause
-// with a count and examples, not 57 unrelated findings.
+// One change repeated across an API (int -> long in one parameter of 57 functions; every CUDA
+// runtime symbol under libcudart.so.13 instead of .12) is one cause with a count and examples, not
+// 57 unrelated findings.
 void GroupRepeatedChanges(Report* report) {
   constexpr int kMinRepeats = 3;
   std::vector<std::pair<Difference, std::vector<Problem*>>> groups;
@@ -562,11 +563,19 @@ void GroupRepeatedChanges(Report* report) {
     if (p.kind != ProblemKind::kUndefinedSymbol || p.candidates.empty() || !p.cause.empty())
       continue;
     const Candidate& c = p.candidates.front();
-    if (c.relation != Relation::kSignatureChanged || c.differences.size() != 1) continue;
+    if ((c.relation != Relation::kSignatureChanged && c.relation != Relation::kVersionDiffers) ||
+        c.differences.size() != 1)
+      continue;
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&](const auto& g) { return g.first == c.differences.front(); });
     if (it == groups.end()) it = groups.insert(groups.end(), {c.differences.front(), {}});
     it->second.push_back(&p);
+  }
+  // A version named after a library that is missing (libcudart.so.12's symbols, versioned
+  // libcudart.so.12): the misses follow from that one.
+  absl::flat_hash_set<std::string> missing;
+  for (const Problem& p : report->problems) {
+    if (p.kind == ProblemKind::kMissingLibrary) missing.insert(p.library);
   }
   int n = 0;
   for (auto& [change, members] : groups) {
@@ -580,11 +589,17 @@ void GroupRepeatedChanges(Report* report) {
                              ? absl::StrCat(f.context.empty() ? "" : f.context + "::", f.base)
                              : members[i]->demangled);
     }
-    cause.summary = absl::StrCat("one change, ", DifferenceText(change), ", in ", members.size(),
-                                 " functions (e.g. ", absl::StrJoin(examples, ", "),
-                                 members.size() > 3 ? ", ..." : "",
-                                 "): the module was built against a build that declared them "
-                                 "otherwise");
+    const bool version = change.kind == Difference::Kind::kVersion;
+    cause.summary = absl::StrCat(
+        "one change, ", DifferenceText(change), ", in ", members.size(),
+        version ? " symbols" : " functions", " (e.g. ", absl::StrJoin(examples, ", "),
+        members.size() > 3 ? ", ..." : "", "): ",
+        !version ? "the module was built against a build that declared them otherwise"
+        : missing.contains(change.from)
+            ? absl::StrCat("they come with ", change.from, ", which is not here (above); ",
+                           "the libraries here define them under ", change.to)
+            : absl::StrCat("the module was built against a library that defined them under ",
+                           change.from));
     cause.problems = static_cast<int>(members.size());
     for (Problem* p : members) p->cause = cause.id;
     report->causes.push_back(std::move(cause));
