@@ -9,33 +9,11 @@
 #   bench/compare.sh [CORPUS_DIR]        (installs the comparison tools from Debian if missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-corpus=$(cd "${1:-$HOME/.cache/abicheck-corpus/debian}" && pwd)
 runs=${ABICHECK_BENCH_RUNS:-5}
 fast_runs=${ABICHECK_BENCH_FAST_RUNS:-200}
-need=()
-for p in hyperfine python3-pyelftools abigail-tools liblief-dev binutils unzip time bc xz-utils; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}" > /dev/null
-fi
-"$root/scripts/setup-deps.sh"
-cmake -S "$root" -B "$root/build-bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DABICHECK_BUILD_TESTS=OFF \
-  -DABICHECK_BUILD_BENCH=ON > /dev/null
-cmake --build "$root/build-bench" > /dev/null
-A=$root/build-bench/tools/abicheck/abicheck
-B=$root/build-bench/bench
-[ -d "$corpus/sid/libtorch-cuda-2.6" ] || "$root/bench/fetch-corpus.sh" "$corpus" > /dev/null
-[ -f "$corpus/wheels/torch-2.6.0+cuda-sid.whl" ] || "$root/bench/make-wheels.sh" "$corpus" "$corpus/wheels" > /dev/null
-
-lib=$corpus/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu
-big=$lib/libtorch_cuda.so.2.6.0
-tv=$corpus/trixie/python3-torchvision/usr/lib/python3/dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so
-whl=$corpus/wheels/torch-2.6.0+cuda-sid.whl
-tvwhl=$corpus/wheels/torchvision-0.21.0-trixie.whl
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/setup.sh
+. "$root/bench/setup.sh"
+bench_setup "${1:-$HOME/.cache/abicheck-corpus/debian}" hyperfine python3-pyelftools abigail-tools liblief-dev binutils unzip time bc xz-utils
 # One copy of each library of the build (symlinks resolved away), for the nm baseline.
 libs=$(find "$lib" -maxdepth 1 -type f -name '*.so*' | sort | tr '\n' ' ')
 
@@ -157,7 +135,6 @@ fast, full, b = map(float, sys.argv[1:])
 print(f"| reading the 870 MB CUDA wheel (check torchvision.whl against it, `--fast`: loader tables only) vs ISA-L inflating its largest member alone | {fast*1000:.0f} ms | {b*1000:.0f} ms | {b/fast:.2f}x faster | >= 3x faster | {'met' if b/fast >= 3 else 'NOT met'} |")
 print(f"| the same with every member's CRC-32 checked (the default since issue 17: every member inflated) | {full*1000:.0f} ms | {b*1000:.0f} ms | {b/full:.2f}x | | |")
 PY
-t_infl=$(median "$B/inflate_members $whl")
 t_unzipnm=$(median_sh "for m in \$(unzip -Z1 $whl | grep '\\.so'); do unzip -p $whl \$m > $work/m.so; nm -D $work/m.so > /dev/null; done")
 row "the same wheel (CRCs checked) vs \`unzip -p \\| nm -D\` of its members (kept from issue 5)" "$t_whl" "$t_unzipnm" 3
 pk=$(peak "$A" check "$tvwhl" --against "$whl" -q)

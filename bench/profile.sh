@@ -7,29 +7,9 @@
 #   bench/profile.sh [CORPUS_DIR] > bench/PROFILE.md   (installs valgrind and strace if missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-corpus=$(cd "${1:-$HOME/.cache/abicheck-corpus/debian}" && pwd)
-need=()
-for p in valgrind strace time binutils; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}" > /dev/null
-fi
-"$root/scripts/setup-deps.sh"
-cmake -S "$root" -B "$root/build-bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DABICHECK_BUILD_TESTS=OFF \
-  -DABICHECK_BUILD_BENCH=ON > /dev/null
-cmake --build "$root/build-bench" > /dev/null
-A=$root/build-bench/tools/abicheck/abicheck
-[ -d "$corpus/sid/libtorch-cuda-2.6" ] || "$root/bench/fetch-corpus.sh" "$corpus" > /dev/null
-[ -f "$corpus/wheels/torch-2.6.0+cuda-sid.whl" ] || "$root/bench/make-wheels.sh" "$corpus" "$corpus/wheels" > /dev/null
-lib=$corpus/sid/libtorch-cuda-2.6/usr/lib/x86_64-linux-gnu
-big=$lib/libtorch_cuda.so.2.6.0
-tv=$corpus/trixie/python3-torchvision/usr/lib/python3/dist-packages/torchvision/_C.cpython-313-x86_64-linux-gnu.so
-whl=$corpus/wheels/torch-2.6.0+cuda-sid.whl
-tvwhl=$corpus/wheels/torchvision-0.21.0-trixie.whl
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=bench/setup.sh
+. "$root/bench/setup.sh"
+bench_setup "${1:-$HOME/.cache/abicheck-corpus/debian}" valgrind strace time binutils
 "$A" index "$whl" -o "$work/cuda.abix" -q
 
 # callgrind_annotate's lines as list items: the count, its share, the function without its

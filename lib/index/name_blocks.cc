@@ -91,6 +91,16 @@ struct Cursor {
     }
     return false;
   }
+  // A front-coded name of a block: how many bytes it keeps of the previous name, then its own
+  // (`tail`, within the block's bytes). False when the bytes run out.
+  bool Name(uint32_t* shared, absl::string_view* tail) {
+    uint32_t suffix;
+    if (!Varint(shared) || !Varint(&suffix) || static_cast<uint64_t>(end - p) < suffix)
+      return false;
+    *tail = absl::string_view(reinterpret_cast<const char*>(p), suffix);
+    p += suffix;
+    return true;
+  }
 };
 
 }  // namespace
@@ -411,6 +421,10 @@ absl::string_view NameBlocks::Separator(uint32_t b) const {
   return {reinterpret_cast<const char*>(sep_bytes_.data().data()) + from, to - from};
 }
 
+uint32_t NameBlocks::NamesIn(uint32_t b) const {
+  return std::min(per_block_, nnames_ - b * per_block_);
+}
+
 absl::Status NameBlocks::Corrupt(uint32_t b, absl::string_view what) const {
   return absl::DataLossError(absl::StrFormat("%s: index name block %d: %s", file_, b, what));
 }
@@ -445,18 +459,16 @@ absl::Status NameBlocks::Decompress(uint32_t b, std::string* raw, uint32_t* reco
 absl::Status NameBlocks::ScanBlock(uint32_t b, absl::string_view raw, uint32_t records,
                                    std::string* name,
                                    absl::FunctionRef<bool(uint32_t list, uint32_t first)> f) const {
-  const uint32_t names = std::min(per_block_, nnames_ - b * per_block_);
   Cursor c{reinterpret_cast<const uint8_t*>(raw.data()),
            reinterpret_cast<const uint8_t*>(raw.data()) + raw.size()};
   name->clear();
   uint32_t first = 0;
-  for (uint32_t i = 0; i < names; ++i) {
-    uint32_t shared, suffix, list;
-    if (!c.Varint(&shared) || !c.Varint(&suffix) || shared > name->size() ||
-        static_cast<uint64_t>(c.end - c.p) < suffix) {
+  for (uint32_t i = 0, names = NamesIn(b); i < names; ++i) {
+    uint32_t shared, list;
+    absl::string_view tail;
+    if (!c.Name(&shared, &tail) || shared > name->size()) {
       return Corrupt(b, absl::StrFormat("name %d is truncated", i));
     }
-    const absl::string_view tail(reinterpret_cast<const char*>(c.p), suffix);
     // Strictly ascending (a lookup stops at the first name past the one it wants): past the
     // shared bytes, the new name sorts after the previous one.
     if (i > 0 && !(absl::string_view(*name).substr(shared) < tail)) {
@@ -464,7 +476,6 @@ absl::Status NameBlocks::ScanBlock(uint32_t b, absl::string_view raw, uint32_t r
     }
     name->resize(shared);
     name->append(tail.data(), tail.size());
-    c.p += suffix;
     if (!c.Varint(&list) || uint64_t{list} + 1 >= list_begin_.size())
       return Corrupt(b, absl::StrFormat("name %d: no such entry list", i));
     const uint32_t count = list_begin_[list + 1] - list_begin_[list];
@@ -477,23 +488,20 @@ absl::Status NameBlocks::ScanBlock(uint32_t b, absl::string_view raw, uint32_t r
   return absl::OkStatus();
 }
 
-std::optional<std::pair<uint32_t, uint32_t>> NameBlocks::FindInBlock(const RawBlock& r,
+std::optional<std::pair<uint32_t, uint32_t>> NameBlocks::FindInBlock(uint32_t b, const RawBlock& r,
                                                                      absl::string_view want) const {
   // Invariant: every name so far sorts before `want` and shares `common` bytes with it. A name
   // that keeps more of the previous one than `common` differs from `want` where the previous did,
   // the same way: it sorts before it too, and nothing need be compared. Raw() checked the block:
   // the reads stay bounds-checked, the order is not checked again.
-  const uint32_t names = std::min(per_block_, nnames_ - r.index * per_block_);
   Cursor c{reinterpret_cast<const uint8_t*>(r.bytes.data()),
            reinterpret_cast<const uint8_t*>(r.bytes.data()) + r.bytes.size()};
   size_t common = 0;
   uint32_t first = 0;
-  for (uint32_t i = 0; i < names; ++i) {
-    uint32_t shared, suffix, list;
-    if (!c.Varint(&shared) || !c.Varint(&suffix) || static_cast<uint64_t>(c.end - c.p) < suffix)
-      return std::nullopt;
-    const absl::string_view tail(reinterpret_cast<const char*>(c.p), suffix);
-    c.p += suffix;
+  for (uint32_t i = 0, names = NamesIn(b); i < names; ++i) {
+    uint32_t shared, list;
+    absl::string_view tail;
+    if (!c.Name(&shared, &tail)) return std::nullopt;
     if (!c.Varint(&list) || uint64_t{list} + 1 >= list_begin_.size()) return std::nullopt;
     if (i == 0 || shared <= common) {
       if (shared > want.size()) return std::nullopt;
@@ -548,7 +556,6 @@ const NameBlocks::RawBlock* NameBlocks::Raw(uint32_t b) const {
   BlockSlot& slot = Slot(b);
   absl::call_once(slot.raw_once, [&] {
     auto r = std::make_unique<RawBlock>();
-    r->index = b;
     thread_local std::string name;
     absl::Status s = Decompress(b, &r->bytes, &r->records);
     // Every name of the block is checked once, as DecodeBlock checks them: a lookup that stops
@@ -593,8 +600,8 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
   struct Last {
     uint64_t table = 0;  // serial_, not the address: a freed table's address can be reused
     std::string name;
-    uint32_t b = 0, list = 0, first = 0;
-    int at = -1;  // 1: found (list, first), -1: not in the index
+    uint32_t list = 0, base = 0;  // its entry list; the handle of its first entry, less one
+    int at = -1;                  // 1: found, -1: not in the index
   };
   thread_local Last last;
   if (last.table != serial_ || last.name != name) {
@@ -615,16 +622,16 @@ void NameBlocks::ForEachNamed(uint32_t library, const HashedName& h,
     const uint32_t b = lo - 1;
     // The block's bytes are searched as they are stored (front-coded), not expanded.
     if (const RawBlock* r = Raw(b)) {
-      if (std::optional<std::pair<uint32_t, uint32_t>> found = FindInBlock(*r, name)) {
-        std::tie(last.list, last.first) = *found;
+      if (std::optional<std::pair<uint32_t, uint32_t>> found = FindInBlock(b, *r, name)) {
+        last.list = found->first;
+        last.base = ReadBlockTableEntry(table_, b).first_record + found->second;
         last.at = 1;
       }
     }
-    last.b = b;
   }
   if (last.at < 0) return;
   // Locals from here on: `f` may look up another name, which replaces `last`.
-  const uint32_t base = ReadBlockTableEntry(table_, last.b).first_record + last.first;
+  const uint32_t base = last.base;
   const auto records = Records(last.list);
   for (uint32_t k = 0; k < records.size(); ++k) {
     const auto [lib, attr] = records[k];

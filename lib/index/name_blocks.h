@@ -101,7 +101,7 @@ class NameBlocks final : public ExternalSymbols {
   // A block's decompressed bytes, as stored (front-coded), and how many records it holds.
   struct RawBlock {
     std::string bytes;
-    uint32_t index = 0, records = 0;
+    uint32_t records = 0;
   };
   // The entries of entry list `list`, and of a decoded name.
   absl::Span<const std::pair<uint32_t, uint32_t>> Records(uint32_t list) const {
@@ -129,9 +129,11 @@ class NameBlocks final : public ExternalSymbols {
   absl::Status ScanBlock(uint32_t b, absl::string_view raw, uint32_t records, std::string* name,
                          absl::FunctionRef<bool(uint32_t list, uint32_t first)> f) const;
   absl::Status Corrupt(uint32_t b, absl::string_view what) const;
-  // The name `want` in a block Raw() checked: its entry list and its first record in the block.
-  std::optional<std::pair<uint32_t, uint32_t>> FindInBlock(const RawBlock& r,
+  // The name `want` in block `b`, which Raw() checked: its entry list and its first record in the
+  // block.
+  std::optional<std::pair<uint32_t, uint32_t>> FindInBlock(uint32_t b, const RawBlock& r,
                                                            absl::string_view want) const;
+  uint32_t NamesIn(uint32_t b) const;  // how many names block `b` holds
   absl::string_view Separator(uint32_t b) const;
   bool MayHold(const HashedName& h) const;
   Entry MakeEntry(uint32_t handle, uint32_t attr) const;

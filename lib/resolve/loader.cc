@@ -229,12 +229,6 @@ const std::vector<std::string>& Loader::RunpathDirs(const Object& o) const {
   return *m.runpath_dirs;
 }
 
-std::string Loader::SubstituteDst(absl::string_view in, const Object& owner) const {
-  std::string storage;
-  const absl::string_view out = SubstituteDst(in, owner, &storage);
-  return out.data() == storage.data() ? std::move(storage) : std::string(out);
-}
-
 absl::string_view Loader::SubstituteDst(absl::string_view in, const Object& owner,
                                         std::string* storage) const {
   // _dl_dst_substitute; an unknown $NAME is copied as written. $LIB is DL_DST_LIB, Debian's
@@ -280,8 +274,9 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
       dirs.emplace_back();
       continue;
     }
-    std::string e = SubstituteDst(d, owner);
-    if (!e.empty()) dirs.push_back(std::move(e));
+    std::string storage;
+    const absl::string_view e = SubstituteDst(d, owner, &storage);
+    if (!e.empty()) dirs.emplace_back(e);
   }
   return dirs;
 }

@@ -123,8 +123,7 @@ class Loader {
                                  bool* asserts = nullptr) const;
   // _dl_dst_substitute: $ORIGIN, $PLATFORM, $LIB (and their ${} forms) in one name or path
   // element, as `owner` sees them (docs/loader-model.md C7).
-  std::string SubstituteDst(absl::string_view input, const Object& owner) const;
-  // The same without a copy: `input` itself when it names no DST, else the result in `storage`.
+  // `input` itself when it names no DST (no copy), else the result, kept in `storage`.
   absl::string_view SubstituteDst(absl::string_view input, const Object& owner,
                                   std::string* storage) const;
   const HostCpu& cpu() const { return cpu_; }
