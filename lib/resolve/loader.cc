@@ -199,8 +199,8 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
         by_file_.emplace(std::make_pair(obj->file_id->dev, obj->file_id->ino), obj.get());
     if (!added && it->second == set_aside_) it->second = obj.get();
   }
+  if (obj->preexisting && obj->found_by == FoundBy::kProvider) ++providers_changed_;
   objects_.push_back(std::move(obj));
-  ++objects_changed_;
   return objects_.back().get();
 }
 
@@ -376,6 +376,33 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
   return TryPath(JoinDir(dir, name), name, found_by, requester, preexisting, skipped);
 }
 
+const Loader::MissedSearch* Loader::Missed(absl::string_view name, const Object& requester) {
+  // The directories a search of `name` by `requester` tries, in MapObject's order, as the key of
+  // an earlier search that found nothing. The files do not change during a check, so the same
+  // directories miss again the same way: a build's libraries ask for the same missing sonames
+  // (libcudart.so.12, ...) from many objects, each trying the same dozen paths.
+  std::string& key = search_key_;
+  key.assign(name.data(), name.size());
+  auto add = [&](char kind, const std::vector<std::string>& dirs) {
+    for (const std::string& d : dirs) {
+      key.push_back('\0');
+      key.push_back(kind);
+      key.append(d);
+    }
+  };
+  if (!requester.elf->has_runpath()) {
+    for (const Object* l = &requester; l != nullptr; l = l->loader) {
+      if (!l->elf->rpath().empty() && !l->elf->has_runpath()) add('R', RpathDirs(*l));
+    }
+  } else {
+    add('U', RunpathDirs(requester));
+  }
+  key.push_back('\0');
+  key.push_back((requester.elf->flags_1() & elf::DF_1_NODEFLIB) != 0 ? 'N' : 'D');
+  auto it = missed_searches_.find(key);
+  return it == missed_searches_.end() ? nullptr : &it->second;
+}
+
 const Object* Loader::SameStemProvider(absl::string_view name) const {
   // "libc10.so.2.6" -> "libc10.so": a provider whose soname (or file name) starts with it.
   const std::string stem = SonameStem(name);
@@ -490,8 +517,8 @@ void Loader::Rollback(const Mark& m) {
           by_file_.erase(it);
       }
     }
+    if (o->preexisting && o->found_by == FoundBy::kProvider) ++providers_changed_;
     objects_.pop_back();
-    ++objects_changed_;
   }
   assumed_used_.resize(m.assumed_used);
   if (!m.process_base) process_base_.reset();
@@ -544,6 +571,9 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   if (name.find('/') != absl::string_view::npos) {
     ABICHECK_ASSIGN_OR_RETURN(
         found, TryPath(std::string(name), name, FoundBy::kPath, requester, preexisting, &skipped));
+  } else if (const MissedSearch* missed = Missed(name, *requester)) {
+    skipped = missed->skipped;
+    tried_a_path_ = missed->tried_a_path;
   } else {
     // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
     if (!requester->elf->has_runpath()) {
@@ -578,14 +608,15 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
         ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kSystem));
       if (found != nullptr && found->found_by == FoundBy::kSystem) found->host = true;
     }
+    if (found == nullptr) missed_searches_[search_key_] = MissedSearch{skipped, tried_a_path_};
   }
   if (found != nullptr) return found;
   if (options_.same_stem_stand_ins) {
     // Asked again for each object that needs the same missing library: the answer stands until
-    // another object is loaded.
-    if (same_stem_loaded_ != std::make_pair(objects_changed_, set_aside_)) {
+    // a provider is loaded or taken off, or another object is set aside.
+    if (same_stem_loaded_ != std::make_pair(providers_changed_, set_aside_)) {
       same_stem_memo_.clear();
-      same_stem_loaded_ = {objects_changed_, set_aside_};
+      same_stem_loaded_ = {providers_changed_, set_aside_};
     }
     auto memo = same_stem_memo_.find(name);
     if (memo == same_stem_memo_.end())

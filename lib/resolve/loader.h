@@ -247,6 +247,14 @@ class Loader {
                                  Object* requester, bool preexisting, Skipped* skipped);
   absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name, FoundBy found_by,
                                   Object* requester, bool preexisting, Skipped* skipped);
+  // A search that found nothing: what it skipped, and whether it tried a path.
+  struct MissedSearch {
+    Skipped skipped;
+    bool tried_a_path = false;
+  };
+  // The earlier search of `name` along the same directories as `requester`'s that found nothing;
+  // nullptr when there was none. Leaves the search's key in search_key_.
+  const MissedSearch* Missed(absl::string_view name, const Object& requester);
   std::vector<std::string> ExpandPath(absl::string_view list, const Object& owner) const;
   // The object's RPATH / RUNPATH directories, expanded once per object.
   const std::vector<std::string>& RpathDirs(const Object& o) const;
@@ -265,10 +273,14 @@ class Loader {
   bool big_endian_ = false;
   std::shared_ptr<const LdCache> cache_;  // never null
   absl::flat_hash_map<std::string, std::optional<std::string>> cache_lookups_;
+  std::string search_key_;  // Missed()'s key of the current search
+  absl::flat_hash_map<std::string, MissedSearch> missed_searches_;
   absl::flat_hash_map<std::string, const Object*> same_stem_memo_;  // SameStemProvider's answers
-  uint64_t objects_changed_ = 0;  // counts every object added to or taken off objects_
-  std::pair<uint64_t, const Object*> same_stem_loaded_;  // the memo's objects_changed_, set_aside_
-  std::string cwd_;                                      // for $ORIGIN of relative paths
+  // Counts every provider (SameStemProvider's candidates) added to or taken off objects_.
+  uint64_t providers_changed_ = 0;
+  std::pair<uint64_t, const Object*>
+      same_stem_loaded_;  // the memo's providers_changed_, set_aside_
+  std::string cwd_;       // for $ORIGIN of relative paths
   std::optional<std::vector<const Object*>> process_base_;
   std::vector<std::string> system_dirs_;
   std::deque<std::unique_ptr<Object>> objects_;  // load order: the _ns_loaded list

@@ -48,6 +48,7 @@ class ElfBuilder {
   uint16_t type = 3;  // ET_DYN
   std::string soname;
   std::vector<std::string> needed;
+  std::string runpath;              // DT_RUNPATH, when not empty
   std::vector<SymSpec> syms;        // index 0 (the null symbol) is added
   std::vector<VerdefSpec> verdefs;  // include the BASE entry yourself
   std::vector<VerneedSpec> verneeds;
@@ -80,6 +81,7 @@ class ElfBuilder {
     std::vector<uint64_t> needed_off;
     for (const std::string& n : needed) needed_off.push_back(add_str(n));
     uint64_t soname_off = soname.empty() ? 0 : add_str(soname);
+    uint64_t runpath_off = runpath.empty() ? 0 : add_str(runpath);
     std::vector<uint64_t> sym_off;
     for (const SymSpec& s : syms) sym_off.push_back(add_str(s.name));
     std::vector<uint64_t> vd_off, vn_file_off;
@@ -195,6 +197,7 @@ class ElfBuilder {
     std::vector<std::pair<std::string, std::pair<int64_t, uint64_t>>> dyn;
     for (uint64_t off : needed_off) dyn.push_back({"DT_NEEDED", {1, off}});
     if (!soname.empty()) dyn.push_back({"DT_SONAME", {14, soname_off}});
+    if (!runpath.empty()) dyn.push_back({"DT_RUNPATH", {29, runpath_off}});
     dyn.push_back({"DT_STRTAB", {5, L.dynstr}});
     dyn.push_back({"DT_STRSZ", {10, strtab.size()}});
     dyn.push_back({"DT_SYMTAB", {6, L.dynsym}});

@@ -72,6 +72,52 @@ TEST(CheckSearchTest, EmptyLibraryPathElementIsTheCurrentDirectory) {
   EXPECT_TRUE(r->loads) << RenderText(*r, false);
 }
 
+// A search that found nothing is remembered with the directories it tried (a build's libraries
+// ask for the same missing soname many times), never as the answer for another object's search
+// path: libb finds libx in its RUNPATH after liba did not find it in its own, and libc_again,
+// searched between them along liba's directories, misses it as liba did.
+TEST(CheckSearchTest, AMissedSearchIsNotTheAnswerAlongOtherDirectories) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/empty");
+  std::filesystem::create_directories(d.path() + "/x");
+  ElfBuilder x;
+  x.soname = "libx.so";
+  x.syms = {{"x_function"}};
+  d.Write("x/libx.so", x.Build());
+  ElfBuilder a;
+  a.soname = "liba.so";
+  a.needed = {"libx.so"};
+  a.runpath = d.path() + "/empty";
+  d.Write("liba.so", a.Build());
+  ElfBuilder b = a;
+  b.soname = "libb.so";
+  b.runpath = d.path() + "/x";
+  d.Write("libb.so", b.Build());
+  ElfBuilder c = a;  // the same directories as liba: the same miss
+  c.soname = "libc_again.so";
+  d.Write("libc_again.so", c.Build());
+  ElfBuilder m;
+  m.needed = {"liba.so", "libc_again.so", "libb.so"};
+  m.syms = {{"x_function", false}};
+  m.relocs = {1};
+  CheckOptions o = NoHost({});
+  o.library_path = {d.path()};
+  absl::StatusOr<Report> r = Check(d.Write("mod.so", m.Build()), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads);
+  std::vector<std::string> missing;
+  for (const Problem& p : r->problems) {
+    if (p.kind == ProblemKind::kMissingLibrary) missing.push_back(p.object + " " + p.message);
+  }
+  EXPECT_THAT(missing, ::testing::ElementsAre(
+                           HasSubstr("liba.so libx.so: cannot open shared object file: No such"),
+                           HasSubstr("libc_again.so libx.so: cannot open shared object file")))
+      << RenderText(*r, false);
+  bool loaded = false;
+  for (const LoadedLibrary& l : r->libraries) loaded |= l.path == d.path() + "/x/libx.so";
+  EXPECT_TRUE(loaded) << RenderText(*r, false);
+}
+
 TEST(CheckInputTest, MissingModule) {
   TempDir d;
   absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));
