@@ -125,11 +125,16 @@ absl::StatusOr<FileId> StatFileId(const std::string& path) {
   return FileId{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
 }
 
-absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
+absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path, Absent absent) {
   // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; what is not a regular
   // file is refused below, before any read.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return ErrnoStatus(path, errno);
+  if (fd < 0) {
+    const int err = errno;
+    if (absent == Absent::kQuiet && (err == ENOENT || err == ENOTDIR))
+      return absl::NotFoundError("");
+    return ErrnoStatus(path, err);
+  }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;

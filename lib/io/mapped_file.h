@@ -23,8 +23,12 @@ class MappedFile {
  public:
   // Maps `path` read-only. Errors: kNotFound (no such file), kFailedPrecondition (a directory or
   // not a regular file), kPermissionDenied, kUnavailable (other I/O). An empty file maps to an
-  // empty span.
-  static absl::StatusOr<MappedFile> Open(const std::string& path);
+  // empty span. With kQuiet, a path that does not exist is a kNotFound without a message: a
+  // search that tries directory after directory (ParseCache::Found) never shows it, and strerror's
+  // message lookup is most of a failed try's cost.
+  enum class Absent { kDescribe, kQuiet };
+  static absl::StatusOr<MappedFile> Open(const std::string& path,
+                                         Absent absent = Absent::kDescribe);
 
   MappedFile() = default;
   MappedFile(MappedFile&& other) noexcept;

@@ -41,7 +41,7 @@ const ParsedObject& ParseCache::Given(const InputFile& input) {
 const ParsedObject* ParseCache::Found(const std::string& path) {
   auto [it, fresh] = found_.try_emplace(path);
   if (fresh) {
-    absl::StatusOr<MappedFile> file = MappedFile::Open(path);
+    absl::StatusOr<MappedFile> file = MappedFile::Open(path, MappedFile::Absent::kQuiet);
     if (file.ok()) {
       auto p = std::make_unique<ParsedObject>();
       p->file_id = file->id();
