@@ -86,9 +86,12 @@ std::string AssumedLoadedAdvice(const std::vector<std::string>& names) {
       break;
     }
   }
-  if (wheels.empty()) return "give its directory with -L, or the library itself";
-  return absl::StrCat("install or give ", absl::StrJoin(wheels, ", "),
-                      ", or its directory with -L");
+  const bool one = names.size() == 1;
+  if (wheels.empty())
+    return one ? "give its directory with -L, or the library itself"
+               : "give their directories with -L, or the libraries themselves";
+  return absl::StrCat("install or give ", absl::StrJoin(wheels, ", "), ", or ",
+                      one ? "its directory" : "their directories", " with -L");
 }
 
 std::string Plural(absl::string_view label) {
@@ -140,12 +143,15 @@ void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
                           c.summary);
   }
   if (!r.assumed_loaded.empty()) {
-    absl::StrAppendFormat(
-        out,
-        "  %s %s: the given libraries load it, but it is not among the files; %d unresolved "
-        "references may be defined there and were not checked (%s)\n",
-        st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "), r.unverified_references,
-        AssumedLoadedAdvice(r.assumed_loaded));
+    const bool one = r.assumed_loaded.size() == 1;
+    const bool one_ref = r.unverified_references == 1;
+    absl::StrAppendFormat(out,
+                          "  %s %s: the given libraries load %s, but %s not among the files; %d "
+                          "unresolved %s may be defined there and %s not checked (%s)\n",
+                          st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "),
+                          one ? "it" : "them", one ? "it is" : "they are", r.unverified_references,
+                          one_ref ? "reference" : "references", one_ref ? "was" : "were",
+                          AssumedLoadedAdvice(r.assumed_loaded));
   }
   if (r.interpreter_symbols > 0) {
     absl::StrAppendFormat(
