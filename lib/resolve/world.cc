@@ -400,13 +400,14 @@ class MissingDependencies {
                                       Basename(m.by[1]->path), m.count > 2 ? ", ..." : ""),
           ")"));
     }
+    const bool one = list_.size() == 1;
     report->warnings.push_back(
-        {module_path,
-         absl::StrCat(list_.size(), list_.size() == 1 ? " dependency" : " dependencies",
-                      " of the given libraries not found here, so not checked (they were loaded "
-                      "with them): ",
-                      absl::StrJoin(items, ", "),
-                      ". Give them too (or --sysroot) to check symbols they define.")});
+        {module_path, absl::StrCat(list_.size(), one ? " dependency" : " dependencies",
+                                   " of the given libraries not found here, so not checked (",
+                                   one ? "it was" : "they were",
+                                   " loaded with them): ", absl::StrJoin(items, ", "), ". Give ",
+                                   one ? "it" : "them", " too (or --sysroot) to check symbols ",
+                                   one ? "it defines." : "they define.")});
   }
 
  private:

@@ -118,6 +118,31 @@ TEST(CheckSearchTest, AMissedSearchIsNotTheAnswerAlongOtherDirectories) {
   EXPECT_TRUE(loaded) << RenderText(*r, false);
 }
 
+// The given libraries' own missing dependencies are one warning, worded by their number.
+TEST(CheckSearchTest, MissingDependenciesOfTheGivenLibrariesAreOneWarning) {
+  TempDir d;
+  std::string mod = d.Write("mod.so", SmallLibrary("", {"libp.so"}, {}, {"p_function"}));
+  std::string one = d.Write("libp.so", SmallLibrary("libp.so", {"liba.so"}, {"p_function"}, {}));
+  std::string two =
+      d.Write("libq.so", SmallLibrary("libp.so", {"liba.so", "libb.so"}, {"p_function"}, {}));
+  std::vector<std::string> texts;
+  for (const std::string& provider : {one, two}) {
+    absl::StatusOr<Report> r = Check(mod, NoHost({provider}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->loads);
+    ASSERT_EQ(r->warnings.size(), 1u) << RenderText(*r, false);
+    texts.push_back(r->warnings[0].message);
+  }
+  EXPECT_EQ(texts[0],
+            "1 dependency of the given libraries not found here, so not checked (it was loaded "
+            "with them): liba.so (needed by libp.so). Give it too (or --sysroot) to check symbols "
+            "it defines.");
+  EXPECT_EQ(texts[1],
+            "2 dependencies of the given libraries not found here, so not checked (they were "
+            "loaded with them): liba.so (needed by libq.so), libb.so (needed by libq.so). Give "
+            "them too (or --sysroot) to check symbols they define.");
+}
+
 TEST(CheckInputTest, MissingModule) {
   TempDir d;
   absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));
