@@ -492,6 +492,16 @@ absl::Status FindTorch(const std::string& site, PythonEnvironment* envp) {
 
 }  // namespace
 
+absl::StatusOr<std::optional<std::string>> InstalledTorchDirectory(const std::string& path) {
+  if (!IsDir(path)) return std::nullopt;
+  absl::StatusOr<Layout> layout = FindLayout(path);
+  if (absl::IsNotFound(layout.status())) return std::nullopt;  // no site-packages: not one
+  if (!layout.ok()) return layout.status();
+  std::string torch = layout->site_packages + "/torch";
+  if (!IsDir(torch + "/lib")) return std::nullopt;
+  return torch;
+}
+
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
                                                         const InputLimits& limits) {
   absl::StatusOr<Layout> layout = FindLayout(path);

@@ -55,6 +55,13 @@ struct PythonEnvironment {
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
                                                         const InputLimits& limits);
 
+// When `path` is a directory that is a Python environment (a virtualenv, a prefix with
+// lib/pythonX.Y/site-packages, a site-packages directory) with torch installed: its
+// site-packages/torch, the build `import torch` loads there. nullopt for any other path (a torch
+// directory, a build's library folder, a file); an error when it is an environment that cannot
+// be read as one (pyvenv.cfg naming another Python than its site-packages, ...).
+absl::StatusOr<std::optional<std::string>> InstalledTorchDirectory(const std::string& path);
+
 // A small text file (METADATA, RECORD, __init__.py: at most 16 MiB), read whole; nullopt when
 // absent, not a regular file, unreadable or over the cap.
 std::optional<std::string> ReadSmallTextFile(const std::string& path);

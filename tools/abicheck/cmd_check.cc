@@ -31,8 +31,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
          "With --against, every argument is a module input: .so files, directories or wheels")
       ->required();
   app.add_option("--against", against,
-                 "a torch build (wheel, installed torch/lib directory, or file) to check against; "
-                 "repeat for a "
+                 "a torch build (wheel, installed torch/lib directory, index, or file) to check "
+                 "against, or a Python environment (its installed torch); repeat for a "
                  "compatibility matrix, one column per build");
   app.add_option("-p,--provider", extra_providers,
                  "with --against: a library loaded in every column");

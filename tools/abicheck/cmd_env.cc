@@ -29,8 +29,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                  "directory, or a Python executable in one (default: $VIRTUAL_ENV)");
   app.add_option("--against", against,
                  "check with this torch build instead of the installed one (a torch wheel, a "
-                 "torch directory or an index); repeat to compare builds and get a "
-                 "recommendation");
+                 "torch directory, an index, or another environment's installed torch); repeat "
+                 "to compare builds and get a recommendation");
   app.add_option("-L,--library-path", library_path,
                  "a directory searched like LD_LIBRARY_PATH (':' separates several), e.g. one "
                  "holding the driver's libcuda.so.1");

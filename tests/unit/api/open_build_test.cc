@@ -64,6 +64,36 @@ TEST_F(OpenBuildTest, MatrixExpandsEachBuildOnceAndReadsAnIndexOnce) {
   EXPECT_FALSE(m->cells[8].report.loads);
 }
 
+// A Python environment given as a build is the torch installed there, as `abicheck env` reads
+// it (site-packages/torch), not every shared object of every package in it: another package's
+// vendored library is not loaded by import torch. The column keeps the name given.
+TEST_F(OpenBuildTest, AVirtualenvIsTheTorchInstalledThere) {
+  const std::string venv = d_.path() + "/venv", site = venv + "/lib/python3.12/site-packages";
+  for (const std::string& dir :
+       {site + "/torch/lib", site + "/torch-2.0.0.dist-info", site + "/other.libs"})
+    std::filesystem::create_directories(dir);
+  d_.Write("venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.12.1\n");
+  d_.Write("venv/lib/python3.12/site-packages/torch-2.0.0.dist-info/METADATA",
+           "Metadata-Version: 2.1\nName: torch\nVersion: 2.0.0\n");
+  d_.Write("venv/lib/python3.12/site-packages/torch/lib/libt.so", Elf("libt.so", {}, {"t_fn"}, {}));
+  d_.Write("venv/lib/python3.12/site-packages/other.libs/libvendored.so",
+           Elf("libvendored.so", {}, {"t_old"}, {}));
+  for (const std::string& given : {venv, site}) {
+    absl::StatusOr<Build> b = OpenBuild(given);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(b->name(), given);
+    EXPECT_EQ(b->library_count(), 1u) << given;
+    absl::StatusOr<Report> r = Check(d_.path() + "/mods/b.so", *b, options_);  // needs t_old
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->loads) << given;
+  }
+  // Without torch it is a directory like any other.
+  std::filesystem::remove_all(site + "/torch");
+  absl::StatusOr<Build> plain = OpenBuild(venv);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->library_count(), 1u);  // other.libs/libvendored.so
+}
+
 TEST_F(OpenBuildTest, MergingAnIndexReadsItOnce) {
   ReadTrace& t = GlobalReadTrace();
   const uint64_t index_reads = t.index_reads;
