@@ -20,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class PypiTest : public ::testing::Test {
  protected:
@@ -132,6 +133,31 @@ std::vector<std::string> Problems(const Report& r) {
                                p.first ? "first" : ""));
   }
   return out;
+}
+
+// The issue's own case on a build machine: no NVIDIA driver, no stub of it given. libcuda.so.1 is
+// then assumed loaded with torch (C2a), and defines no C++ name (C2b): sgl-kernel's
+// c10_cuda_check_implementation(int, ...) still fails against torch 2.10. A virtualenv given as
+// the build is the torch installed there, not every shared object of every package in it:
+// against 2.15 (CUDA 13), _mscclpp's libcudart.so.12 is missing — torchvision.libs' vendored
+// copy is not loaded by import torch.
+TEST_F(PypiTest, SglKernelBreaksOn2100WithoutTheDriver) {
+  absl::StatusOr<Matrix> m =
+      CheckMatrix({Wheel("sgl_kernel-0.3.21-")}, {Venv("2.10.0"), Venv("2.15.0")}, CheckOptions{});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->builds.size(), 2u);
+  const Report& on2100 = m->cells[Row(*m, "sgl_kernel/sm90/common_ops.abi3.so") * 2].report;
+  ASSERT_FALSE(on2100.loads) << RenderText(on2100, false);
+  EXPECT_THAT(Problems(on2100),
+              Contains(HasSubstr("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib")));
+  const Report& mscclpp =
+      m->cells[Row(*m, "_mscclpp.cpython-310-x86_64-linux-gnu.so") * 2 + 1].report;
+  ASSERT_FALSE(mscclpp.loads) << RenderText(mscclpp, false);
+  EXPECT_EQ(mscclpp.problems.front().library, "libcudart.so.12");
+  for (const MatrixCell& c : m->cells) {
+    for (const LoadedLibrary& l : c.report.libraries)
+      EXPECT_THAT(l.path, Not(HasSubstr(".libs/"))) << c.module << " x " << c.build;
+  }
 }
 
 TEST_F(PypiTest, WheelsAndAnIndexOfThemGiveTheSameAnswers) {

@@ -143,6 +143,34 @@ TEST(CheckSearchTest, MissingDependenciesOfTheGivenLibrariesAreOneWarning) {
             "them too (or --sysroot) to check symbols they define.");
 }
 
+// A library the providers load but that is not among the files (C2a) may define what no file
+// does — except that the NVIDIA driver, libcuda.so.1, defines no C++ name (C2b): a C++ reference
+// no file defines fails on the GPU machine, with or without the driver here; a C one is left
+// unverified. Any other such library may define either.
+TEST(AssumedLibraryTest, TheCudaDriverDefinesNoCxxName) {
+  for (const std::string driver : {"libcuda.so.1", "libfoo.so.1"}) {
+    TempDir d;
+    const std::string mod =
+        d.Write("mod.so", SmallLibrary("", {"libp.so", driver}, {},
+                                       {"p_function", "_ZN3c104cuda5checkEi", "cuInit"}));
+    const std::string prov =
+        d.Write("libp.so", SmallLibrary("libp.so", {driver}, {"p_function"}, {}));
+    absl::StatusOr<Report> r = Check(mod, NoHost({prov}));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_THAT(r->assumed_loaded, ::testing::ElementsAre(driver));
+    if (driver == "libcuda.so.1") {
+      EXPECT_FALSE(r->loads);
+      ASSERT_EQ(r->problems.size(), 1u) << RenderText(*r, false);
+      EXPECT_EQ(r->problems[0].kind, ProblemKind::kUndefinedSymbol);
+      EXPECT_EQ(r->problems[0].symbol, "_ZN3c104cuda5checkEi");
+      EXPECT_EQ(r->unverified_references, 1);  // cuInit
+    } else {
+      EXPECT_TRUE(r->loads) << RenderText(*r, false);
+      EXPECT_EQ(r->unverified_references, 2);
+    }
+  }
+}
+
 TEST(CheckInputTest, MissingModule) {
   TempDir d;
   absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));
