@@ -758,6 +758,29 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
   }
 }
 
+// Complete- and base-object constructors (C1, C2) and destructors (D1, D2) demangle alike: of the
+// candidates that read the same in the same library, the one mangled most like the wanted name
+// stays (its own variant: a C1 reference binds to a C1 definition only), the others go.
+void DropSameReading(Problem& p) {
+  auto shared = [&](const Candidate& c) {
+    const auto [w, s] =
+        std::mismatch(p.symbol.begin(), p.symbol.end(), c.symbol.begin(), c.symbol.end());
+    return w - p.symbol.begin();
+  };
+  std::vector<Candidate> kept;
+  for (Candidate& c : p.candidates) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const Candidate& k) {
+      return k.demangled == c.demangled && k.library == c.library;
+    });
+    if (same == kept.end()) {
+      kept.push_back(std::move(c));
+    } else if (shared(c) > shared(*same)) {
+      *same = std::move(c);
+    }
+  }
+  p.candidates = std::move(kept);
+}
+
 // The same qualified name always wins over another one (at::_ops::narrow::call with SymInt
 // parameters, not at::_ops::diagonal_copy::call with the same ones); then closest first. A
 // candidate of another scope, or with more differences than the best, is noise.
@@ -773,6 +796,7 @@ void RankSignatureCandidates(const FunctionParts& wanted, Problem& p) {
           p.candidates.back().differences.size() > p.candidates.front().differences.size())) {
     p.candidates.pop_back();
   }
+  DropSameReading(p);
   if (!p.candidates.empty()) {
     const Candidate& c = p.candidates.front();
     p.hint = c.relation == Relation::kSignatureChanged

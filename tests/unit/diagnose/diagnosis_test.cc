@@ -41,6 +41,30 @@ TEST(DiagnosisRankingTest, SameQualifiedNameWins) {
 }
 
 // Issue 15: the text shows three problems of a cause and how many more; `all` lists every one.
+// sgl-kernel against torch 2.10: c10::MessageLogger's constructor gained a bool. Its complete-
+// and base-object variants (C1, C2) read the same: one candidate, the variant the module
+// references (a C1 reference binds to a C1 definition), not two identical lines.
+TEST(DiagnosisRankingTest, ConstructorVariantsAreOneCandidate) {
+  TempDir d;
+  for (const bool c2_first : {true, false}) {
+    std::vector<std::string> defs = {"_ZN3c1013MessageLoggerC1EPKciib",
+                                     "_ZN3c1013MessageLoggerC2EPKciib"};
+    if (c2_first) std::swap(defs[0], defs[1]);
+    const std::string lib = d.Write("libc10.so", Lib("libc10.so", defs));
+    const std::string mod =
+        d.Write("mod.so", Mod({"libc10.so"}, {"_ZN3c1013MessageLoggerC1EPKcii"}));
+    CheckOptions o = NoHostOptions();
+    o.providers = {lib};
+    absl::StatusOr<Report> r = Check(mod, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->problems.size(), 1u);
+    ASSERT_EQ(r->problems[0].candidates.size(), 1u) << RenderText(*r, false);
+    EXPECT_EQ(r->problems[0].candidates[0].symbol, "_ZN3c1013MessageLoggerC1EPKciib") << c2_first;
+    EXPECT_EQ(r->problems[0].candidates[0].demangled,
+              "c10::MessageLogger::MessageLogger(char const*, int, int, bool)");
+  }
+}
+
 TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
   TempDir d;
   std::vector<std::string> defs, refs;
