@@ -391,8 +391,30 @@ class EnvironmentCheck {
       ABICHECK_ASSIGN_OR_RETURN(
           (*reports)[i][b], diagnosis.Check(objects[i], providers, build.preload, python(), opts_,
                                             ModuleAlreadyLoaded::kLoads, &parses_));
+      NameOwnLibraries(objects, loaded, &(*reports)[i][b]);
     }
     return absl::OkStatus();
+  }
+
+  // A missing library the package ships itself, but that did not load (torchaudio's
+  // _torchaudio.so needs libtorchaudio.so): not "no file named ...", but which file it is and
+  // that the package's import fails there first.
+  void NameOwnLibraries(const std::vector<InputFile>& objects, const std::vector<bool>& loaded,
+                        Report* r) {
+    for (Problem& p : r->problems) {
+      if (p.kind != ProblemKind::kMissingLibrary) continue;
+      for (size_t j = 0; j < objects.size(); ++j) {
+        if (loaded[j] || objects[j].name == r->module) continue;
+        const ParsedObject& o = parses_.Given(objects[j]);
+        const absl::string_view soname = o.elf ? o.elf->soname() : "";
+        if (p.library != soname && p.library != Basename(objects[j].name)) continue;
+        p.hint = absl::StrCat(p.library, " is this package's own ",
+                              objects[j].name.substr(env_.site_packages.size() + 1),
+                              ", which does not load itself (its report says why): the "
+                              "package's import fails there first");
+        break;
+      }
+    }
   }
 
   const std::string path_;

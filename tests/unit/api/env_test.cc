@@ -157,6 +157,34 @@ TEST(EnvTest, EverySharedObjectOfEveryPackageGetsAVerdict) {
   EXPECT_THAT(RenderEnvironmentJson(*r), HasSubstr("\"torch==2.9.1\""));
 }
 
+// torchaudio on a torch it was not built for: its libtorchaudio.so does not load, so its module
+// _torchaudio.so, which needs it, meets no libtorchaudio.so. The report says which file that is
+// and that the package fails there first, not "no file named libtorchaudio.so".
+TEST(EnvTest, AMissingLibraryThePackageShipsIsNamed) {
+  Venv v;
+  ElfBuilder lib;
+  lib.soname = "libaudio.so";
+  lib.needed = {"libc10.so"};
+  lib.syms = {{"c10_gone", false}};
+  lib.relocs = {1};
+  v.Dist("audio", "1.0", "",
+         {{"audio/lib/libaudio.so", lib.Build()},
+          {"audio/lib/_audio.so", Mod({"libaudio.so", "libc10.so"}, {"c10_kept"})}});
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const EnvironmentPackage* audio = Package(*r, "audio");
+  ASSERT_NE(audio, nullptr);
+  ASSERT_EQ(audio->modules.size(), 2u);
+  const Report& module = r->matrix.cells[audio->modules[0]].report;  // audio/lib/_audio.so
+  ASSERT_FALSE(module.loads);
+  ASSERT_EQ(module.problems.size(), 1u) << RenderText(module, false);
+  EXPECT_EQ(module.problems[0].kind, ProblemKind::kMissingLibrary);
+  EXPECT_EQ(module.problems[0].hint,
+            "libaudio.so is this package's own audio/lib/libaudio.so, which does not load itself "
+            "(its report says why): the package's import fails there first");
+  EXPECT_FALSE(r->matrix.cells[audio->modules[1]].report.loads);
+}
+
 TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   Venv v;
   TempDir other;
