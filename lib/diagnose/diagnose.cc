@@ -21,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "lib/elf/elf_constants.h"
+#include "lib/resolve/world.h"
 #include "lib/symbols/source_names.h"
 #include "lib/util/paths.h"
 
@@ -844,6 +845,11 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       p.hint = missing_versions.contains(p.version)
                    ? absl::StrCat("it comes with version ", p.version,
                                   ", which the loaded library does not define (above)")
+               : IsTorchShimName(p.symbol)
+                   // torch/csrc/stable/c/shim_function_versions.txt: the stable C shim gains
+                   // functions release by release (removals wait years of deprecation).
+                   ? "a function of torch's stable C shim that this torch does not have: the "
+                     "module was built against a newer torch; use that torch or a newer one"
                    : "no library in the load exports this name, under any version";
     }
   }

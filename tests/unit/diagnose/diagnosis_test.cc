@@ -65,6 +65,25 @@ TEST(DiagnosisRankingTest, ConstructorVariantsAreOneCandidate) {
   }
 }
 
+// torchao built against a newer torch: a function of the stable C shim that this torch lacks is
+// said to be one (the shim gains functions release by release), not "no library exports it".
+TEST(DiagnosisHintTest, AMissingShimFunctionMeansANewerTorch) {
+  TempDir d;
+  const std::string lib = d.Write("libtorch.so", Lib("libtorch.so", {"aoti_torch_old_fn"}));
+  const std::string mod = d.Write(
+      "mod.so", Mod({"libtorch.so"}, {"aoti_torch_old_fn", "torch_dtype_float8_e8m0fnu", "gone"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 2u) << RenderText(*r, false);
+  EXPECT_EQ(r->problems[0].symbol, "torch_dtype_float8_e8m0fnu");
+  EXPECT_EQ(r->problems[0].hint,
+            "a function of torch's stable C shim that this torch does not have: the module was "
+            "built against a newer torch; use that torch or a newer one");
+  EXPECT_EQ(r->problems[1].hint, "no library in the load exports this name, under any version");
+}
+
 TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
   TempDir d;
   std::vector<std::string> defs, refs;
