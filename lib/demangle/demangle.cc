@@ -12,6 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "llvm/Demangle/Demangle.h"
+// libiberty.h, which demangle.h includes, declares basename() unless told string.h does.
+#define HAVE_DECL_BASENAME 1
+#include "libiberty/demangle.h"
 
 namespace abicheck {
 namespace {
@@ -365,6 +368,39 @@ bool StripLocalReturnTypes(std::string* s) {
 }  // namespace
 
 std::string Demangle(absl::string_view name) { return std::string(DemangleView(name)); }
+
+absl::string_view DemangleLikeNm(absl::string_view name, bool nul_terminated) {
+  // libiberty keeps its parse on the stack, about 72 bytes per byte of the name (arrays of
+  // 2n components and n substitutions): a hostile 200 KB name would overflow a thread's stack.
+  // The longest name of the corpora is 1,995 bytes (libtorch_cuda.so); past 16 KB (1.2 MB of
+  // stack) LLVM's demangler, which allocates on the heap, writes the name instead.
+  constexpr size_t kLongestOnTheStack = size_t{16} << 10;
+  if (name.size() > kLongestOnTheStack) return DemangleView(name, nul_terminated);
+  thread_local std::string input, out;
+  const char* c_name = name.data();
+  if (!nul_terminated) {
+    input.assign(name.data(), name.size());
+    c_name = input.c_str();
+  }
+  constexpr int kOptions = DMGL_PARAMS | DMGL_ANSI;  // binutils nm's demangle_flags
+  out.clear();
+  // cplus_demangle tries legacy Rust before the C++ ABI; a legacy Rust name ends its path with
+  // "17h" and a 16-digit hash, so a _Z name without "17h" is C++ alone: its text is written
+  // straight into `out` (cplus_demangle_v3_callback) instead of into a malloc'd copy.
+  if (name.size() > 2 && name[0] == '_' && name[1] == 'Z' &&
+      name.find("17h") == absl::string_view::npos) {
+    auto append = [](const char* s, size_t n, void* o) {
+      static_cast<std::string*>(o)->append(s, n);
+    };
+    return cplus_demangle_v3_callback(c_name, kOptions, append, &out) != 0 ? absl::string_view(out)
+                                                                           : name;
+  }
+  char* d = cplus_demangle(c_name, kOptions);
+  if (d == nullptr) return name;
+  out.assign(d);
+  std::free(d);
+  return out;
+}
 
 absl::string_view DemangleView(absl::string_view name, bool nul_terminated) {
   if (name.size() <= 2 || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) return name;

@@ -196,7 +196,7 @@ void AppendRow(const Row& r, bool demangle, int width, std::string* text) {
   if (!demangle) return AppendLine(r, r.sym.name, r.sym.name, width, text);
   // A listed table is an ELF file's (WriteSymbolListing takes no index's): its names were read
   // up to their NUL in .dynstr (ByteReader::CString), which follows them in place.
-  const absl::string_view name = DemangleView(r.sym.name, /*nul_terminated=*/true);
+  const absl::string_view name = DemangleLikeNm(r.sym.name, /*nul_terminated=*/true);
   // The C++ demangler writes the mangled name's identifiers and its own punctuation, so the
   // text has a control byte only where the mangled name has one. Rust's decodes Punycode, which
   // can make one: its text is checked itself.
@@ -263,7 +263,7 @@ void WriteJson(const std::vector<Row>& rows, size_t threads, const SymbolListOpt
     constexpr size_t kRowsPerChunk = 512;
     ParallelFor((rows.size() + kRowsPerChunk - 1) / kRowsPerChunk, threads, [&](size_t c) {
       for (size_t i = c * kRowsPerChunk; i < std::min(rows.size(), (c + 1) * kRowsPerChunk); ++i)
-        demangled[i] = Demangle(rows[i].sym.name);
+        demangled[i] = std::string(DemangleLikeNm(rows[i].sym.name));
     });
   }
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
@@ -308,7 +308,7 @@ absl::StatusOr<std::vector<SymbolRow>> SymbolRows(const std::string& path, const
     const size_t chunks = (out.size() + kRowsPerChunk - 1) / kRowsPerChunk;
     ParallelFor(chunks, ThreadsFor(out.size() / 2048 + 1), [&](size_t c) {
       for (size_t i = c * kRowsPerChunk; i < std::min(out.size(), (c + 1) * kRowsPerChunk); ++i)
-        out[i].demangled = Demangle(out[i].name);
+        out[i].demangled = std::string(DemangleLikeNm(out[i].name));
     });
   }
   return out;

@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       int seen = 0;
       t->ForEachNamed(abicheck::HashedName(s.name), [&](uint32_t) { return ++seen > 1000; });
       if (s.name.size() < 256) (void)abicheck::Demangle(s.name);
+      if (s.name.size() < 4096) (void)abicheck::DemangleLikeNm(s.name);
     }
   }
   return 0;

@@ -54,6 +54,38 @@ TEST(DemangleTest, MatchesBinutils) {
   for (const auto& [mangled, text] : cases) EXPECT_EQ(Demangle(mangled), text) << mangled;
 }
 
+// `symbols -C`'s demangler is binutils' own: the spellings DemangleView rewrites LLVM's text
+// into come from it as they are, and so do the ones no rewriting covered (a function's address as
+// a template argument, in CUDA kernels' names). Rust and C names as nm writes them. A name too
+// long for libiberty's stack-held parse is not demangled there (no crash).
+TEST(DemangleLikeNmTest, BinutilsText) {
+  EXPECT_EQ(DemangleLikeNm("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib"),
+            "c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)");
+  EXPECT_EQ(DemangleLikeNm("_ZlsIfERSoS0_RKSt7complexIT_E"),
+            "std::ostream& operator<< <float>(std::ostream&, std::complex<float> const&)");
+  // From libtorch_cuda.so: LLVM 14 writes &(at::native::heaviside_kernel_cuda(at::TensorIt...)).
+  EXPECT_EQ(DemangleLikeNm("_ZN2at6native15gpu_kernel_implINS0_13AUnaryFunctorIN3c104HalfES4_S4_"
+                           "18__nv_hdl_wrapper_tILb0ELb1ELb0E11__nv_dl_tagIPFvRNS_"
+                           "18TensorIteratorBaseEEXadL_ZNS0_21heaviside_kernel_cudaES8_EELj8EEFS4_"
+                           "S4_S4_EJEEEEEEvS8_RKT_"),
+            "void at::native::gpu_kernel_impl<at::native::AUnaryFunctor<c10::Half, c10::Half, "
+            "c10::Half, __nv_hdl_wrapper_t<false, true, false, __nv_dl_tag<void "
+            "(*)(at::TensorIteratorBase&), &at::native::heaviside_kernel_cuda, 8u>, c10::Half "
+            "(c10::Half, c10::Half)> > >(at::TensorIteratorBase&, at::native::AUnaryFunctor<"
+            "c10::Half, c10::Half, c10::Half, __nv_hdl_wrapper_t<false, true, false, __nv_dl_tag<"
+            "void (*)(at::TensorIteratorBase&), &at::native::heaviside_kernel_cuda, 8u>, c10::Half "
+            "(c10::Half, c10::Half)> > const&)");
+  EXPECT_EQ(DemangleLikeNm("_ZZ1fvE1x"), "f()::x");
+  EXPECT_EQ(DemangleLikeNm("_RNvCs1234_7mycrate3foo"), "mycrate::foo");
+  EXPECT_EQ(DemangleLikeNm("_ZN4core3fmt5write17h0123456789abcdefE"), "core::fmt::write");
+  EXPECT_EQ(DemangleLikeNm("cuInit"), "cuInit");
+  EXPECT_EQ(DemangleLikeNm("_Znot_mangled"), "_Znot_mangled");
+  std::string huge = "_ZN";
+  for (int i = 0; i < 100000; ++i) huge += "1a";
+  huge += "E";
+  EXPECT_FALSE(DemangleLikeNm(huge).empty());
+}
+
 TEST(DemangleTest, Rust) { EXPECT_EQ(Demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo"); }
 
 }  // namespace
