@@ -221,5 +221,9 @@ fi
 echo
 echo "Peak memory: check against the CUDA build dir $(peak "$A" "$tv" "$lib" -q) MB; against the CUDA wheel $(peak "$A" check "$tvwhl" --against "$whl" -q) MB (goal < 100 MB for a check, < 512 MB for wheels)."
 echo
+echo "The demanglers on libtorch_cuda.so's names (bench/demangle_compare: one thread, best of five):"
+"$A" symbols "$big" | awk '{print $NF}' | sed 's/@.*//' > "$work/names"
+echo "    $("$B/demangle_compare" "$work/names")"
+echo
 echo "Micro benchmarks (bench/micro_bench):"
 "$B/micro_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>/dev/null | grep -E 'median|^BM' | sed 's/^/    /'
