@@ -31,7 +31,7 @@ for line in sys.stdin:
 PY
 
 # The phases of a check, by the function that does each (their instructions include their callees').
-phases=':(abicheck::cli::RunCheck|abicheck::ExpandInput|abicheck::ReadIndex|abicheck::PrepareWorld|abicheck::Loader::MapDeps|abicheck::LoadModule|abicheck::CheckInWorld|abicheck::DiagnoseProblems|abicheck::NameBlocks::ForEachNamed|abicheck::Loader::Lookup|abicheck::WriteSymbolListing|abicheck::DemangleView|abicheck::ZipArchive::Inflate|abicheck::DecodeDeflateTail|CLI::App::add_option)\('
+phases=':(abicheck::cli::RunCheck|abicheck::ExpandInput|abicheck::ReadIndex|abicheck::PrepareWorld|abicheck::Loader::MapDeps|abicheck::LoadModule|abicheck::CheckInWorld|abicheck::DiagnoseProblems|abicheck::NameBlocks::ForEachNamed|abicheck::Loader::Lookup|abicheck::WriteSymbolListing|abicheck::DemangleView|abicheck::DemangleLikeNm|cplus_demangle_v3_callback|abicheck::ZipArchive::Inflate|abicheck::DecodeDeflateTail|CLI::App::add_option)\('
 
 profile() (  # title, command... (a subshell: `head` closes the pipes it reads early)
   set +o pipefail
