@@ -77,15 +77,17 @@ int main(int argc, char** argv) {
       ++alike;
     } else if (show > 0) {
       --show;
-      std::printf("%s\n  LLVM:      %s\n  libiberty: %s\n", n.c_str(), ours.c_str(), theirs.c_str());
+      std::printf("%s\n  LLVM:      %s\n  libiberty: %s\n", n.c_str(), ours.c_str(),
+                  theirs.c_str());
     }
   }
   const double llvm = BestNsPerName(
       names, [](const std::string& n) { return abicheck::DemangleView(n, true).size(); });
   const double iberty = BestNsPerName(names, Libiberty);
   const double callback = BestNsPerName(names, LibibertyCallback);
-  std::printf("%zu names: LLVM + rewriting %.0f ns/name, libiberty cplus_demangle %.0f ns/name "
-              "(%.2fx), its callback form %.0f ns/name (%.2fx); %zu written alike\n",
-              names.size(), llvm, iberty, iberty / llvm, callback, callback / llvm, alike);
+  std::printf(
+      "%zu names: LLVM + rewriting %.0f ns/name, libiberty cplus_demangle %.0f ns/name "
+      "(%.2fx), its callback form %.0f ns/name (%.2fx); %zu written alike\n",
+      names.size(), llvm, iberty, iberty / llvm, callback, callback / llvm, alike);
   return 0;
 }

@@ -198,10 +198,12 @@ void AppendRow(const Row& r, bool demangle, int width, std::string* text) {
   // up to their NUL in .dynstr (ByteReader::CString), which follows them in place.
   const absl::string_view name = DemangleLikeNm(r.sym.name, /*nul_terminated=*/true);
   // The C++ demangler writes the mangled name's identifiers and its own punctuation, so the
-  // text has a control byte only where the mangled name has one. Rust's decodes Punycode, which
-  // can make one: its text is checked itself.
-  const bool cxx =
-      r.sym.name.size() > 2 && r.sym.name[1] == 'Z' && name.data() != r.sym.name.data();
+  // text has a control byte only where the mangled name has one. Rust's decodes escapes and
+  // Punycode, which can make one: its text is checked itself (a _Z name with "17h" may be legacy
+  // Rust, DemangleLikeNm's test too).
+  const bool cxx = r.sym.name.size() > 2 && r.sym.name[1] == 'Z' &&
+                   r.sym.name.find("17h") == absl::string_view::npos &&
+                   name.data() != r.sym.name.data();
   AppendLine(r, name, cxx ? r.sym.name : name, width, text);
 }
 
