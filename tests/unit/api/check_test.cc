@@ -80,10 +80,7 @@ TEST(CheckSearchTest, AMissedSearchIsNotTheAnswerAlongOtherDirectories) {
   TempDir d;
   std::filesystem::create_directories(d.path() + "/empty");
   std::filesystem::create_directories(d.path() + "/x");
-  ElfBuilder x;
-  x.soname = "libx.so";
-  x.syms = {{"x_function"}};
-  d.Write("x/libx.so", x.Build());
+  d.Write("x/libx.so", SmallLibrary("libx.so", {}, {"x_function"}, {}));
   ElfBuilder a;
   a.soname = "liba.so";
   a.needed = {"libx.so"};
