@@ -607,6 +607,54 @@ void GroupRepeatedChanges(Report* report) {
   }
 }
 
+// The undefined symbols whose version the referring object needs from a library that is missing
+// (torchcodec's av_* @ LIBAVUTIL_60, from libavutil.so.60): by (object path, version), that file.
+using MissingVersionFiles = absl::flat_hash_map<std::pair<std::string, std::string>, std::string>;
+MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Report& report) {
+  MissingVersionFiles out;
+  for (const Problem& m : report.problems) {
+    if (m.kind != ProblemKind::kMissingLibrary) continue;
+    for (const Object* o : loader.loaded()) {
+      if (o->path != m.object) continue;
+      for (const VersionNeed& need : o->syms->version_needs()) {
+        if (need.file != m.library) continue;
+        for (const VersionNeedAux& v : need.aux) out[{m.object, std::string(v.name)}] = m.library;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+// Three or more such symbols are one cause: they follow from the missing libraries, listed first.
+void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* report) {
+  constexpr int kMinRepeats = 3;
+  std::vector<Problem*> members;
+  std::vector<std::string> libraries;
+  for (Problem& p : report->problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol || !p.candidates.empty() || !p.cause.empty())
+      continue;
+    auto it = files.find({p.object, p.version});
+    if (it == files.end()) continue;
+    members.push_back(&p);
+    if (std::find(libraries.begin(), libraries.end(), it->second) == libraries.end())
+      libraries.push_back(it->second);
+  }
+  if (static_cast<int>(members.size()) < kMinRepeats) return;
+  Cause cause;
+  cause.id = "symbols_of_missing_libraries";
+  std::vector<std::string> examples;
+  for (size_t i = 0; i < members.size() && i < 3; ++i) examples.push_back(members[i]->demangled);
+  cause.summary = absl::StrCat("symbols versioned by ", absl::StrJoin(libraries, ", "),
+                               libraries.size() == 1 ? ", which is" : ", which are",
+                               " not here (above), e.g. ", absl::StrJoin(examples, ", "),
+                               members.size() > 3 ? ", ..." : "", ": they fail because ",
+                               libraries.size() == 1 ? "it is" : "those are", " missing");
+  cause.problems = static_cast<int>(members.size());
+  for (Problem* p : members) p->cause = cause.id;
+  report->causes.push_back(std::move(cause));
+}
+
 // The hints of a missing library: another CUDA major, a torch release named by a versioned
 // soname, the driver's own libraries, or none found.
 void ExplainMissingLibrary(const Loader& loader, Problem& p) {
@@ -819,6 +867,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
   for (const Problem& p : report->problems) {
     if (p.kind == ProblemKind::kVersionNotFound) missing_versions.insert(p.version);
   }
+  const MissingVersionFiles missing_files = VersionsOfMissingLibraries(loader, *report);
   int diagnosed = 0, undiagnosed = 0;
   for (Problem& p : report->problems) {
     if (p.kind == ProblemKind::kMissingLibrary) ExplainMissingLibrary(loader, p);
@@ -841,6 +890,12 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       RankSignatureCandidates(wanted, p);
     }
     if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);
+    const auto file =
+        p.version.empty() ? missing_files.end() : missing_files.find({p.object, p.version});
+    if (p.candidates.empty() && p.hint.empty() && file != missing_files.end()) {
+      p.hint = absl::StrCat("it comes with ", file->second, " (version ", p.version,
+                            "), which is not here (above)");
+    }
     if (p.candidates.empty() && p.hint.empty()) {
       p.hint = missing_versions.contains(p.version)
                    ? absl::StrCat("it comes with version ", p.version,
@@ -862,6 +917,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                          kMaxDiagnosed, undiagnosed)});
   }
   GroupRepeatedChanges(report);
+  GroupSymbolsOfMissingLibraries(missing_files, report);
   ClassifyStringAbi(scope, report);
   for (Problem& p : report->problems) {
     if (p.cause == "cxx11_string_abi") {

@@ -12,6 +12,7 @@
 namespace abicheck {
 namespace {
 
+using ::abicheck::testing::ElfBuilder;
 using ::abicheck::testing::TempDir;
 using ::testing::HasSubstr;
 using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
@@ -82,6 +83,41 @@ TEST(DiagnosisHintTest, AMissingShimFunctionMeansANewerTorch) {
             "a function of torch's stable C shim that this torch does not have: the module was "
             "built against a newer torch; use that torch or a newer one");
   EXPECT_EQ(r->problems[1].hint, "no library in the load exports this name, under any version");
+}
+
+// torchcodec without FFmpeg: 129 av_* symbols, each versioned by a library that is missing.
+// Each says which library it comes with, and together they are one cause, not 129 lines of
+// "no library in the load exports this name".
+TEST(DiagnosisCausesTest, SymbolsOfAMissingLibraryAreOneCause) {
+  TempDir d;
+  ElfBuilder m;
+  m.needed = {"libav.so.60"};
+  m.verneeds = {{"libav.so.60", {{"LIBAV_60", 2}}}};
+  m.with_versym = true;
+  for (const char* n : {"av_a", "av_b", "av_c", "av_d"}) m.syms.push_back({n, false, 1, 2, 0, 2});
+  m.syms.push_back({"unversioned_gone", false});
+  m.relocs = {1, 2, 3, 4, 5};
+  const std::string mod = d.Write("mod.so", m.Build());
+  absl::StatusOr<Report> r = Check(mod, NoHostOptions());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->causes.size(), 1u) << RenderText(*r, false);
+  EXPECT_EQ(r->causes[0].id, "symbols_of_missing_libraries");
+  EXPECT_EQ(r->causes[0].problems, 4);
+  EXPECT_EQ(r->causes[0].summary,
+            "symbols versioned by libav.so.60, which is not here (above), e.g. av_a, av_b, av_c, "
+            "...: they fail because it is missing");
+  int of_cause = 0;
+  for (const Problem& p : r->problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+    if (p.symbol == "unversioned_gone") {
+      EXPECT_TRUE(p.cause.empty());
+      continue;
+    }
+    ++of_cause;
+    EXPECT_EQ(p.cause, "symbols_of_missing_libraries");
+    EXPECT_EQ(p.hint, "it comes with libav.so.60 (version LIBAV_60), which is not here (above)");
+  }
+  EXPECT_EQ(of_cause, 4);
 }
 
 TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
