@@ -554,6 +554,13 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
   return out;
 }
 
+// One cause for `members`, each marked as explained by it.
+void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
+              Report* report) {
+  for (Problem* p : members) p->cause = id;
+  report->causes.push_back({std::move(id), std::move(summary), static_cast<int>(members.size())});
+}
+
 // One change repeated across an API (int -> long in one parameter of 57 functions; every CUDA
 // runtime symbol under libcudart.so.13 instead of .12) is one cause with a count and examples, not
 // 57 unrelated findings.
@@ -581,8 +588,6 @@ void GroupRepeatedChanges(Report* report) {
   int n = 0;
   for (auto& [change, members] : groups) {
     if (static_cast<int>(members.size()) < kMinRepeats) continue;
-    Cause cause;
-    cause.id = absl::StrCat("same_change_", ++n);
     std::vector<std::string> examples;
     for (size_t i = 0; i < members.size() && i < 3; ++i) {
       FunctionParts f;
@@ -591,7 +596,7 @@ void GroupRepeatedChanges(Report* report) {
                              : members[i]->demangled);
     }
     const bool version = change.kind == Difference::Kind::kVersion;
-    cause.summary = absl::StrCat(
+    std::string summary = absl::StrCat(
         "one change, ", DifferenceText(change), ", in ", members.size(),
         version ? " symbols" : " functions", " (e.g. ", absl::StrJoin(examples, ", "),
         members.size() > 3 ? ", ..." : "", "): ",
@@ -601,9 +606,7 @@ void GroupRepeatedChanges(Report* report) {
                            "the libraries here define them under ", change.to)
             : absl::StrCat("the module was built against a library that defined them under ",
                            change.from));
-    cause.problems = static_cast<int>(members.size());
-    for (Problem* p : members) p->cause = cause.id;
-    report->causes.push_back(std::move(cause));
+    AddCause(absl::StrCat("same_change_", ++n), std::move(summary), members, report);
   }
 }
 
@@ -641,18 +644,14 @@ void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* re
       libraries.push_back(it->second);
   }
   if (static_cast<int>(members.size()) < kMinRepeats) return;
-  Cause cause;
-  cause.id = "symbols_of_missing_libraries";
   std::vector<std::string> examples;
   for (size_t i = 0; i < members.size() && i < 3; ++i) examples.push_back(members[i]->demangled);
-  cause.summary = absl::StrCat("symbols versioned by ", absl::StrJoin(libraries, ", "),
-                               libraries.size() == 1 ? ", which is" : ", which are",
-                               " not here (above), e.g. ", absl::StrJoin(examples, ", "),
-                               members.size() > 3 ? ", ..." : "", ": they fail because ",
-                               libraries.size() == 1 ? "it is" : "those are", " missing");
-  cause.problems = static_cast<int>(members.size());
-  for (Problem* p : members) p->cause = cause.id;
-  report->causes.push_back(std::move(cause));
+  std::string summary = absl::StrCat("symbols versioned by ", absl::StrJoin(libraries, ", "),
+                                     libraries.size() == 1 ? ", which is" : ", which are",
+                                     " not here (above), e.g. ", absl::StrJoin(examples, ", "),
+                                     members.size() > 3 ? ", ..." : "", ": they fail because ",
+                                     libraries.size() == 1 ? "it is" : "those are", " missing");
+  AddCause("symbols_of_missing_libraries", std::move(summary), members, report);
 }
 
 // The hints of a missing library: another CUDA major, a torch release named by a versioned
@@ -890,14 +889,13 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       RankSignatureCandidates(wanted, p);
     }
     if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);
-    const auto file =
-        p.version.empty() ? missing_files.end() : missing_files.find({p.object, p.version});
-    if (p.candidates.empty() && p.hint.empty() && file != missing_files.end()) {
-      p.hint = absl::StrCat("it comes with ", file->second, " (version ", p.version,
-                            "), which is not here (above)");
-    }
     if (p.candidates.empty() && p.hint.empty()) {
-      p.hint = missing_versions.contains(p.version)
+      const auto file =
+          p.version.empty() ? missing_files.end() : missing_files.find({p.object, p.version});
+      p.hint = file != missing_files.end()
+                   ? absl::StrCat("it comes with ", file->second, " (version ", p.version,
+                                  "), which is not here (above)")
+               : missing_versions.contains(p.version)
                    ? absl::StrCat("it comes with version ", p.version,
                                   ", which the loaded library does not define (above)")
                : IsTorchShimName(p.symbol)

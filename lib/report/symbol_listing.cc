@@ -90,15 +90,12 @@ char* AppendHex(uint64_t value, int width, char* p) {
 // One nm-style line: value (blank when undefined), type letter, name, @version or @@version.
 // Made in a buffer on the stack and appended once (a listing is 46,528 lines of torch's largest
 // library): per byte only the control-byte test and two copies.
-// `source` is where `name` came from: the symbol's own name, or the mangled name it was
-// demangled from (a third of its length) when that can hold every control byte it has.
-void AppendLine(const Row& r, absl::string_view name, absl::string_view source, int width,
-                std::string* out) {
+void AppendLine(const Row& r, absl::string_view name, int width, std::string* out) {
   char line[1024];
   const size_t head = static_cast<size_t>(width) + 3;
   const size_t tail = r.version.empty() ? 1 : r.version.size() + 3;
   // Control bytes only in hostile files: escape them, copy everything else as is.
-  const bool escape = HasControlByte(source) || HasControlByte(r.version);
+  const bool escape = HasControlByte(name) || HasControlByte(r.version);
   if (!escape && head + name.size() + tail <= sizeof(line)) {
     char* p = line;
     if (r.sym.defined()) {
@@ -193,18 +190,13 @@ absl::Status ForEachRow(const std::string& path, const ElfFile& elf, const Symbo
 constexpr size_t kEntriesPerChunk = 512, kDemangledPerChunk = 128;
 
 void AppendRow(const Row& r, bool demangle, int width, std::string* text) {
-  if (!demangle) return AppendLine(r, r.sym.name, r.sym.name, width, text);
+  if (!demangle) return AppendLine(r, r.sym.name, width, text);
   // A listed table is an ELF file's (WriteSymbolListing takes no index's): its names were read
   // up to their NUL in .dynstr (ByteReader::CString), which follows them in place.
+  // Its demangled text is checked for control bytes itself: Rust's demangling decodes escapes
+  // and Punycode, which can make one.
   const absl::string_view name = DemangleLikeNm(r.sym.name, /*nul_terminated=*/true);
-  // The C++ demangler writes the mangled name's identifiers and its own punctuation, so the
-  // text has a control byte only where the mangled name has one. Rust's decodes escapes and
-  // Punycode, which can make one: its text is checked itself (a _Z name with "17h" may be legacy
-  // Rust, DemangleLikeNm's test too).
-  const bool cxx = r.sym.name.size() > 2 && r.sym.name[1] == 'Z' &&
-                   r.sym.name.find("17h") == absl::string_view::npos &&
-                   name.data() != r.sym.name.data();
-  AppendLine(r, name, cxx ? r.sym.name : name, width, text);
+  AppendLine(r, name, width, text);
 }
 
 // A chunk's rows into its text, reserved first for their guessed length plus room for reuse.

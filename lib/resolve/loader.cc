@@ -376,6 +376,22 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
   return TryPath(JoinDir(dir, name), name, found_by, requester, preexisting, skipped);
 }
 
+absl::Status Loader::ForEachPathList(
+    const Object& requester,
+    absl::FunctionRef<absl::Status(FoundBy, const std::vector<std::string>&)> f) const {
+  // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
+  if (!requester.elf->has_runpath()) {
+    for (const Object* l = &requester; l != nullptr; l = l->loader) {
+      if (l->elf->rpath().empty() || l->elf->has_runpath()) continue;
+      ABICHECK_RETURN_IF_ERROR(f(FoundBy::kRpath, RpathDirs(*l)));
+    }
+  }
+  ABICHECK_RETURN_IF_ERROR(f(FoundBy::kLibraryPath, options_.library_path));
+  if (requester.elf->has_runpath())
+    ABICHECK_RETURN_IF_ERROR(f(FoundBy::kRunpath, RunpathDirs(requester)));
+  return absl::OkStatus();
+}
+
 const Loader::MissedSearch* Loader::Missed(absl::string_view name, const Object& requester) {
   // The directories a search of `name` by `requester` tries, in MapObject's order, as the key of
   // an earlier search that found nothing. The files do not change during a check, so the same
@@ -383,20 +399,14 @@ const Loader::MissedSearch* Loader::Missed(absl::string_view name, const Object&
   // (libcudart.so.12, ...) from many objects, each trying the same dozen paths.
   std::string& key = search_key_;
   key.assign(name.data(), name.size());
-  auto add = [&](char kind, const std::vector<std::string>& dirs) {
+  (void)ForEachPathList(requester, [&](FoundBy how, const std::vector<std::string>& dirs) {
     for (const std::string& d : dirs) {
       key.push_back('\0');
-      key.push_back(kind);
+      key.push_back(static_cast<char>(how));
       key.append(d);
     }
-  };
-  if (!requester.elf->has_runpath()) {
-    for (const Object* l = &requester; l != nullptr; l = l->loader) {
-      if (!l->elf->rpath().empty() && !l->elf->has_runpath()) add('R', RpathDirs(*l));
-    }
-  } else {
-    add('U', RunpathDirs(requester));
-  }
+    return absl::OkStatus();
+  });
   key.push_back('\0');
   key.push_back((requester.elf->flags_1() & elf::DF_1_NODEFLIB) != 0 ? 'N' : 'D');
   auto it = missed_searches_.find(key);
@@ -575,22 +585,12 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     skipped = missed->skipped;
     tried_a_path_ = missed->tried_a_path;
   } else {
-    // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
-    if (!requester->elf->has_runpath()) {
-      for (const Object* l = requester; l != nullptr && found == nullptr; l = l->loader) {
-        if (l->elf->rpath().empty() || l->elf->has_runpath()) continue;
-        for (const std::string& d : RpathDirs(*l)) {
-          ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kRpath));
-        }
-      }
-    }
-    for (const std::string& d : options_.library_path)
-      ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kLibraryPath));
-    if (requester->elf->has_runpath()) {
-      for (const std::string& d : RunpathDirs(*requester)) {
-        ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kRunpath));
-      }
-    }
+    const absl::Status path_lists =
+        ForEachPathList(*requester, [&](FoundBy how, const std::vector<std::string>& dirs) {
+          for (const std::string& d : dirs) ABICHECK_RETURN_IF_ERROR(attempt(d, how));
+          return absl::OkStatus();
+        });
+    ABICHECK_RETURN_IF_ERROR(path_lists);
     const bool nodeflib = (requester->elf->flags_1() & elf::DF_1_NODEFLIB) != 0;
     if (found == nullptr && options_.use_host && !nodeflib) {
       // The cache does not change during a check: each name is searched once (a build's missing

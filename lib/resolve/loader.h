@@ -16,6 +16,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "lib/elf/elf_file.h"
@@ -247,6 +248,13 @@ class Loader {
                                  Object* requester, bool preexisting, Skipped* skipped);
   absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name, FoundBy found_by,
                                   Object* requester, bool preexisting, Skipped* skipped);
+  // The directory lists a search for `requester`'s DT_NEEDED tries before ld.so.cache, in
+  // _dl_map_object's order (docs/loader-model.md C2): the RPATHs of the requester and of each
+  // object that loaded it (unless the requester has RUNPATH), LD_LIBRARY_PATH, its own RUNPATH.
+  // Stops at the first error `f` returns.
+  absl::Status ForEachPathList(
+      const Object& requester,
+      absl::FunctionRef<absl::Status(FoundBy, const std::vector<std::string>&)> f) const;
   // A search that found nothing: what it skipped, and whether it tried a path.
   struct MissedSearch {
     Skipped skipped;
