@@ -584,9 +584,15 @@ ExternalSymbols::Entry NameBlocks::MakeEntry(uint32_t handle, uint32_t attr) con
 }
 
 bool NameBlocks::MayHold(const HashedName& h) const {
-  for (int i = 0; i < kBloomProbes; ++i) {
-    const uint64_t bit = (uint64_t{h.gnu} + uint64_t{h.sysv()} * i) % bloom_bits_;
-    if (((*bloom_.ReadAt<uint64_t>(bit / 64 * 8) >> (bit % 64)) & 1) == 0) return false;
+  auto set = [&](uint64_t bit) {
+    bit %= bloom_bits_;
+    return ((*bloom_.ReadAt<uint64_t>(bit / 64 * 8) >> (bit % 64)) & 1) != 0;
+  };
+  // Probe 0 is the GNU hash alone: about half the names the index lacks stop there, before their
+  // SysV hash (a pass over the name) is computed.
+  if (!set(h.gnu)) return false;
+  for (int i = 1; i < kBloomProbes; ++i) {
+    if (!set(uint64_t{h.gnu} + uint64_t{h.sysv()} * i)) return false;
   }
   return true;
 }
