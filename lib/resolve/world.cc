@@ -352,29 +352,29 @@ struct MissingDependency {
   }
 };
 
+// The package's own objects (E7) are not among "the given libraries": what they miss was not
+// loaded with them (RecordWorldFailures assumes nothing for them), and their own rows report it.
 class MissingDependencies {
  public:
-  // The world's, without the object set aside.
-  MissingDependencies(const World& w, const Object* set_aside) : met_(w.seen_failures.size()) {
+  // The world's, without the object set aside and the package's own objects.
+  MissingDependencies(const World& w, const Object* set_aside)
+      : own_(w.own_package), met_(w.seen_failures.size()) {
     for (const World::MissingName& e : w.missing) {
       MissingDependency m;
       m.name = &e.name;
-      for (size_t k = 0; k < e.needed_by.size() && m.count < 2; ++k) {
-        if (e.needed_by[k] == set_aside) continue;
+      for (size_t k = 0; k < e.needed_by.size(); ++k) {
+        if (e.needed_by[k] == set_aside || own_.contains(e.needed_by[k])) continue;
         if (m.count == 0) m.first = e.met_at[k];
-        m.Add(e.needed_by[k]);
+        m.Add(e.needed_by[k]);  // each (requester, name) is met once
       }
       if (m.count == 0) continue;
-      // Each (requester, name) is met once: the object set aside is among them at most once.
-      const bool aside = set_aside != nullptr && w.seen_failures.contains({set_aside, e.name});
-      m.count = e.needed_by.size() - (aside ? 1 : 0);
       index_[e.name] = list_.size();
       list_.push_back(m);
     }
   }
   // One more distinct failure met by this load: a preexisting object's (`requester`), or not.
   void Met(const MapFailure& f) {
-    if (f.requester->preexisting) {
+    if (f.requester->preexisting && !own_.contains(f.requester)) {
       auto [it, added] = index_.try_emplace(f.name, list_.size());
       if (added) {
         MissingDependency m;
@@ -411,6 +411,7 @@ class MissingDependencies {
   }
 
  private:
+  const absl::flat_hash_set<const Object*>& own_;
   std::vector<MissingDependency> list_;
   absl::flat_hash_map<absl::string_view, size_t> index_;
   size_t met_;

@@ -44,7 +44,7 @@ class PackageWorldTest : public ::testing::Test {
       // The first to walk a build library (its own dependency missing): set aside, its walk
       // would put that failure before the others' in the world's order.
       d_.Write(at + "0first.so", Elf("", {"libt3.so"}, {}, {}));
-      // Three that miss one library: each sees the other two's need of it.
+      // Three that miss one library: each fails on it itself, none warns of the others' need.
       for (const char* h : {"h1.so", "h2.so", "h3.so"})
         d_.Write(at + h, Elf("", {"libshared_gone.so"}, {}, {}));
     }
@@ -114,6 +114,30 @@ TEST_F(PackageWorldTest, EachModuleIsReportedAsIfCheckedAlone) {
 
 TEST_F(PackageWorldTest, EachPackageOfASiteDirectoryHasItsOwnWorld) {
   ExpectEachModuleAsAlone(d_.path() + "/site");
+}
+
+// What the package's own objects miss fails their own rows; it is not a dependency "of the given
+// libraries ... loaded with them" in every other module's warnings (sgl-kernel: thirteen copies
+// of its modules' missing CUDA 12 libraries). What the build's libraries miss still is.
+TEST_F(PackageWorldTest, WhatThePackagesOwnObjectsMissIsNotAWarningOfTheOthers) {
+  absl::StatusOr<Matrix> m = CheckMatrix({d_.path() + "/pkg"}, {d_.path() + "/build"}, options_);
+  ASSERT_TRUE(m.ok()) << m.status();
+  int seen = 0;
+  for (const MatrixCell& c : m->cells) {
+    const std::string base = Basename(c.module);
+    if (base != "d.so" && base != "h1.so") continue;
+    ++seen;
+    std::string warnings;
+    for (const Warning& w : c.report.warnings) warnings += w.message + "\n";
+    EXPECT_THAT(warnings, ::testing::HasSubstr("libabsent.so (needed by libt.so)")) << base;
+    for (const char* own : {"libmissing.so", "libgone.so", "libnope.so", "libshared_gone.so"})
+      EXPECT_THAT(warnings, ::testing::Not(::testing::HasSubstr(own))) << base;
+    if (base == "h1.so") {
+      ASSERT_FALSE(c.report.problems.empty());
+      EXPECT_EQ(c.report.problems[0].library, "libshared_gone.so") << "its own row says it";
+    }
+  }
+  EXPECT_EQ(seen, 2);
 }
 
 TEST_F(PackageWorldTest, OnlyWhatNothingElseNeedsIsSetAside) {
