@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
@@ -654,22 +655,47 @@ void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* re
   AddCause("symbols_of_missing_libraries", std::move(summary), members, report);
 }
 
-// The hints of a missing library: another CUDA major, a torch release named by a versioned
-// soname, the driver's own libraries, or none found.
+// NVIDIA's libraries whose soname major is the CUDA major (libcudart.so.12 comes with CUDA 12,
+// libnvrtc.so.13 with CUDA 13). The others keep majors of their own: CUDA 12 ships
+// libcufft.so.11 and CUDA 13 libcufft.so.12; cuDNN's is cuDNN's (libcudnn.so.9 with both).
+bool SonameMajorIsCudaMajor(absl::string_view stem) {
+  static constexpr absl::string_view kStems[] = {
+      "libcudart.so",    "libcublas.so",    "libcublasLt.so", "libnvblas.so", "libnvrtc.so",
+      "libnvrtc.alt.so", "libnvJitLink.so", "libcupti.so",    "libnvjpeg.so", "libnvfatbin.so"};
+  return absl::c_linear_search(kStems, stem) ||
+         (absl::StartsWith(stem, "libnpp") && absl::EndsWith(stem, ".so"));
+}
+
+bool IsNvidiaLibrary(absl::string_view base) {
+  return absl::StartsWith(base, "libcu") || absl::StartsWith(base, "libnv") ||
+         absl::StartsWith(base, "libnccl") || absl::StartsWith(base, "libnpp");
+}
+
+// The hints of a missing library: another major of an NVIDIA library (another CUDA), a torch
+// release named by a versioned soname, the driver's own libraries, or none found.
 void ExplainMissingLibrary(const Loader& loader, Problem& p) {
-  if (p.kind == ProblemKind::kMissingLibrary && absl::StartsWith(Basename(p.library), "libcu")) {
-    // libcudart.so.12 needed, libcudart.so.13 present: a module built for another CUDA major.
-    const std::string stem = SonameStem(p.library);
+  const std::string wanted = Basename(p.library);
+  if (p.kind == ProblemKind::kMissingLibrary && IsNvidiaLibrary(wanted)) {
+    // libnvrtc.so.12 needed, libnvrtc.so.13 loaded: a module built for another CUDA major.
+    const std::string stem = SonameStem(wanted);
     for (const Object* o : loader.loaded()) {
       const std::string base = Basename(LibraryName(*o));
-      if (!stem.empty() && absl::StartsWith(base, stem + ".") && base != p.library) {
-        p.hint = absl::StrCat(
-            "needs ", p.library, "; ", base, " is what is here: the module was built for CUDA ",
-            p.library.substr(stem.size() + 1), ", this environment has CUDA ",
-            base.substr(stem.size() + 1), ". Use a build of the module for this CUDA, or install ",
-            "the CUDA ", p.library.substr(stem.size() + 1), " runtime beside it");
-        break;
-      }
+      if (stem.empty() || !absl::StartsWith(base, stem + ".") || base == wanted) continue;
+      const std::string need_major = wanted.substr(stem.size() + 1),
+                        have_major = base.substr(stem.size() + 1);
+      p.hint = SonameMajorIsCudaMajor(stem)
+                   ? absl::StrCat("needs ", wanted, "; ", base,
+                                  " is what is here: the module was built for CUDA ", need_major,
+                                  ", this environment has CUDA ", have_major,
+                                  ". Use a build of the module for this CUDA, or install the "
+                                  "CUDA ",
+                                  need_major, " runtime beside it")
+                   : absl::StrCat("needs ", wanted, "; ", base,
+                                  " is what is here: another major release of that library, "
+                                  "from another CUDA than the module was built for. Use a build "
+                                  "of the module for this CUDA, or install ",
+                                  wanted, " beside it");
+      break;
     }
   }
   if (p.kind == ProblemKind::kMissingLibrary) {

@@ -85,6 +85,31 @@ TEST(DiagnosisHintTest, AMissingShimFunctionMeansANewerTorch) {
   EXPECT_EQ(r->problems[1].hint, "no library in the load exports this name, under any version");
 }
 
+// sgl-kernel against a CUDA 13 torch: libnvrtc.so.12 is missing and torch loads libnvrtc.so.13.
+// The hint names the CUDA majors for a library whose soname major is CUDA's, and does not for one
+// with a major of its own (CUDA 12 ships libcufft.so.11, CUDA 13 libcufft.so.12).
+TEST(DiagnosisHintTest, AnotherMajorOfAnNvidiaLibrarySaysWhichCuda) {
+  TempDir d;
+  const std::string nvrtc = d.Write("libnvrtc.so.13", Lib("libnvrtc.so.13", {"nvrtcVersion"}));
+  const std::string cufft = d.Write("libcufft.so.12", Lib("libcufft.so.12", {"cufftPlan1d"}));
+  const std::string mod = d.Write("mod.so", Mod({"libnvrtc.so.12", "libcufft.so.11"}, {}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {nvrtc, cufft};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 2u) << RenderText(*r, false);
+  EXPECT_EQ(r->problems[0].library, "libnvrtc.so.12");
+  EXPECT_EQ(r->problems[0].hint,
+            "needs libnvrtc.so.12; libnvrtc.so.13 is what is here: the module was built for CUDA "
+            "12, this environment has CUDA 13. Use a build of the module for this CUDA, or install "
+            "the CUDA 12 runtime beside it");
+  EXPECT_EQ(r->problems[1].library, "libcufft.so.11");
+  EXPECT_EQ(r->problems[1].hint,
+            "needs libcufft.so.11; libcufft.so.12 is what is here: another major release of that "
+            "library, from another CUDA than the module was built for. Use a build of the module "
+            "for this CUDA, or install libcufft.so.11 beside it");
+}
+
 // torchcodec without FFmpeg: 129 av_* symbols, each versioned by a library that is missing.
 // Each says which library it comes with, and together they are one cause, not 129 lines of
 // "no library in the load exports this name".
