@@ -129,8 +129,9 @@ struct Difference {
     kParameter,       // parameter `position` (1-based)
     kQualifiers,      // cv/ref qualifiers of a member function: "" (none) or "const"
     kReturnType,
-    kVersion,      // the symbol version: "" is unversioned
-    kMangledName,  // nothing the parts show differs (template arguments): the mangled names
+    kVersion,            // the symbol version: "" is unversioned
+    kMangledName,        // nothing the parts show differs (template arguments): the mangled names
+    kTemplateArguments,  // a function template's arguments: "<int, 0>" and "<int>"
   };
   Kind kind = Kind::kParameter;
   int position = 0;

@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "llvm/Demangle/Demangle.h"
 // libiberty.h, which demangle.h includes, declares basename() unless told string.h does.
@@ -451,6 +452,27 @@ absl::string_view DemangleView(absl::string_view name, bool nul_terminated) {
   return fixed;
 }
 
+namespace {
+
+// The template argument list that ends just before the parameter list whose ')' is at `close`
+// ("<int, 0>" of "int const* at::TensorBase::const_data_ptr<int, 0>() const"), or "".
+std::string TemplateArgsBefore(absl::string_view full, size_t close) {
+  auto open_of = [&](size_t end, char open, char shut) -> size_t {  // the bracket matching `end`
+    int depth = 0;
+    for (size_t i = end + 1; i-- > 0;) {
+      depth += (full[i] == shut) - (full[i] == open);
+      if (depth == 0) return i;
+    }
+    return absl::string_view::npos;
+  };
+  const size_t open = open_of(close, '(', ')');
+  if (open == absl::string_view::npos || open == 0 || full[open - 1] != '>') return "";
+  const size_t angle = open_of(open - 1, '<', '>');
+  return angle == absl::string_view::npos ? "" : std::string(full.substr(angle, open - angle));
+}
+
+}  // namespace
+
 bool SplitFunction(absl::string_view name, FunctionParts* out) {
   std::string s(name);
   llvm::ItaniumPartialDemangler d;
@@ -464,6 +486,10 @@ bool SplitFunction(absl::string_view name, FunctionParts* out) {
   std::string full = Part([&](char* b, size_t* n) { return d.finishDemangle(b, n); });
   size_t close = full.rfind(')');
   out->qualifiers = close == std::string::npos ? "" : full.substr(close + 1);
+  out->template_args = close == std::string::npos || absl::StrContains(out->base, '<') ||
+                               absl::StrContains(out->base, '>')
+                           ? ""
+                           : TemplateArgsBefore(full, close);
   return true;
 }
 

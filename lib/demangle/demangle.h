@@ -31,6 +31,7 @@ absl::string_view DemangleLikeNm(absl::string_view name, bool nul_terminated = f
 struct FunctionParts {
   std::string context;              // "c10::cuda"
   std::string base;                 // "c10_cuda_check_implementation"
+  std::string template_args;        // "<int, 0>" for a function template's instance, else ""
   std::vector<std::string> params;  // {"int", "char const*", ...}
   std::string return_type;          // empty for non-templates
   std::string qualifiers;           // " const", " &&", ...

@@ -32,8 +32,10 @@ namespace {
 // Diagnosis is for people: past this many undefined symbols the first ones are explained.
 constexpr int kMaxDiagnosed = 256;
 constexpr size_t kMaxCandidates = 3;
-// Signature candidates gathered before ranking (overload sets can be large).
+// Signature candidates equally near kept for ranking, and how many definitions of the same base
+// name are looked at for them (overload sets and template instances can be large).
 constexpr size_t kMaxSignatureCandidates = 16;
+constexpr size_t kMaxSignatureHits = 1024;
 
 // "-ltorch_cuda" for "libtorch_cuda.so.2.6"; empty when the name is not lib*.so*.
 std::string LinkFlag(absl::string_view soname) {
@@ -179,6 +181,9 @@ std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
   if (wanted.context != found.context) {
     out.push_back({Kind::kScope, 0, wanted.context, found.context});
   }
+  if (wanted.template_args != found.template_args) {
+    out.push_back({Kind::kTemplateArguments, 0, wanted.template_args, found.template_args});
+  }
   if (wanted.params.size() != found.params.size()) {
     out.push_back({Kind::kParameterCount, 0, absl::StrCat(wanted.params.size()),
                    absl::StrCat(found.params.size())});
@@ -191,7 +196,9 @@ std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
     auto q = [](const std::string& s) { return std::string(absl::StripLeadingAsciiWhitespace(s)); };
     out.push_back({Kind::kQualifiers, 0, q(wanted.qualifiers), q(found.qualifiers)});
   }
-  if (wanted.return_type != found.return_type) {
+  // Only a function template's instance mangles its return type: "" beside one is no change.
+  if (wanted.return_type != found.return_type && !wanted.return_type.empty() &&
+      !found.return_type.empty()) {
     out.push_back({Kind::kReturnType, 0, wanted.return_type, found.return_type});
   }
   return out;
@@ -203,8 +210,11 @@ namespace {
 // and without making their words: most candidates of another scope are rejected on this.
 size_t CountDifferences(const FunctionParts& wanted, const FunctionParts& found, size_t limit) {
   size_t n = (wanted.base != found.base) + (wanted.context != found.context) +
+             (wanted.template_args != found.template_args) +
              (wanted.params.size() != found.params.size()) +
-             (wanted.qualifiers != found.qualifiers) + (wanted.return_type != found.return_type);
+             (wanted.qualifiers != found.qualifiers) +
+             (wanted.return_type != found.return_type && !wanted.return_type.empty() &&
+              !found.return_type.empty());
   for (size_t i = 0; i < std::min(wanted.params.size(), found.params.size()) && n < limit; ++i)
     n += wanted.params[i] != found.params[i];
   return n;
@@ -804,13 +814,34 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
       }
     }
     if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) return;
+    const Relation relation =
+        found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
+    // Only the best are kept as they come (RankSignatureCandidates' order): a function template
+    // has an instance per type, and the nearest (const_data_ptr<int>() for <int, 0>) may come
+    // after many others.
+    // (r, n) ranks after (than_r, than_n): another name than one of the same, or more differences.
+    auto worse = [](Relation r, size_t n, Relation than_r, size_t than_n) {
+      const bool same = r == Relation::kSignatureChanged,
+                 than_same = than_r == Relation::kSignatureChanged;
+      return (than_same && !same) || (same == than_same && n > than_n);
+    };
+    const size_t n = diff.size();
+    if (std::any_of(p.candidates.begin(), p.candidates.end(), [&](const Candidate& k) {
+          return worse(relation, n, k.relation, k.differences.size());
+        }))
+      return;
+    p.candidates.erase(std::remove_if(p.candidates.begin(), p.candidates.end(),
+                                      [&](const Candidate& k) {
+                                        return worse(k.relation, k.differences.size(), relation, n);
+                                      }),
+                       p.candidates.end());
+    if (p.candidates.size() >= kMaxSignatureCandidates) return;  // as near as those kept
     Candidate c;
     c.symbol = std::string(s->name);
     c.demangled = Demangle(s->name);
     c.library = o->path;
     c.version = VersionOf(*o, i);
-    c.relation =
-        found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
+    c.relation = relation;
     c.differences = std::move(diff);
     p.candidates.push_back(std::move(c));
   };
@@ -821,7 +852,7 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
   absl::flat_hash_set<std::pair<const Object*, uint32_t>> seen;
   for (bool scope_pass : {true, false}) {
     for (const CandidateIndex::Hit& h : hits) {
-      if (p.candidates.size() >= kMaxSignatureCandidates) return;
+      if (seen.size() >= kMaxSignatureHits) return;
       if (scope_pass && !in_scope(h)) continue;
       if (seen.insert({h.object, h.index}).second) consider(h.object, h.index);
     }

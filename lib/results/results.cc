@@ -139,6 +139,8 @@ std::string DifferenceText(const Difference& d) {
     }
     case Difference::Kind::kMangledName:
       return absl::StrCat("mangled name: ", d.from, " → ", d.to);
+    case Difference::Kind::kTemplateArguments:
+      return absl::StrCat("template arguments: ", or_none(d.from), " → ", or_none(d.to));
   }
   return "";
 }

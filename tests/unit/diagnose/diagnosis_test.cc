@@ -2,6 +2,7 @@
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,6 +65,54 @@ TEST(DiagnosisRankingTest, ConstructorVariantsAreOneCandidate) {
     EXPECT_EQ(r->problems[0].candidates[0].demangled,
               "c10::MessageLogger::MessageLogger(char const*, int, int, bool)");
   }
+}
+
+// sgl-kernel against torch 2.15: const_data_ptr<int, 0>() is gone, const_data_ptr<int>() is
+// there (the enable_if parameter left the template). Its parts other than the template arguments
+// are the same, so it was dropped as "no difference", and instantiations for other types were
+// shown as return-type changes; and the first sixteen equally near ended the search. It is the
+// one nearest candidate, by its template arguments.
+TEST(DiagnosisRankingTest, AnotherTemplateArgumentListIsTheDifference) {
+  TempDir d;
+  // Twenty instances for other types come first in the table (torch 2.15 has 41), then <int>.
+  std::vector<std::string> defs;
+  for (const char* type : {"a", "b", "c", "d", "e", "f", "g", "h",  "j",  "l", "m",
+                           "n", "o", "s", "t", "w", "x", "y", "Ds", "Di", "i"})
+    defs.push_back(absl::StrCat("_ZNK2at10TensorBase14const_data_ptrI", type, "EEPKT_v"));
+  const std::string lib = d.Write("libtorch_cpu.so", Lib("libtorch_cpu.so", defs));
+  const std::string mod = d.Write(
+      "mod.so", Mod({"libtorch_cpu.so"}, {"_ZNK2at10TensorBase14const_data_ptrIiLi0EEEPKT_v"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  ASSERT_EQ(r->problems[0].candidates.size(), 1u) << RenderText(*r, false);
+  const Candidate& c = r->problems[0].candidates[0];
+  EXPECT_EQ(c.demangled, "int const* at::TensorBase::const_data_ptr<int>() const");
+  ASSERT_EQ(c.differences.size(), 1u);
+  EXPECT_EQ(DifferenceText(c.differences[0]), "template arguments: <int, 0> → <int>");
+}
+
+// torchvision 0.14 against torch 2.6: c10::detail::maybe_wrap_dim_slow became a function
+// template. Only an instance mangles its return type: the difference is the template arguments,
+// not also "return type:  → long".
+TEST(DiagnosisRankingTest, AFunctionThatBecameATemplateHasNoReturnTypeChange) {
+  TempDir d;
+  const std::string lib =
+      d.Write("libc10.so", Lib("libc10.so", {"_ZN3c106detail19maybe_wrap_dim_slowIlEET_S2_S2_b"}));
+  const std::string mod =
+      d.Write("mod.so", Mod({"libc10.so"}, {"_ZN3c106detail19maybe_wrap_dim_slowEllb"}));
+  CheckOptions o = NoHostOptions();
+  o.providers = {lib};
+  absl::StatusOr<Report> r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->problems.size(), 1u);
+  ASSERT_EQ(r->problems[0].candidates.size(), 1u) << RenderText(*r, false);
+  std::vector<std::string> texts;
+  for (const Difference& x : r->problems[0].candidates[0].differences)
+    texts.push_back(DifferenceText(x));
+  EXPECT_THAT(texts, ::testing::ElementsAre("template arguments: (none) → <long>"));
 }
 
 // torchao built against a newer torch: a function of the stable C shim that this torch lacks is
