@@ -45,8 +45,7 @@ absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const Inp
   if (torch) {
     ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInstalledDirectory(*torch, limits));
     in.path = path;  // the column is named as given
-    in.notes.push_back(
-        absl::StrCat(path, ": a Python environment: its torch, ", *torch, ", is the build"));
+    in.notes.push_back(absl::StrCat("a Python environment: its torch, ", *torch, ", is the build"));
     return std::vector<Build>{MakeBuild(std::move(in))};
   }
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded, ExpandBuilds(path, limits));

@@ -339,9 +339,15 @@ void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matr
         }
         if (found) p.exported_by.push_back(m->builds[b]);
       }
+      // Not "removed": the build that exports it may as well be newer (torchao's
+      // torch_dtype_float4_e2m1fn_x2, a stable-shim function of 2.15, against 2.10). What the
+      // diagnosis said of it stays.
       if (!p.exported_by.empty() && p.candidates.empty()) {
-        p.hint = absl::StrCat("removed in this build; exported by ",
-                              absl::StrJoin(p.exported_by, ", "), " (of the builds given)");
+        const std::string by = absl::StrCat("exported by ", absl::StrJoin(p.exported_by, ", "),
+                                            " (of the builds given)");
+        p.hint = p.hint.empty() || p.hint == kNotExportedHint
+                     ? absl::StrCat("not in this build; ", by)
+                     : absl::StrCat(p.hint, "; ", by);
       }
     }
   }

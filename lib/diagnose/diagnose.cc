@@ -960,7 +960,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
                    // functions release by release (removals wait years of deprecation).
                    ? "a function of torch's stable C shim that this torch does not have: the "
                      "module was built against a newer torch; use that torch or a newer one"
-                   : "no library in the load exports this name, under any version";
+                   : std::string(kNotExportedHint);
     }
   }
   if (undiagnosed > 0) {

@@ -7,10 +7,15 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/string_view.h"
 #include "lib/demangle/demangle.h"
 #include "lib/resolve/loader.h"
 
 namespace abicheck {
+
+// The hint of an undefined symbol the diagnosis knows nothing more of.
+inline constexpr absl::string_view kNotExportedHint =
+    "no library in the load exports this name, under any version";
 
 // Fills Problem::candidates and Problem::hint for the problems of `report`.
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,

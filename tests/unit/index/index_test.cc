@@ -57,6 +57,31 @@ TEST_F(IndexTest, SameAnswersAsTheDirectories) {
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_THAT(m->builds, ElementsAre(index_ + "#one", index_ + "#two"));
   EXPECT_THAT(m->cells[1].report.problems[0].exported_by, ElementsAre(index_ + "#one"));
+  EXPECT_EQ(m->cells[1].report.problems[0].hint,
+            absl::StrCat("not in this build; exported by ", index_, "#one (of the builds given)"));
+}
+
+// Which builds export a missing symbol is added to what the diagnosis said, not put in its place,
+// and not called "removed": torchao's torch_dtype_float4_e2m1fn_x2 is a stable-shim function that
+// torch 2.15 has and 2.10 does not yet.
+TEST(ExportingBuildsTest, AreAddedToTheHint) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/new");
+  std::filesystem::create_directories(d.path() + "/old");
+  d.Write("new/libtorch.so", Lib("libtorch.so", {"torch_new_fn"}));
+  d.Write("old/libtorch.so", Lib("libtorch.so", {"torch_other_fn"}));
+  const std::string mod = d.Write("mod.so", Mod({"libtorch.so"}, {"torch_new_fn"}));
+  CheckOptions o;
+  o.use_host = false;
+  absl::StatusOr<Matrix> m = CheckMatrix({mod}, {d.path() + "/new", d.path() + "/old"}, o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->cells.size(), 2u);
+  ASSERT_EQ(m->cells[1].report.problems.size(), 1u);
+  EXPECT_EQ(m->cells[1].report.problems[0].hint,
+            absl::StrCat("a function of torch's stable C shim that this torch does not have: the "
+                         "module was built against a newer torch; use that torch or a newer one; "
+                         "exported by ",
+                         d.path(), "/new (of the builds given)"));
 }
 
 // A lookup scans a block's front-coded names and skips those that keep more of the previous name
