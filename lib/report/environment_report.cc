@@ -114,6 +114,11 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
                       RenderText(env.torch_imports[b], color));
     }
   }
+  // What import torch warned of (the build's own libraries' misses) is said there, once.
+  std::vector<std::vector<std::string>> said(nb);
+  for (size_t b = 0; b < nb; ++b) {
+    for (const Warning& w : env.torch_imports[b].warnings) said[b].push_back(w.message);
+  }
   const std::vector<std::string> rows = ModuleRowLabels(env.matrix);
   for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
@@ -121,7 +126,7 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
       if (c.report.ok()) continue;
       absl::StrAppend(out, "\n== ", Printable(rows[i]), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
-                      "\n", RenderText(c.report, color));
+                      "\n", RenderText(WithoutWarnings(c.report, said[b]), color));
     }
   }
 }

@@ -76,7 +76,8 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
                                  v.end() - static_cast<ptrdiff_t>(std::min(suffix, v.size())));
     std::string label = mid.empty() ? absl::StrJoin(v, "/") : absl::StrJoin(mid, "/");
     // Nothing shared was cut from the front: an absolute path keeps its leading '/'.
-    if ((prefix == 0 || mid.empty()) && absl::StartsWith(builds[i], "/")) label.insert(0, "/");
+    if ((prefix == 0 || mid.empty()) && absl::StartsWith(builds[i], "/"))
+      label = absl::StrCat("/", label);
     labels.push_back(std::move(label));
   }
   return labels;
@@ -102,25 +103,80 @@ std::string StableAbiLines(const Matrix& m) {
   std::string out;
   const std::vector<std::string> labels = BuildLabels(m.builds);
   const std::vector<std::string> rows = ModuleRowLabels(m);
-  for (size_t i = 0; i < m.module_info.size() && i < rows.size(); ++i) {
-    const ModuleInfo& info = m.module_info[i];
-    if (info.torch_abi != TorchAbi::kStable) continue;
-    std::string since;
-    if (m.builds.size() > 1) {
-      since = "; no build given exports every shim function it uses";
-      for (size_t b = 0; b < m.builds.size(); ++b) {
-        if (m.builds[b] == info.stable_since)
-          since = absl::StrCat("; loads on torch from ", labels[b], " on (of the builds given)");
-      }
+  auto since_of = [&](const ModuleInfo& info) {
+    if (m.builds.size() <= 1) return std::string();
+    for (size_t b = 0; b < m.builds.size(); ++b) {
+      if (m.builds[b] == info.stable_since)
+        return absl::StrCat("; loads on torch from ", labels[b], " on (of the builds given)");
     }
-    absl::StrAppend(&out, "stable ABI: ", Printable(rows[i]),
-                    " uses torch only through its stable C shim", since, "\n");
+    return std::string("; no build given exports every shim function it uses");
+  };
+  // A package's stable modules that load from the same build are one line when they are many
+  // (torchcodec's fourteen).
+  constexpr size_t kOneLineFrom = 3;
+  const size_t n = std::min(m.module_info.size(), rows.size());
+  for (size_t i = 0; i < n;) {
+    const ModuleInfo& info = m.module_info[i];
+    if (info.torch_abi != TorchAbi::kStable) {
+      ++i;
+      continue;
+    }
+    const std::string since = since_of(info);
+    std::vector<std::string> group = {rows[i]};
+    size_t j = i + 1;
+    for (; !info.package.empty() && j < n; ++j) {
+      const ModuleInfo& next = m.module_info[j];
+      if (next.torch_abi != TorchAbi::kStable) continue;
+      if (next.package != info.package || since_of(next) != since) break;
+      group.push_back(rows[j]);
+    }
+    if (group.size() < kOneLineFrom) {
+      for (const std::string& row : group) {
+        absl::StrAppend(&out, "stable ABI: ", Printable(row),
+                        " uses torch only through its stable C shim", since, "\n");
+      }
+    } else {
+      std::vector<std::string> examples;
+      for (size_t k = 0; k < 3; ++k) examples.push_back(Printable(Short(group[k])));
+      absl::StrAppend(&out, "stable ABI: ", group.size(), " modules of ", Printable(info.package),
+                      " (", absl::StrJoin(examples, ", "), group.size() > 3 ? ", ..." : "",
+                      ") use torch only through its stable C shim", since, "\n");
+    }
+    i = j;
   }
   return out;
 }
 
 std::string PinText(const std::vector<std::string>& pins) {
   return pins.empty() ? "pins no torch" : absl::StrJoin(pins, ", ");
+}
+
+std::vector<std::string> SharedWarnings(const std::vector<const Report*>& reports) {
+  std::vector<std::string> shared;
+  if (reports.empty()) return shared;
+  for (const Warning& w : reports.front()->warnings) {
+    if (w.kind != WarningKind::kNote) continue;
+    const bool everywhere = std::all_of(reports.begin() + 1, reports.end(), [&](const Report* r) {
+      return std::any_of(r->warnings.begin(), r->warnings.end(), [&](const Warning& x) {
+        return x.kind == WarningKind::kNote && x.message == w.message;
+      });
+    });
+    if (everywhere && std::find(shared.begin(), shared.end(), w.message) == shared.end())
+      shared.push_back(w.message);
+  }
+  return shared;
+}
+
+Report WithoutWarnings(const Report& report, const std::vector<std::string>& said) {
+  Report out = report;
+  out.warnings.erase(std::remove_if(out.warnings.begin(), out.warnings.end(),
+                                    [&](const Warning& w) {
+                                      return w.kind == WarningKind::kNote &&
+                                             std::find(said.begin(), said.end(), w.message) !=
+                                                 said.end();
+                                    }),
+                     out.warnings.end());
+  return out;
 }
 
 std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
@@ -172,10 +228,27 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
     absl::StrAppend(&out, "package ", Printable(key), ": ",
                     Printable(PinText(info.torch_requirements)), "\n");
   }
-  for (const MatrixCell& c : m.cells) {
+  // A warning every failing module's report has against a build (what the build's own libraries
+  // miss) is said once, not in each.
+  const size_t nb = m.builds.size();
+  std::vector<std::vector<std::string>> said(nb);
+  for (size_t b = 0; b < nb; ++b) {
+    std::vector<const Report*> failing;
+    for (size_t i = b; i < m.cells.size(); i += nb) {
+      if (!m.cells[i].report.ok()) failing.push_back(&m.cells[i].report);
+    }
+    if (failing.size() < 2) continue;
+    said[b] = SharedWarnings(failing);
+    for (const std::string& w : said[b]) {
+      absl::StrAppend(&out, "warning, for every failing module against ", Printable(labels[b]),
+                      ": ", Printable(w), "\n");
+    }
+  }
+  for (size_t i = 0; i < m.cells.size(); ++i) {
+    const MatrixCell& c = m.cells[i];
     if (c.report.ok()) continue;
     absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
-                    "\n", RenderText(c.report, color, all));
+                    "\n", RenderText(WithoutWarnings(c.report, said[i % nb]), color, all));
   }
   return out;
 }

@@ -23,6 +23,11 @@ std::string RenderJunit(const Matrix& matrix);
 std::string RenderJunitError(const std::string& message);
 
 std::string RenderEnvironmentText(const EnvironmentReport& env, bool color);
+
+// For the reports of a matrix's text: the notes (by message) that every one of `reports` has,
+// which a renderer says once above them, and a report without the notes already said.
+std::vector<std::string> SharedWarnings(const std::vector<const Report*>& reports);
+Report WithoutWarnings(const Report& report, const std::vector<std::string>& said);
 std::string RenderEnvironmentJson(const EnvironmentReport& env);
 
 std::string RenderDiffText(const AbiDiff& diff, bool color);

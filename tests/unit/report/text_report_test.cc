@@ -39,5 +39,83 @@ TEST(TextReportTest, SeveralLibrariesTheGivenLibrariesLoadAreThem) {
   EXPECT_THAT(text, Not(HasSubstr(" it ")));
 }
 
+// A matrix of `modules` against one build: each fails, each with the notes `warnings`.
+Matrix FailingAgainstOne(const std::vector<std::string>& modules,
+                         const std::vector<std::string>& warnings) {
+  Matrix m;
+  m.builds = {"/b/torch"};
+  for (const std::string& mod : modules) {
+    m.modules.push_back(mod);
+    ModuleInfo info;
+    info.label = mod;
+    info.package = "pkg";
+    info.torch_abi = TorchAbi::kStable;
+    m.module_info.push_back(info);
+    MatrixCell c;
+    c.module = mod;
+    c.build = m.builds[0];
+    c.report.module = mod;
+    c.report.loads = false;
+    Problem p;
+    p.kind = ProblemKind::kMissingLibrary;
+    p.object = mod;
+    p.library = "libgone.so";
+    p.message = "libgone.so: cannot open shared object file: No such file or directory";
+    p.first = true;
+    c.report.problems.push_back(p);
+    for (const std::string& w : warnings) c.report.warnings.push_back({mod, w});
+    m.cells.push_back(c);
+  }
+  return m;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// sgl-kernel against a venv: what torch's own libraries miss was repeated in all thirteen
+// failing modules' reports. It is said once; a warning of one module alone stays in its report.
+TEST(MatrixTextTest, AWarningOfEveryFailingModuleIsSaidOnce) {
+  Matrix m = FailingAgainstOne({"a.so", "b.so", "c.so"}, {"torch misses libcuda.so.1"});
+  m.cells[1].report.warnings.push_back({"b.so", "b alone"});
+  const std::string text = RenderMatrixText(m, false);
+  EXPECT_EQ(Count(text, "torch misses libcuda.so.1"), 1u) << text;
+  EXPECT_THAT(text, HasSubstr("warning, for every failing module against /b/torch: torch misses "
+                              "libcuda.so.1\n"));
+  EXPECT_EQ(Count(text, "b alone"), 1u);
+  EXPECT_EQ(Count(text, "warnings (the load does not fail on these)"), 1u) << "b.so's alone";
+}
+
+// torchcodec's fourteen stable-ABI objects were fourteen lines; three or more of a package are one.
+TEST(MatrixTextTest, AStablePackagesModulesAreOneLine) {
+  const std::string text = RenderMatrixText(
+      FailingAgainstOne({"p/one.so", "p/two.so", "p/three.so", "p/four.so"}, {}), false);
+  EXPECT_THAT(text, HasSubstr("stable ABI: 4 modules of pkg (one.so, two.so, three.so, ...) use "
+                              "torch only through its stable C shim\n"));
+  const std::string two = RenderMatrixText(FailingAgainstOne({"p/one.so", "p/two.so"}, {}), false);
+  EXPECT_THAT(two, HasSubstr("stable ABI: p/one.so uses torch only through its stable C shim\n"));
+  EXPECT_THAT(two, HasSubstr("stable ABI: p/two.so uses torch only through its stable C shim\n"));
+}
+
+// In an environment's report, what import torch warned of (torch's own libraries' misses) is said
+// under it, not again in every failing module's section.
+TEST(EnvironmentTextTest, WhatImportTorchWarnedOfIsNotRepeated) {
+  EnvironmentReport env;
+  env.environment = "/venv";
+  env.matrix = FailingAgainstOne({"a.so", "b.so"}, {"torch misses libcuda.so.1"});
+  env.matrix.cells[0].report.warnings.push_back({"a.so", "a alone"});
+  Report torch;
+  torch.module = "torch/_C.so";
+  torch.loads = true;
+  torch.warnings.push_back({"torch/_C.so", "torch misses libcuda.so.1"});
+  env.torch_imports = {torch};
+  env.packages = {{"pkg", "1.0", {}, {0, 1}, {}}};
+  const std::string text = RenderEnvironmentText(env, false);
+  EXPECT_EQ(Count(text, "torch misses libcuda.so.1"), 1u) << text;
+  EXPECT_EQ(Count(text, "a alone"), 1u);
+}
+
 }  // namespace
 }  // namespace abicheck
