@@ -565,12 +565,15 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
   return out;
 }
 
-// One cause for `members`, each marked as explained by it.
+}  // namespace
+
 void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
               Report* report) {
   for (Problem* p : members) p->cause = id;
   report->causes.push_back({std::move(id), std::move(summary), static_cast<int>(members.size())});
 }
+
+namespace {
 
 // One change repeated across an API (int -> long in one parameter of 57 functions; every CUDA
 // runtime symbol under libcudart.so.13 instead of .12) is one cause with a count and examples, not

@@ -17,6 +17,10 @@ namespace abicheck {
 inline constexpr absl::string_view kNotExportedHint =
     "no library in the load exports this name, under any version";
 
+// One cause of `report` for `members`, each marked as explained by it.
+void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
+              Report* report);
+
 // Fills Problem::candidates and Problem::hint for the problems of `report`.
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
                       Report* report);

@@ -185,6 +185,47 @@ TEST(EnvTest, AMissingLibraryThePackageShipsIsNamed) {
   EXPECT_FALSE(r->matrix.cells[audio->modules[1]].report.loads);
 }
 
+// torchcodec's custom_ops9 misses 82 names of its own libtorchcodec_core9.so, which does not load:
+// each said "no library in the load exports this name". They come with that file, and three or
+// more are one cause.
+TEST(EnvTest, SymbolsOfTheOwnLibraryThatDoesNotLoadAreOneCause) {
+  Venv v;
+  ElfBuilder lib;
+  lib.soname = "libcore.so";
+  lib.needed = {"libc10.so"};
+  lib.syms = {{"c10_gone", false}, {"core_a"}, {"core_b"}, {"core_c"}};
+  lib.relocs = {1};
+  v.Dist("codec", "1.0", "",
+         {{"codec/libcore.so", lib.Build()},
+          {"codec/ops.so",
+           Mod({"libcore.so", "libc10.so"}, {"core_a", "core_b", "core_c", "nowhere"})}});
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const EnvironmentPackage* codec = Package(*r, "codec");
+  ASSERT_NE(codec, nullptr);
+  const Report& ops = r->matrix.cells[codec->modules[1]].report;  // codec/ops.so
+  ASSERT_EQ(ops.causes.size(), 1u) << RenderText(ops, false);
+  EXPECT_EQ(ops.causes[0].id, "symbols_of_own_libraries");
+  EXPECT_EQ(ops.causes[0].problems, 3);
+  EXPECT_EQ(ops.causes[0].summary,
+            "symbols of this package's own libcore.so, which does not load (above), e.g. core_a, "
+            "core_b, core_c: they fail because it does not load");
+  int own = 0;
+  for (const Problem& p : ops.problems) {
+    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+    if (p.symbol == "nowhere") {
+      EXPECT_EQ(p.hint, "no library in the load exports this name, under any version");
+      continue;
+    }
+    ++own;
+    EXPECT_EQ(p.hint,
+              "it comes with libcore.so, this package's own library, which does not load "
+              "(above)");
+    EXPECT_EQ(p.cause, "symbols_of_own_libraries");
+  }
+  EXPECT_EQ(own, 3);
+}
+
 TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   Venv v;
   TempDir other;
