@@ -18,19 +18,24 @@ using ::abicheck::testing::TempDir;
 using ::testing::HasSubstr;
 using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
 
+// A module needing `soname` for `refs`, checked against that one library defining `defs`.
+absl::StatusOr<Report> CheckAgainstOne(TempDir& d, const std::string& soname,
+                                       const std::vector<std::string>& defs,
+                                       const std::vector<std::string>& refs) {
+  CheckOptions o = NoHostOptions();
+  o.providers = {d.Write(soname, Lib(soname, defs))};
+  return Check(d.Write("mod.so", Mod({soname}, refs)), o);
+}
+
 // Issue 15, on real torch symbols: int64_t -> c10::SymInt in at::_ops::narrow::call. The same
 // qualified name wins over another op with the module's exact parameter list.
 TEST(DiagnosisRankingTest, SameQualifiedNameWins) {
   TempDir d;
-  const std::string lib =
-      d.Write("libtorch_cpu.so",
-              Lib("libtorch_cpu.so", {"_ZN2at4_ops13diagonal_copy4callERKNS_6TensorElll",
-                                      "_ZN2at4_ops6narrow4callERKNS_6TensorElN3c106SymIntES6_"}));
-  const std::string mod =
-      d.Write("mod.so", Mod({"libtorch_cpu.so"}, {"_ZN2at4_ops6narrow4callERKNS_6TensorElll"}));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r =
+      CheckAgainstOne(d, "libtorch_cpu.so",
+                      {"_ZN2at4_ops13diagonal_copy4callERKNS_6TensorElll",
+                       "_ZN2at4_ops6narrow4callERKNS_6TensorElN3c106SymIntES6_"},
+                      {"_ZN2at4_ops6narrow4callERKNS_6TensorElll"});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->problems.size(), 1u);
   ASSERT_FALSE(r->problems[0].candidates.empty()) << RenderText(*r, false);
@@ -52,12 +57,8 @@ TEST(DiagnosisRankingTest, ConstructorVariantsAreOneCandidate) {
     std::vector<std::string> defs = {"_ZN3c1013MessageLoggerC1EPKciib",
                                      "_ZN3c1013MessageLoggerC2EPKciib"};
     if (c2_first) std::swap(defs[0], defs[1]);
-    const std::string lib = d.Write("libc10.so", Lib("libc10.so", defs));
-    const std::string mod =
-        d.Write("mod.so", Mod({"libc10.so"}, {"_ZN3c1013MessageLoggerC1EPKcii"}));
-    CheckOptions o = NoHostOptions();
-    o.providers = {lib};
-    absl::StatusOr<Report> r = Check(mod, o);
+    absl::StatusOr<Report> r =
+        CheckAgainstOne(d, "libc10.so", defs, {"_ZN3c1013MessageLoggerC1EPKcii"});
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->problems.size(), 1u);
     ASSERT_EQ(r->problems[0].candidates.size(), 1u) << RenderText(*r, false);
@@ -79,12 +80,8 @@ TEST(DiagnosisRankingTest, AnotherTemplateArgumentListIsTheDifference) {
   for (const char* type : {"a", "b", "c", "d", "e", "f", "g", "h",  "j",  "l", "m",
                            "n", "o", "s", "t", "w", "x", "y", "Ds", "Di", "i"})
     defs.push_back(absl::StrCat("_ZNK2at10TensorBase14const_data_ptrI", type, "EEPKT_v"));
-  const std::string lib = d.Write("libtorch_cpu.so", Lib("libtorch_cpu.so", defs));
-  const std::string mod = d.Write(
-      "mod.so", Mod({"libtorch_cpu.so"}, {"_ZNK2at10TensorBase14const_data_ptrIiLi0EEEPKT_v"}));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r = CheckAgainstOne(d, "libtorch_cpu.so", defs,
+                                             {"_ZNK2at10TensorBase14const_data_ptrIiLi0EEEPKT_v"});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->problems.size(), 1u);
   ASSERT_EQ(r->problems[0].candidates.size(), 1u) << RenderText(*r, false);
@@ -99,13 +96,9 @@ TEST(DiagnosisRankingTest, AnotherTemplateArgumentListIsTheDifference) {
 // not also "return type:  → long".
 TEST(DiagnosisRankingTest, AFunctionThatBecameATemplateHasNoReturnTypeChange) {
   TempDir d;
-  const std::string lib =
-      d.Write("libc10.so", Lib("libc10.so", {"_ZN3c106detail19maybe_wrap_dim_slowIlEET_S2_S2_b"}));
-  const std::string mod =
-      d.Write("mod.so", Mod({"libc10.so"}, {"_ZN3c106detail19maybe_wrap_dim_slowEllb"}));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r =
+      CheckAgainstOne(d, "libc10.so", {"_ZN3c106detail19maybe_wrap_dim_slowIlEET_S2_S2_b"},
+                      {"_ZN3c106detail19maybe_wrap_dim_slowEllb"});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->problems.size(), 1u);
   ASSERT_EQ(r->problems[0].candidates.size(), 1u) << RenderText(*r, false);
@@ -119,12 +112,9 @@ TEST(DiagnosisRankingTest, AFunctionThatBecameATemplateHasNoReturnTypeChange) {
 // said to be one (the shim gains functions release by release), not "no library exports it".
 TEST(DiagnosisHintTest, AMissingShimFunctionMeansANewerTorch) {
   TempDir d;
-  const std::string lib = d.Write("libtorch.so", Lib("libtorch.so", {"aoti_torch_old_fn"}));
-  const std::string mod = d.Write(
-      "mod.so", Mod({"libtorch.so"}, {"aoti_torch_old_fn", "torch_dtype_float8_e8m0fnu", "gone"}));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r =
+      CheckAgainstOne(d, "libtorch.so", {"aoti_torch_old_fn"},
+                      {"aoti_torch_old_fn", "torch_dtype_float8_e8m0fnu", "gone"});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->problems.size(), 2u) << RenderText(*r, false);
   EXPECT_EQ(r->problems[0].symbol, "torch_dtype_float8_e8m0fnu");
@@ -202,11 +192,7 @@ TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
     defs.push_back("_ZN2ns" + std::to_string(n.size()) + n + "El");
     refs.push_back("_ZN2ns" + std::to_string(n.size()) + n + "Ei");
   }
-  const std::string lib = d.Write("libt.so", Lib("libt.so", defs));
-  const std::string mod = d.Write("mod.so", Mod({"libt.so"}, refs));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r = CheckAgainstOne(d, "libt.so", defs, refs);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->causes.size(), 1u);
   ASSERT_EQ(r->causes[0].problems, 8);
@@ -227,15 +213,9 @@ TEST(DiagnosisCausesTest, ManyProblemsOfOneCauseAreShownAsAFew) {
 TEST(DiagnosisCausesTest, RepeatedChangeIsOneCause) {
   TempDir d;
   // ns::f1..f4(int) became (long); ns::g(int) became (unsigned int): a change of its own.
-  const std::string lib = d.Write(
-      "libt.so",
-      Lib("libt.so", {"_ZN2ns2f1El", "_ZN2ns2f2El", "_ZN2ns2f3El", "_ZN2ns2f4El", "_ZN2ns1gEj"}));
-  const std::string mod = d.Write(
-      "mod.so",
-      Mod({"libt.so"}, {"_ZN2ns2f1Ei", "_ZN2ns2f2Ei", "_ZN2ns2f3Ei", "_ZN2ns2f4Ei", "_ZN2ns1gEi"}));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r = CheckAgainstOne(
+      d, "libt.so", {"_ZN2ns2f1El", "_ZN2ns2f2El", "_ZN2ns2f3El", "_ZN2ns2f4El", "_ZN2ns1gEj"},
+      {"_ZN2ns2f1Ei", "_ZN2ns2f2Ei", "_ZN2ns2f3Ei", "_ZN2ns2f4Ei", "_ZN2ns1gEi"});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->causes.size(), 1u) << RenderText(*r, false);
   EXPECT_EQ(r->causes[0].problems, 4);
@@ -252,11 +232,7 @@ TEST(DiagnosisCapTest, SaysThatItCutTheList) {
   TempDir d;
   std::vector<std::string> refs;
   for (int i = 0; i < 300; ++i) refs.push_back(absl::StrCat("gone_", i));
-  const std::string lib = d.Write("libt.so", Lib("libt.so", {"kept"}));
-  const std::string mod = d.Write("mod.so", Mod({"libt.so"}, refs));
-  CheckOptions o = NoHostOptions();
-  o.providers = {lib};
-  absl::StatusOr<Report> r = Check(mod, o);
+  absl::StatusOr<Report> r = CheckAgainstOne(d, "libt.so", {"kept"}, refs);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->problems.size(), 300u);
   bool said = false;
