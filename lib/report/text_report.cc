@@ -142,7 +142,15 @@ void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
     absl::StrAppendFormat(out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
                           c.summary);
   }
-  if (!r.assumed_loaded.empty()) {
+  if (!r.assumed_loaded.empty() && r.unverified_references == 0) {
+    // Everything resolved, or failed, without it (C2b: no C++ name is the driver's).
+    const bool one = r.assumed_loaded.size() == 1;
+    absl::StrAppendFormat(out,
+                          "  %s %s: the given libraries load %s, but %s not among the files; no "
+                          "unresolved reference was left for %s to define\n",
+                          st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "),
+                          one ? "it" : "them", one ? "it is" : "they are", one ? "it" : "them");
+  } else if (!r.assumed_loaded.empty()) {
     const bool one = r.assumed_loaded.size() == 1;
     const bool one_ref = r.unverified_references == 1;
     absl::StrAppendFormat(out,

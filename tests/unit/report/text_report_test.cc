@@ -39,6 +39,17 @@ TEST(TextReportTest, SeveralLibrariesTheGivenLibrariesLoadAreThem) {
   EXPECT_THAT(text, Not(HasSubstr(" it ")));
 }
 
+// sgl-kernel's flash_ops against torch 2.10 without a driver: its one miss is a C++ name, which
+// libcuda.so.1 does not define (C2b), so nothing is left unverified: not "0 unresolved references
+// may be defined there".
+TEST(TextReportTest, NothingLeftForTheAssumedLibraryIsSaidSo) {
+  const std::string text = RenderText(AssumedLoaded({"libcuda.so.1"}, 0), false);
+  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1: the given libraries load it, but it is not "
+                              "among the files; no unresolved reference was left for it to "
+                              "define\n"));
+  EXPECT_THAT(text, Not(HasSubstr("0 unresolved")));
+}
+
 // A matrix of `modules` against one build: each fails, each with the notes `warnings`.
 Matrix FailingAgainstOne(const std::vector<std::string>& modules,
                          const std::vector<std::string>& warnings) {
