@@ -12,11 +12,15 @@ namespace abicheck::cli {
 int RunDiff(const std::string& prog, std::vector<std::string> args) {
   CLI::App app{
       "Lists the exported symbols removed, changed (same C++ name, another signature) and added "
-      "between two builds (wheels, directories) or two libraries, demangled, by library.",
+      "between two builds (wheels, directories, Python environments: the torch installed there) "
+      "or two libraries, demangled, by library.",
       prog + " diff"};
   std::string old_build, new_build;
   OutputOptions out;
-  app.add_option("OLD", old_build, "the old build: a wheel, a directory or a library")->required();
+  app.add_option(
+         "OLD", old_build,
+         "the old build: a wheel, a directory, a Python environment (its torch) or a library")
+      ->required();
   app.add_option("NEW", new_build, "the new build")->required();
   out.AddTo(app, {"text", "json"});
   app.footer(

@@ -226,6 +226,21 @@ TEST(EnvTest, SymbolsOfTheOwnLibraryThatDoesNotLoadAreOneCause) {
   EXPECT_EQ(own, 3);
 }
 
+// `abicheck diff VENV_A VENV_B` compares the torch installed in each, as check --against and env
+// take a venv: not every package's libraries (two PyPI venvs differed in 124,086 removed names,
+// most of them other packages').
+TEST(EnvTest, ADiffOfTwoEnvironmentsIsADiffOfTheirTorch) {
+  Venv a, b;
+  b.AddTorch("2.9.1", {"c10_kept", "c10_new"});
+  b.Dist("other", "1.0", "", {{"other/libother.so", Lib("libother.so", {"o"})}});
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(a.root, b.root);
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u) << RenderDiffText(*diff, false);
+  EXPECT_THAT(diff->libraries[0].new_library, HasSubstr("/torch/lib/libc10.so"));
+  ASSERT_EQ(diff->libraries[0].added.size(), 1u);
+  EXPECT_EQ(diff->libraries[0].added[0].symbol, "c10_new");
+}
+
 TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   Venv v;
   TempDir other;
