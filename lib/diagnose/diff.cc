@@ -8,6 +8,7 @@
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/demangle/demangle.h"
@@ -134,14 +135,19 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
         c.new_symbol = n.symbol;
         c.new_demangled = n.demangled;
         if (best_diff.empty()) {
-          // Same parts: either the version moved, or something the parts do not show (template
-          // arguments, qualifiers) — said with both names, never as an empty "version:  → ".
+          // Same parts: the version moved, the [abi:cxx11] tag that the partial demangler's base
+          // name omits (c10::getDtypeNames in torch 2.15), or something else the parts do not
+          // show — said with both names, never as an empty "version:  → ".
           const std::string va = k.substr(BareName(k).size()),
                             vb = best->first.substr(BareName(best->first).size());
-          best_diff.push_back(va != vb ? Difference{Difference::Kind::kVersion, 0, va, vb}
-                                       : Difference{Difference::Kind::kMangledName, 0,
-                                                    std::string(BareName(k)),
-                                                    std::string(BareName(best->first))});
+          const bool ta = absl::StrContains(c.demangled, "[abi:cxx11]"),
+                     tb = absl::StrContains(n.demangled, "[abi:cxx11]");
+          best_diff.push_back(
+              va != vb   ? Difference{Difference::Kind::kVersion, 0, va, vb}
+              : ta != tb ? Difference{Difference::Kind::kAbiTag, 0, ta ? "[abi:cxx11]" : "",
+                                      tb ? "[abi:cxx11]" : ""}
+                         : Difference{Difference::Kind::kMangledName, 0, std::string(BareName(k)),
+                                      std::string(BareName(best->first))});
         }
         c.differences = best_diff;
         d.changed.push_back(std::move(c));

@@ -46,6 +46,20 @@ TEST(DiffTest, RemovedChangedAdded) {
 
 // Issue 15: a constructor's C1 and C2 symbols demangle alike; the diff tells them apart by
 // their mangled names (and only them).
+// torch 2.15's c10::getDtypeNames lost its [abi:cxx11] tag, which the partial demangler's base
+// name omits: the change is said as the tag, not as two mangled names.
+TEST(DiffTest, AnAbiTagChangeIsTheDifference) {
+  TempDir d;
+  d.Write("old.so", Lib("libc10.so", {"_ZN3c1013getDtypeNamesB5cxx11ENS_10ScalarTypeE"}));
+  d.Write("new.so", Lib("libc10.so", {"_ZN3c1013getDtypeNamesENS_10ScalarTypeE"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);
+  ASSERT_EQ(diff->libraries[0].changed.size(), 1u);
+  EXPECT_THAT(DifferenceTexts(diff->libraries[0].changed[0].differences),
+              ElementsAre("ABI tag: [abi:cxx11] → (none)"));
+}
+
 TEST(DiffTest, NamesThatDemangleAlikeShowTheirSymbol) {
   TempDir d;
   d.Write("old.so", Lib("libt.so", {"_ZN2ns3FooC1Ei", "_ZN2ns3FooC2Ei", "_Z3barv", "keep"}));
