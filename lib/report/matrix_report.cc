@@ -244,11 +244,14 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
                       ": ", Printable(w), "\n");
     }
   }
+  static const std::vector<std::string> kNone;
   for (size_t i = 0; i < m.cells.size(); ++i) {
     const MatrixCell& c = m.cells[i];
     if (c.report.ok()) continue;
+    // A Matrix a caller made may hold cells without builds.
+    const std::vector<std::string>& shown = nb == 0 ? kNone : said[i % nb];
     absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
-                    "\n", RenderText(WithoutWarnings(c.report, said[i % nb]), color, all));
+                    "\n", RenderText(WithoutWarnings(c.report, shown), color, all));
   }
   return out;
 }

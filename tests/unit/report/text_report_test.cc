@@ -99,6 +99,15 @@ TEST(MatrixTextTest, AWarningOfEveryFailingModuleIsSaidOnce) {
   EXPECT_EQ(Count(text, "warnings (the load does not fail on these)"), 1u) << "b.so's alone";
 }
 
+// A Matrix made by a caller of the library, with cells and no builds, is rendered, not a division
+// by zero.
+TEST(MatrixTextTest, CellsWithoutBuildsAreRendered) {
+  Matrix m = FailingAgainstOne({"a.so", "b.so"}, {"w"});
+  m.builds.clear();
+  const std::string text = RenderMatrixText(m, false);
+  EXPECT_EQ(Count(text, "\n== "), 2u) << text;
+}
+
 // torchcodec's fourteen stable-ABI objects were fourteen lines; three or more of a package are one.
 TEST(MatrixTextTest, AStablePackagesModulesAreOneLine) {
   const std::string text = RenderMatrixText(
