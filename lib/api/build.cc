@@ -36,18 +36,19 @@ const std::string& Build::name() const { return state_->input.path; }
 
 size_t Build::library_count() const { return state_->input.objects.size(); }
 
-absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const InputLimits& limits) {
-  // A Python environment given as a build is the torch installed in it, as `abicheck env` reads
-  // it — not every shared object of every package there: torchvision.libs' vendored
-  // libcudart.so.12 is not loaded by `import torch`, and taken as a provider it satisfied a CUDA
-  // 12 module against a CUDA 13 torch.
+absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::string& path,
+                                                                  const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<std::string> torch, InstalledTorchDirectory(path));
-  if (torch) {
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInstalledDirectory(*torch, limits));
-    in.path = path;  // the column is named as given
-    in.notes.push_back(absl::StrCat("a Python environment: its torch, ", *torch, ", is the build"));
-    return std::vector<Build>{MakeBuild(std::move(in))};
-  }
+  if (!torch) return std::nullopt;
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInstalledDirectory(*torch, limits));
+  in.path = path;  // named as given
+  in.notes.push_back(absl::StrCat("a Python environment: its torch, ", *torch, ", is the build"));
+  return in;
+}
+
+absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> torch, ExpandInstalledTorch(path, limits));
+  if (torch) return std::vector<Build>{MakeBuild(*std::move(torch))};
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded, ExpandBuilds(path, limits));
   std::vector<Build> out;
   out.reserve(expanded.size());

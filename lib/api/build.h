@@ -3,6 +3,7 @@
 #ifndef ABICHECK_LIB_API_BUILD_H_
 #define ABICHECK_LIB_API_BUILD_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct Build::State {
   std::vector<InputFile> preload;    // ... which import torch loads RTLD_GLOBAL (E1)
   mutable SharedParseCache parses;   // the objects' parses, made on first use
 };
+
+// When `path` is a Python environment with torch installed: that torch, expanded as `env` reads
+// it, named `path` and noted as such — the build `import torch` loads there, not every shared
+// object of every package (torchvision.libs' vendored libcudart.so.12 is not loaded by `import
+// torch`, and taken as a provider it satisfied a CUDA 12 module against a CUDA 13 torch).
+// nullopt for any other path. check --against, env --against, index and diff read a venv so.
+absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::string& path,
+                                                                  const InputLimits& limits);
 
 // The error for `builds` (of `path`) where one build is wanted.
 absl::Status SeveralBuilds(const std::string& path, const std::vector<Build>& builds);

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "lib/api/build.h"
 #include "lib/diagnose/diff.h"
 #include "lib/inputs/inputs.h"
-#include "lib/inputs/python_env.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -14,13 +14,14 @@ namespace {
 
 absl::StatusOr<std::vector<ExportSet>> ReadExports(const std::string& build,
                                                    const InputLimits& limits) {
-  // A Python environment is the torch installed in it, as for check --against and env: not every
-  // package's libraries (two venvs differed in 124,086 removed names, most of them not torch's).
-  ABICHECK_ASSIGN_OR_RETURN(std::optional<std::string> torch, InstalledTorchDirectory(build));
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, torch ? ExpandInstalledDirectory(*torch, limits)
-                                                    : ExpandInput(build, limits));
+  // A Python environment is the torch installed in it: two venvs' every package differed in
+  // 124,086 removed names, most of them not torch's.
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> in, ExpandInstalledTorch(build, limits));
+  if (!in) {
+    ABICHECK_ASSIGN_OR_RETURN(in, ExpandInput(build, limits));
+  }
   std::vector<ExportSet> libs;
-  for (const InputFile& f : in.objects) {
+  for (const InputFile& f : in->objects) {
     ABICHECK_ASSIGN_OR_RETURN(ExportSet lib, ReadExportSet(f));
     libs.push_back(std::move(lib));
   }

@@ -438,17 +438,14 @@ class EnvironmentCheck {
         break;
       }
     }
-    constexpr size_t kMinRepeats = 3;
-    if (members.size() < kMinRepeats) return;
-    std::vector<std::string> examples;
-    for (size_t k = 0; k < 3; ++k) examples.push_back(members[k]->demangled);
-    AddCause("symbols_of_own_libraries",
-             absl::StrCat("symbols of this package's own ", absl::StrJoin(from, ", "),
-                          from.size() == 1 ? ", which does" : ", which do",
-                          " not load (above), e.g. ", absl::StrJoin(examples, ", "),
-                          members.size() > 3 ? ", ..." : "", ": they fail because ",
-                          from.size() == 1 ? "it does" : "those do", " not load"),
-             members, r);
+    if (members.size() < kMinCauseMembers) return;
+    AddCause(
+        "symbols_of_own_libraries",
+        absl::StrCat("symbols of this package's own ", absl::StrJoin(from, ", "),
+                     from.size() == 1 ? ", which does" : ", which do", " not load (above), e.g. ",
+                     CauseExamples(members), ": they fail because ",
+                     from.size() == 1 ? "it does" : "those do", " not load"),
+        members, r);
   }
 
   const std::string path_;

@@ -204,6 +204,12 @@ std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
   return out;
 }
 
+std::optional<Difference> AbiTagChange(absl::string_view from, absl::string_view to) {
+  const bool a = absl::StrContains(from, "[abi:cxx11]"), b = absl::StrContains(to, "[abi:cxx11]");
+  if (a == b) return std::nullopt;
+  return Difference{Difference::Kind::kAbiTag, 0, a ? "[abi:cxx11]" : "", b ? "[abi:cxx11]" : ""};
+}
+
 namespace {
 
 // How many differences DescribeDifferences(wanted, found) lists, counted no further than `limit`
@@ -567,6 +573,12 @@ absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
 
 }  // namespace
 
+std::string CauseExamples(const std::vector<Problem*>& members) {
+  std::vector<absl::string_view> names;
+  for (size_t i = 0; i < members.size() && i < 3; ++i) names.push_back(members[i]->demangled);
+  return absl::StrCat(absl::StrJoin(names, ", "), members.size() > 3 ? ", ..." : "");
+}
+
 void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
               Report* report) {
   for (Problem* p : members) p->cause = id;
@@ -579,7 +591,6 @@ namespace {
 // runtime symbol under libcudart.so.13 instead of .12) is one cause with a count and examples, not
 // 57 unrelated findings.
 void GroupRepeatedChanges(Report* report) {
-  constexpr int kMinRepeats = 3;
   std::vector<std::pair<Difference, std::vector<Problem*>>> groups;
   for (Problem& p : report->problems) {
     if (p.kind != ProblemKind::kUndefinedSymbol || p.candidates.empty() || !p.cause.empty())
@@ -601,7 +612,7 @@ void GroupRepeatedChanges(Report* report) {
   }
   int n = 0;
   for (auto& [change, members] : groups) {
-    if (static_cast<int>(members.size()) < kMinRepeats) continue;
+    if (members.size() < kMinCauseMembers) continue;
     std::vector<std::string> examples;
     for (size_t i = 0; i < members.size() && i < 3; ++i) {
       FunctionParts f;
@@ -645,7 +656,6 @@ MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Repor
 
 // Three or more such symbols are one cause: they follow from the missing libraries, listed first.
 void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* report) {
-  constexpr int kMinRepeats = 3;
   std::vector<Problem*> members;
   std::vector<std::string> libraries;
   for (Problem& p : report->problems) {
@@ -657,14 +667,12 @@ void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* re
     if (std::find(libraries.begin(), libraries.end(), it->second) == libraries.end())
       libraries.push_back(it->second);
   }
-  if (static_cast<int>(members.size()) < kMinRepeats) return;
-  std::vector<std::string> examples;
-  for (size_t i = 0; i < members.size() && i < 3; ++i) examples.push_back(members[i]->demangled);
-  std::string summary = absl::StrCat("symbols versioned by ", absl::StrJoin(libraries, ", "),
-                                     libraries.size() == 1 ? ", which is" : ", which are",
-                                     " not here (above), e.g. ", absl::StrJoin(examples, ", "),
-                                     members.size() > 3 ? ", ..." : "", ": they fail because ",
-                                     libraries.size() == 1 ? "it is" : "those are", " missing");
+  if (members.size() < kMinCauseMembers) return;
+  std::string summary =
+      absl::StrCat("symbols versioned by ", absl::StrJoin(libraries, ", "),
+                   libraries.size() == 1 ? ", which is" : ", which are", " not here (above), e.g. ",
+                   CauseExamples(members), ": they fail because ",
+                   libraries.size() == 1 ? "it is" : "those are", " missing");
   AddCause("symbols_of_missing_libraries", std::move(summary), members, report);
 }
 
@@ -696,18 +704,17 @@ void ExplainMissingLibrary(const Loader& loader, Problem& p) {
       if (stem.empty() || !absl::StartsWith(base, stem + ".") || base == wanted) continue;
       const std::string need_major = wanted.substr(stem.size() + 1),
                         have_major = base.substr(stem.size() + 1);
-      p.hint = SonameMajorIsCudaMajor(stem)
-                   ? absl::StrCat("needs ", wanted, "; ", base,
-                                  " is what is here: the module was built for CUDA ", need_major,
-                                  ", this environment has CUDA ", have_major,
-                                  ". Use a build of the module for this CUDA, or install the "
-                                  "CUDA ",
-                                  need_major, " runtime beside it")
-                   : absl::StrCat("needs ", wanted, "; ", base,
-                                  " is what is here: another major release of that library, "
-                                  "from another CUDA than the module was built for. Use a build "
-                                  "of the module for this CUDA, or install ",
-                                  wanted, " beside it");
+      p.hint = absl::StrCat(
+          "needs ", wanted, "; ", base, " is what is here: ",
+          SonameMajorIsCudaMajor(stem)
+              ? absl::StrCat("the module was built for CUDA ", need_major,
+                             ", this environment has CUDA ", have_major,
+                             ". Use a build of the module for this CUDA, or install the CUDA ",
+                             need_major, " runtime beside it")
+              : absl::StrCat("another major release of that library, from another CUDA than the "
+                             "module was built for. Use a build of the module for this CUDA, or "
+                             "install ",
+                             wanted, " beside it"));
       break;
     }
   }
@@ -792,7 +799,7 @@ void OtherVersionCandidates(const std::vector<const Object*>& scope, const Hashe
 
 // 3. The same qualified C++ function with another signature, anywhere loaded: the candidates.
 // Those of the wanted scope (by its ContextKeys, `contexts`) are looked at first, and when one of
-// them is a candidate the others are not looked at: RankSignatureCandidates would drop them.
+// them is a candidate the others are not looked at: they would rank after it.
 void SignatureCandidates(const CandidateIndex& index, const std::string& token,
                          const FunctionParts& wanted, const std::vector<uint32_t>& contexts,
                          Problem& p) {
@@ -807,21 +814,16 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
     if (found.context != wanted.context && CountDifferences(wanted, found, 2) > 1) return;
     std::vector<Difference> diff = DescribeDifferences(wanted, found);
     if (diff.empty()) {
-      // Same parts, other mangling: an ABI tag the partial demangler's base name omits.
-      const std::string w = Demangle(p.symbol), f = Demangle(s->name);
-      const bool wt = w.find("[abi:cxx11]") != std::string::npos,
-                 ft = f.find("[abi:cxx11]") != std::string::npos;
-      if (wt != ft) {
-        diff.push_back(wt ? Difference{Difference::Kind::kAbiTag, 0, "[abi:cxx11]", ""}
-                          : Difference{Difference::Kind::kAbiTag, 0, "", "[abi:cxx11]"});
-      }
+      if (std::optional<Difference> tag = AbiTagChange(Demangle(p.symbol), Demangle(s->name)))
+        diff.push_back(*tag);
     }
     if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) return;
     const Relation relation =
         found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
-    // Only the best are kept as they come (RankSignatureCandidates' order): a function template
-    // has an instance per type, and the nearest (const_data_ptr<int>() for <int, 0>) may come
-    // after many others.
+    // Only the nearest are kept, as they come: the same qualified name always wins over another
+    // one (at::_ops::narrow::call with SymInt parameters, not at::_ops::diagonal_copy::call with
+    // the same ones), then fewer differences; a function template has an instance per type, and
+    // the nearest (const_data_ptr<int>() for <int, 0>) may come after many others.
     // (r, n) ranks after (than_r, than_n): another name than one of the same, or more differences.
     auto worse = [](Relation r, size_t n, Relation than_r, size_t than_n) {
       const bool same = r == Relation::kSignatureChanged,
@@ -889,21 +891,8 @@ void DropSameReading(Problem& p) {
   p.candidates = std::move(kept);
 }
 
-// The same qualified name always wins over another one (at::_ops::narrow::call with SymInt
-// parameters, not at::_ops::diagonal_copy::call with the same ones); then closest first. A
-// candidate of another scope, or with more differences than the best, is noise.
-void RankSignatureCandidates(const FunctionParts& wanted, Problem& p) {
-  auto same_name = [](const Candidate& c) { return c.relation == Relation::kSignatureChanged; };
-  std::stable_sort(p.candidates.begin(), p.candidates.end(),
-                   [&](const Candidate& a, const Candidate& b) {
-                     if (same_name(a) != same_name(b)) return same_name(a);
-                     return a.differences.size() < b.differences.size();
-                   });
-  while (p.candidates.size() > 1 &&
-         (same_name(p.candidates.back()) != same_name(p.candidates.front()) ||
-          p.candidates.back().differences.size() > p.candidates.front().differences.size())) {
-    p.candidates.pop_back();
-  }
+// SignatureCandidates kept only the nearest, equally near: one reading each, and the hint.
+void FinishSignatureCandidates(const FunctionParts& wanted, Problem& p) {
   DropSameReading(p);
   if (!p.candidates.empty()) {
     const Candidate& c = p.candidates.front();
@@ -946,7 +935,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
       if (index == nullptr)
         index = std::make_unique<CandidateIndex>(loader, problem_tokens(report));
       SignatureCandidates(*index, base->token, wanted, base->contexts, p);
-      RankSignatureCandidates(wanted, p);
+      FinishSignatureCandidates(wanted, p);
     }
     if (p.candidates.size() > kMaxCandidates) p.candidates.resize(kMaxCandidates);
     if (p.candidates.empty() && p.hint.empty()) {

@@ -3,6 +3,7 @@
 #ifndef ABICHECK_LIB_DIAGNOSE_DIAGNOSE_H_
 #define ABICHECK_LIB_DIAGNOSE_DIAGNOSE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ namespace abicheck {
 inline constexpr absl::string_view kNotExportedHint =
     "no library in the load exports this name, under any version";
 
+// A cause explains this many problems or more (fewer are each explained on their own).
+inline constexpr size_t kMinCauseMembers = 3;
+// A cause's examples: the first three members' demangled names, ", ..." when there are more.
+std::string CauseExamples(const std::vector<Problem*>& members);
 // One cause of `report` for `members`, each marked as explained by it.
 void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
               Report* report);
@@ -35,6 +40,9 @@ void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache*
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
 std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
                                             const FunctionParts& found);
+// Between two demangled names whose parts are the same: the [abi:cxx11] tag that one has and the
+// other not (the partial demangler's base name omits it), as a kAbiTag difference; else nullopt.
+std::optional<Difference> AbiTagChange(absl::string_view from, absl::string_view to);
 
 // Version-name helpers: "GLIBCXX_" for "GLIBCXX_3.4.32"; numeric-aware ordering; the newest
 // definition of `wanted`'s family; what a too-new requirement usually means.

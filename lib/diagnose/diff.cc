@@ -140,14 +140,12 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
           // show — said with both names, never as an empty "version:  → ".
           const std::string va = k.substr(BareName(k).size()),
                             vb = best->first.substr(BareName(best->first).size());
-          const bool ta = absl::StrContains(c.demangled, "[abi:cxx11]"),
-                     tb = absl::StrContains(n.demangled, "[abi:cxx11]");
-          best_diff.push_back(
-              va != vb   ? Difference{Difference::Kind::kVersion, 0, va, vb}
-              : ta != tb ? Difference{Difference::Kind::kAbiTag, 0, ta ? "[abi:cxx11]" : "",
-                                      tb ? "[abi:cxx11]" : ""}
-                         : Difference{Difference::Kind::kMangledName, 0, std::string(BareName(k)),
-                                      std::string(BareName(best->first))});
+          const std::optional<Difference> tag = AbiTagChange(c.demangled, n.demangled);
+          best_diff.push_back(va != vb ? Difference{Difference::Kind::kVersion, 0, va, vb}
+                              : tag    ? *tag
+                                       : Difference{Difference::Kind::kMangledName, 0,
+                                                 std::string(BareName(k)),
+                                                 std::string(BareName(best->first))});
         }
         c.differences = best_diff;
         d.changed.push_back(std::move(c));

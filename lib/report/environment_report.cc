@@ -126,7 +126,7 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
       if (c.report.ok()) continue;
       absl::StrAppend(out, "\n== ", Printable(rows[i]), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
-                      "\n", RenderText(WithoutWarnings(c.report, said[b]), color));
+                      "\n", RenderText(c.report, color, false, said[b]));
     }
   }
 }

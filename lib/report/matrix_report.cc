@@ -167,18 +167,6 @@ std::vector<std::string> SharedWarnings(const std::vector<const Report*>& report
   return shared;
 }
 
-Report WithoutWarnings(const Report& report, const std::vector<std::string>& said) {
-  Report out = report;
-  out.warnings.erase(std::remove_if(out.warnings.begin(), out.warnings.end(),
-                                    [&](const Warning& w) {
-                                      return w.kind == WarningKind::kNote &&
-                                             std::find(said.begin(), said.end(), w.message) !=
-                                                 said.end();
-                                    }),
-                     out.warnings.end());
-  return out;
-}
-
 std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
   std::string out;
   size_t w0 = 6;
@@ -251,7 +239,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
     // A Matrix a caller made may hold cells without builds.
     const std::vector<std::string>& shown = nb == 0 ? kNone : said[i % nb];
     absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
-                    "\n", RenderText(WithoutWarnings(c.report, shown), color, all));
+                    "\n", RenderText(c.report, color, all, shown));
   }
   return out;
 }

@@ -13,6 +13,10 @@ namespace abicheck {
 
 // `all`: every problem of a cause, not three and a count (RenderOptions::all).
 std::string RenderText(const Report& report, bool color, bool all = false);
+// The same without the notes (by message) in `said`, which a matrix or environment report has
+// said once above its modules' reports.
+std::string RenderText(const Report& report, bool color, bool all,
+                       const std::vector<std::string>& said);
 std::string RenderJson(const Report& report);
 std::string RenderSarif(const std::vector<Report>& reports);
 std::string RenderSarifError(const std::string& message);
@@ -24,10 +28,8 @@ std::string RenderJunitError(const std::string& message);
 
 std::string RenderEnvironmentText(const EnvironmentReport& env, bool color);
 
-// For the reports of a matrix's text: the notes (by message) that every one of `reports` has,
-// which a renderer says once above them, and a report without the notes already said.
+// The notes (by message) that every one of `reports` has: a matrix's text says them once above.
 std::vector<std::string> SharedWarnings(const std::vector<const Report*>& reports);
-Report WithoutWarnings(const Report& report, const std::vector<std::string>& said);
 std::string RenderEnvironmentJson(const EnvironmentReport& env);
 
 std::string RenderDiffText(const AbiDiff& diff, bool color);

@@ -284,15 +284,27 @@ void AppendDeviceCode(const Report& r, std::string* out) {
 }  // namespace
 
 std::string RenderText(const Report& r, bool color, bool all) {
+  return RenderText(r, color, all, {});
+}
+
+std::string RenderText(const Report& r, bool color, bool all,
+                       const std::vector<std::string>& said) {
   Style st{color};
   std::string out;
   AppendHeadline(r, st, &out);
   AppendLoadNotes(r, st, &out);
   AppendProblemsByObject(r, st, all, &out);
   AppendDeviceCode(r, &out);
-  if (!r.warnings.empty()) {
-    absl::StrAppend(&out, "\n", st.Yellow("warnings"), " (the load does not fail on these)\n");
-    for (const Warning& w : r.warnings) absl::StrAppend(&out, "  ", Printable(w.message), "\n");
+  bool headed = false;
+  for (const Warning& w : r.warnings) {
+    if (w.kind == WarningKind::kNote &&
+        std::find(said.begin(), said.end(), w.message) != said.end())
+      continue;
+    if (!headed) {
+      absl::StrAppend(&out, "\n", st.Yellow("warnings"), " (the load does not fail on these)\n");
+      headed = true;
+    }
+    absl::StrAppend(&out, "  ", Printable(w.message), "\n");
   }
   return out;
 }
