@@ -79,6 +79,10 @@ struct CheckOptions {
   // one by one (a directory check maps some 30 libraries). A caller that goes on
   // keeps false, or the memory stays until its process ends.
   bool release_at_exit = false;
+  // Where a wheel build's pinned dependencies (its Requires-Dist: nvidia-*, cuda-toolkit, ...)
+  // are looked for, besides the directory the wheel is in: pip's --find-links
+  // (docs/loader-model.md E10).
+  std::vector<std::string> find_links;
 };
 
 enum class ProblemKind {
@@ -239,9 +243,18 @@ struct DeviceCheck {
   std::string cuda_runtime;         // the libcudart the load brings in ("libcudart.so.13")
 };
 
+// A module's verdict (docs/loader-model.md C2c): it loads (and can run on the GPU and driver
+// given), it fails, or it cannot be told from what was read — a reference only a library that is
+// not among the files could define. Never `kLoads` on what was not read.
+enum class Verdict { kLoads, kFails, kUnknown };
+// "loads", "fails", "unknown" — the JSON `verdict` values.
+ABICHECK_EXPORT const char* VerdictName(Verdict verdict);
+
 struct Report {
   std::string module;
-  // dlopen succeeds. Device-code problems (kNoKernelImage, ...) do not change it: see ok().
+  // dlopen succeeds, as far as the files tell: every reference resolved in them (or was left to
+  // the GPU driver, C2b). False for an unknown verdict. Device-code problems (kNoKernelImage,
+  // ...) do not change it: see verdict().
   bool loads = false;
   std::vector<Problem> problems;
   std::vector<LoadedLibrary> libraries;  // the module's scope, in breadth-first load order
@@ -255,9 +268,14 @@ struct Report {
   int weak_unresolved = 0;      // weak references that stay 0 (allowed)
   // References left unresolved in a load that also depends on a library the given libraries
   // loaded but that is not among the files (`assumed_loaded`): they may be defined there, so they
-  // are not reported as problems (docs/loader-model.md C2a).
+  // are not reported as problems, and the verdict is unknown (docs/loader-model.md C2a, C2c).
   int unverified_references = 0;
+  // C references left to the GPU driver's libcuda.so.1 on a machine without one, the one absent
+  // library that may stay assumed (docs/loader-model.md C2b): they do not make the verdict unknown.
+  int driver_references = 0;
   std::vector<std::string> assumed_loaded;  // those libraries' names (DT_NEEDED)
+  // Of `assumed_loaded`, those the unverified references were left to: what to give to decide.
+  std::vector<std::string> unknown_because;
   int references_checked = 0;
   // The module's own references to torch (E8).
   TorchAbi torch_abi = TorchAbi::kNoTorch;
@@ -265,8 +283,12 @@ struct Report {
   int torch_cxx_references = 0;
   std::vector<std::string> torch_cxx_examples;  // a few, demangled
   DeviceCheck device;
-  // The verdict: it loads, and (when a GPU or driver was given) can run there.
-  bool ok() const { return loads && problems.empty(); }
+  Verdict verdict() const {
+    if (!problems.empty()) return Verdict::kFails;  // will not load, or loads and cannot run
+    return loads ? Verdict::kLoads : Verdict::kUnknown;
+  }
+  // It loads, and (when a GPU or driver was given) can run there: the verdict is kLoads.
+  bool ok() const { return verdict() == Verdict::kLoads; }
 };
 
 // Predicts dlopen(module, RTLD_NOW | RTLD_LOCAL) after `options.providers` were loaded. Each
@@ -301,6 +323,10 @@ class ABICHECK_EXPORT Build {
 // Check().
 ABICHECK_EXPORT absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path,
                                                               const InputLimits& limits = {});
+// The same; a wheel build is the world pip installs with it (docs/loader-model.md E10): its
+// pinned dependency wheels are looked for in `find_links` and beside it.
+ABICHECK_EXPORT absl::StatusOr<std::vector<Build>> OpenBuilds(
+    const std::string& path, const InputLimits& limits, const std::vector<std::string>& find_links);
 // The one build `path` holds ("INDEX#NAME" selects one build of an index of several).
 ABICHECK_EXPORT absl::StatusOr<Build> OpenBuild(const std::string& path,
                                                 const InputLimits& limits = {});
@@ -340,7 +366,11 @@ struct Recommendation {
   bool every_module_loads = false;
   int failing_modules = 0;                 // against `build`
   std::vector<std::string> still_failing;  // their names, as in Matrix::modules
-  std::string summary;                     // one line for a person
+  // Against `build`, modules whose verdict is unknown (C2c): never counted as loading — the
+  // recommendation does not rest on them — and what to give to decide.
+  int unknown_modules = 0;
+  std::vector<std::string> not_given;
+  std::string summary;  // one line for a person
 };
 struct Matrix {
   std::vector<std::string> modules;
@@ -395,7 +425,10 @@ struct EnvironmentReport {
   // `import torch` itself, per build: torch/_C against the rest of that build.
   std::vector<Report> torch_imports;
   Matrix matrix;  // every checked object x every build
+  // Every verdict is kLoads (import torch and every cell, with every build).
   ABICHECK_EXPORT bool loads() const;
+  // kFails when any import or cell fails, else kUnknown when any is unknown, else kLoads.
+  ABICHECK_EXPORT Verdict verdict() const;
 };
 ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(
     const std::string& path, const std::vector<std::string>& against, const CheckOptions& options,
@@ -499,6 +532,11 @@ inline constexpr int kExitLoads = 0;
 inline constexpr int kExitWillNotLoad = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitBadInput = 3;
+// Nothing fails, but some verdict is unknown: what it rests on was not among the files (a CI
+// gate must not pass on it).
+inline constexpr int kExitUnknown = 4;
+// The exit code of a set of verdicts: 1 when any fails, else 4 when any is unknown, else 0.
+ABICHECK_EXPORT int ExitCodeForVerdicts(bool any_fails, bool any_unknown);
 
 // The exit code for a failed call: 3 for unreadable or invalid input, 2 otherwise.
 ABICHECK_EXPORT int ExitCodeForStatus(const absl::Status& status);

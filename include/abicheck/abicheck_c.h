@@ -22,6 +22,7 @@ extern "C" {
 #define ABICHECK_WILL_NOT_LOAD 1
 #define ABICHECK_USAGE 2
 #define ABICHECK_BAD_INPUT 3
+#define ABICHECK_UNKNOWN 4 /* cannot tell: it rests on a library not among the files */
 
 /* abicheck_check flags. */
 #define ABICHECK_NO_DIAGNOSE 1u /* the verdict and ld.so's messages only: the fastest gate */
@@ -40,9 +41,9 @@ ABICHECK_C_EXPORT abicheck_build* abicheck_build_open(const char* path, abicheck
 ABICHECK_C_EXPORT void abicheck_build_close(abicheck_build* build);
 
 /* Predicts dlopen(module) after the build's libraries were loaded (build NULL: against the host's
- * libraries alone). Returns ABICHECK_LOADS or ABICHECK_WILL_NOT_LOAD with *report_json set (free
- * it with abicheck_string_free) when report_json is not NULL; on an error, its code with *error
- * set. */
+ * libraries alone). Returns ABICHECK_LOADS, ABICHECK_WILL_NOT_LOAD or ABICHECK_UNKNOWN with
+ * *report_json set (free it with abicheck_string_free) when report_json is not NULL; on an
+ * error, its code with *error set. */
 ABICHECK_C_EXPORT int abicheck_check(const abicheck_build* build, const char* module,
                                      unsigned flags, char** report_json, abicheck_error** error);
 ABICHECK_C_EXPORT void abicheck_string_free(char* s);

@@ -7,20 +7,60 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/api/check_internal.h"
+#include "lib/inputs/build_world.h"
 #include "lib/inputs/python_env.h"
+#include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
 namespace {
 
-Build MakeBuild(ExpandedInput in) {
+std::shared_ptr<Build::State> MakeState(ExpandedInput in) {
   auto s = std::make_shared<Build::State>();
   for (const InputFile& f : in.objects) {
     (IsGlobalDeps(f) ? s->preload : s->providers).push_back(f);
     s->parses.AddMember(f);
   }
   s->input = std::move(in);
-  return Build(std::move(s));
+  return s;
+}
+
+Build MakeBuild(ExpandedInput in) { return Build(MakeState(std::move(in))); }
+
+// E10: a wheel build with the wheels its Requires-Dist pins, laid out as pip lays them out. Its
+// own objects are the providers as before; the dependencies' are found where torch's RPATH
+// points, and those torch's __init__.py preloads (E4) are loaded with it.
+absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::string>& find_links,
+                                     const InputLimits& limits) {
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
+                            GatherBuildWorld(in, find_links, limits));
+  if (!world) return MakeBuild(std::move(in));
+  const std::string init = TextMember(in, "torch/__init__.py");
+  const std::string version = TextMember(in, "torch/version.py");
+  for (std::string& n : world->notes) in.notes.push_back(std::move(n));
+  std::shared_ptr<Build::State> state = MakeState(std::move(in));
+  Build::State& s = *state;
+  for (const ExpandedInput& dep : world->dependencies) {
+    for (const InputFile& f : dep.objects) s.parses.AddMember(f);
+  }
+  const std::string cuda = PyStringAssignment(version, "cuda");
+  if (!s.preload.empty() && !cuda.empty()) {
+    const FileTree& tree = *world->tree;
+    for (const std::string& p :
+         ResolveCudaPreloads(tree.root(), cuda.substr(0, cuda.find('.')), TorchCudaPreloads(init),
+                             [&tree](const std::string& dir) {
+                               std::vector<std::string> names;
+                               if (std::optional<std::string> d = tree.Directory(dir)) {
+                                 for (const InputFile* f : tree.FilesIn(*d))
+                                   names.push_back(Basename(f->path));
+                               }
+                               return names;
+                             })) {
+      if (const InputFile* f = tree.File(p)) s.providers.push_back(*f);
+    }
+  }
+  s.tree = std::move(world->tree);
+  return Build(std::move(state));
 }
 
 std::vector<std::string> Names(const std::vector<Build>& builds) {
@@ -47,12 +87,30 @@ absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::str
 }
 
 absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const InputLimits& limits) {
+  return OpenBuildsAs(path, limits, WheelDependencies::kLaidOut, {});
+}
+
+absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const InputLimits& limits,
+                                              const std::vector<std::string>& find_links) {
+  return OpenBuildsAs(path, limits, WheelDependencies::kLaidOut, find_links);
+}
+
+absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const InputLimits& limits,
+                                                WheelDependencies deps,
+                                                const std::vector<std::string>& find_links) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> torch, ExpandInstalledTorch(path, limits));
   if (torch) return std::vector<Build>{MakeBuild(*std::move(torch))};
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded, ExpandBuilds(path, limits));
   std::vector<Build> out;
   out.reserve(expanded.size());
-  for (ExpandedInput& in : expanded) out.push_back(MakeBuild(std::move(in)));
+  for (ExpandedInput& in : expanded) {
+    if (in.kind == "archive" && deps == WheelDependencies::kLaidOut) {
+      ABICHECK_ASSIGN_OR_RETURN(Build b, MakeWheelBuild(std::move(in), find_links, limits));
+      out.push_back(std::move(b));
+    } else {
+      out.push_back(MakeBuild(std::move(in)));
+    }
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "abicheck/abicheck.h"
 #include "lib/inputs/inputs.h"
+#include "lib/io/file_tree.h"
 #include "lib/resolve/parse_cache.h"
 
 namespace abicheck {
@@ -20,6 +21,9 @@ struct Build::State {
   std::vector<InputFile> providers;  // the objects, libtorch_global_deps aside ...
   std::vector<InputFile> preload;    // ... which import torch loads RTLD_GLOBAL (E1)
   mutable SharedParseCache parses;   // the objects' parses, made on first use
+  // A wheel build laid out with its dependency wheels (docs/loader-model.md E10): the loader
+  // searches it where torch's RPATH points; null for other builds.
+  std::shared_ptr<const FileTree> tree;
 };
 
 // When `path` is a Python environment with torch installed: that torch, expanded as `env` reads
@@ -29,6 +33,14 @@ struct Build::State {
 // nullopt for any other path. check --against, env --against, index and diff read a venv so.
 absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::string& path,
                                                                   const InputLimits& limits);
+
+// OpenBuilds, with a wheel build read alone (kAlone: its own objects, for an index, or for env,
+// which places it in an environment's site-packages) or laid out with the wheels its
+// Requires-Dist pins (kLaidOut, docs/loader-model.md E10).
+enum class WheelDependencies { kAlone, kLaidOut };
+absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const InputLimits& limits,
+                                                WheelDependencies deps,
+                                                const std::vector<std::string>& find_links);
 
 // The error for `builds` (of `path`) where one build is wanted.
 absl::Status SeveralBuilds(const std::string& path, const std::vector<Build>& builds);

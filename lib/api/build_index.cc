@@ -20,7 +20,8 @@ absl::StatusOr<IndexSummary> BuildIndex(const std::vector<std::string>& builds,
   std::vector<IndexedBuild> indexed;
   for (size_t i = 0; i < builds.size(); ++i) {
     // Each input read once: merging an index reads it once for all its builds.
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(builds[i], limits));
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened,
+                              OpenBuildsAs(builds[i], limits, WheelDependencies::kAlone, {}));
     if (!opened.front().state().input.index_build.empty() && names.empty()) {
       // Merging indexes: every build they hold, under its own name.
       for (const Build& b : opened)

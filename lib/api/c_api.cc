@@ -85,7 +85,15 @@ int abicheck_check(const abicheck_build* build, const char* module, unsigned fla
     }
     if (report_json != nullptr)
       *report_json = CopyOut(*abicheck::Render(*r, {abicheck::Format::kJson}));
-    return r->ok() ? ABICHECK_LOADS : ABICHECK_WILL_NOT_LOAD;
+    switch (r->verdict()) {
+      case abicheck::Verdict::kLoads:
+        return ABICHECK_LOADS;
+      case abicheck::Verdict::kUnknown:
+        return ABICHECK_UNKNOWN;
+      case abicheck::Verdict::kFails:
+        break;
+    }
+    return ABICHECK_WILL_NOT_LOAD;
   } catch (const std::exception& e) {
     SetError(error, ABICHECK_BAD_INPUT, std::string(module) + ": " + e.what());
     return ABICHECK_BAD_INPUT;

@@ -280,6 +280,7 @@ std::string BuildLabel(absl::string_view build) {
 void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   const size_t nb = m->builds.size();
   if (nb < 2 || m->modules.empty()) return;
+  // An unknown cell (C2c) counts as not loading: the recommendation never rests on it.
   std::vector<int> failing(nb, 0);
   for (size_t i = 0; i < m->modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
@@ -298,18 +299,37 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   m->has_recommendation = true;
   r.build = m->builds[best];
   r.label = BuildLabel(r.build);
-  r.failing_modules = failing[best];
   r.every_module_loads = failing[best] == 0;
   for (size_t i = 0; i < m->modules.size(); ++i) {
-    if (!m->cells[i * nb + best].report.ok() || (best < unusable.size() && unusable[best]))
-      r.still_failing.push_back(m->modules[i]);
+    const Report& cell = m->cells[i * nb + best].report;
+    if (cell.ok() && !(best < unusable.size() && unusable[best])) continue;
+    if (cell.verdict() == Verdict::kUnknown) {
+      ++r.unknown_modules;
+      for (const std::string& lib : cell.unknown_because) {
+        if (std::find(r.not_given.begin(), r.not_given.end(), lib) == r.not_given.end())
+          r.not_given.push_back(lib);
+      }
+      continue;
+    }
+    ++r.failing_modules;
+    r.still_failing.push_back(m->modules[i]);
   }
-  r.summary = r.every_module_loads
-                  ? absl::StrCat("install ", r.label, ": every module loads against it")
-                  : absl::StrFormat(
-                        "no build loads every module; %s leaves the fewest failing "
-                        "(%d of %d)",
+  if (r.every_module_loads) {
+    r.summary = absl::StrCat("install ", r.label, ": every module loads against it");
+  } else if (r.failing_modules == 0) {
+    r.summary = absl::StrFormat(
+        "no build is known to load every module: against %s none fails, but %d of %d cannot be "
+        "told without %s",
+        r.label, r.unknown_modules, m->modules.size(), absl::StrJoin(r.not_given, ", "));
+  } else {
+    r.summary =
+        absl::StrFormat("no build loads every module; %s leaves the fewest failing (%d of %d)",
                         r.label, r.failing_modules, m->modules.size());
+    if (r.unknown_modules > 0) {
+      absl::StrAppendFormat(&r.summary, ", and %d cannot be told without %s", r.unknown_modules,
+                            absl::StrJoin(r.not_given, ", "));
+    }
+  }
 }
 
 // For every undefined symbol of a cell: which of the builds given export that exact symbol —
@@ -425,6 +445,7 @@ absl::StatusOr<Report> Check(const std::string& module, const Build& build,
   std::vector<InputFile> preload = build.state().preload;
   preload.insert(preload.end(), c.preload.begin(), c.preload.end());
   ParseCache parses(&build.state().parses);  // the build's parses, borrowed
+  if (build.state().tree) parses.AddTree(build.state().tree);
   ABICHECK_ASSIGN_OR_RETURN(Report r,
                             CheckObjects(mod, providers, preload, c.python_file(), options,
                                          ModuleAlreadyLoaded::kIsAnError, &parses));
@@ -512,6 +533,7 @@ absl::Status ExpandModules(const std::string& in, const InputLimits& limits,
 // first); one column of the common ones alone when no build is given.
 struct Columns {
   std::vector<std::vector<InputFile>> providers, preload;
+  std::vector<std::shared_ptr<const FileTree>> trees;  // the wheel builds' (E10)
 };
 
 // One world per package and build (docs/loader-model.md E7): the package's objects and the
@@ -524,6 +546,7 @@ class PackageChecks {
                 const std::vector<ModuleEntry>& modules)
       : columns_(columns), common_(common), options_(options) {
     for (const ModuleEntry& e : modules) ++worlds_[{e.group.get(), e.package()}].remaining;
+    for (const auto& t : columns.trees) parses_.AddTree(t);
   }
 
   // The module's report against every build, in column order.
@@ -619,7 +642,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   // Each build input read once; an index of several builds is several columns.
   std::vector<Build> builds;
   for (const std::string& b : unique_builds) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(b, limits));
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(b, limits, options.find_links));
     for (Build& o : opened) builds.push_back(std::move(o));
   }
   std::vector<ModuleEntry> modules;
@@ -640,6 +663,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     columns.providers.back().insert(columns.providers.back().end(), s.providers.begin(),
                                     s.providers.end());
     columns.preload.back().insert(columns.preload.back().end(), s.preload.begin(), s.preload.end());
+    if (s.tree) columns.trees.push_back(s.tree);
     m.builds.push_back(b.name());
   }
   if (builds.empty()) {

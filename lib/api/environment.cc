@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -39,21 +40,6 @@ std::string TorchRelative(absl::string_view name) {
   for (size_t at = name.rfind("torch/"); at != absl::string_view::npos;
        at = at == 0 ? absl::string_view::npos : name.rfind("torch/", at - 1)) {
     if (at == 0 || name[at - 1] == '/' || name[at - 1] == '!') return std::string(name.substr(at));
-  }
-  return "";
-}
-
-// "__version__ = '2.9.1+cu128'" and "cuda: Optional[str] = '12.8'" of torch/version.py.
-std::string PyStringAssignment(absl::string_view text, absl::string_view key) {
-  for (size_t at = text.find(key); at != absl::string_view::npos; at = text.find(key, at + 1)) {
-    if (at != 0 && text[at - 1] != '\n') continue;
-    const size_t eol = text.find('\n', at);
-    absl::string_view line = text.substr(at, eol == absl::string_view::npos ? eol : eol - at);
-    const size_t q1 = line.find_first_of("'\"");
-    if (q1 == absl::string_view::npos) return "";
-    const size_t q2 = line.find(line[q1], q1 + 1);
-    if (q2 == absl::string_view::npos) return "";
-    return std::string(line.substr(q1 + 1, q2 - q1 - 1));
   }
   return "";
 }
@@ -153,18 +139,54 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   r.every_module_loads = failing[best].empty();
   r.still_failing.clear();
   r.failing_modules = 0;
+  // An unknown cell (C2c) never counts as loading; it is said apart, with what it needs.
+  std::vector<std::string> unknown_packages;
+  for (const EnvironmentPackage& p : env.packages) {
+    bool fails = unusable[best], unknown = false;
+    for (size_t row : p.modules) {
+      const Report& cell = env.matrix.cells[row * nb + best].report;
+      fails = fails || cell.verdict() == Verdict::kFails;
+      unknown = unknown || cell.verdict() == Verdict::kUnknown;
+    }
+    if (unknown && !fails) unknown_packages.push_back(p.name);
+  }
   for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
-    if (unusable[best] || !env.matrix.cells[i * nb + best].report.ok()) {
+    const Report& cell = env.matrix.cells[i * nb + best].report;
+    if (!unusable[best] && cell.verdict() == Verdict::kUnknown) {
+      ++r.unknown_modules;
+      for (const std::string& lib : cell.unknown_because) {
+        if (std::find(r.not_given.begin(), r.not_given.end(), lib) == r.not_given.end())
+          r.not_given.push_back(lib);
+      }
+    } else if (unusable[best] || !cell.ok()) {
       r.still_failing.push_back(env.matrix.modules[i]);
       ++r.failing_modules;
     }
   }
-  r.summary =
-      r.every_module_loads
-          ? absl::StrCat("install ", r.label, ": every package loads with it")
-          : absl::StrFormat(
-                "no build loads every package; %s leaves the fewest failing, %d of %d: %s", r.label,
-                failing[best].size(), env.packages.size(), absl::StrJoin(failing[best], ", "));
+  const size_t fails = failing[best].size() - unknown_packages.size();
+  if (r.every_module_loads) {
+    r.summary = absl::StrCat("install ", r.label, ": every package loads with it");
+  } else if (fails == 0) {
+    r.summary = absl::StrFormat(
+        "no build is known to load every package: with %s none fails, but %d of %d cannot be "
+        "told without %s: %s",
+        r.label, unknown_packages.size(), env.packages.size(), absl::StrJoin(r.not_given, ", "),
+        absl::StrJoin(unknown_packages, ", "));
+  } else {
+    std::vector<std::string> failing_names;
+    for (const std::string& n : failing[best]) {
+      if (std::find(unknown_packages.begin(), unknown_packages.end(), n) == unknown_packages.end())
+        failing_names.push_back(n);
+    }
+    r.summary =
+        absl::StrFormat("no build loads every package; %s leaves the fewest failing, %d of %d: %s",
+                        r.label, fails, env.packages.size(), absl::StrJoin(failing_names, ", "));
+    if (!unknown_packages.empty()) {
+      absl::StrAppendFormat(&r.summary, "; %d cannot be told without %s: %s",
+                            unknown_packages.size(), absl::StrJoin(r.not_given, ", "),
+                            absl::StrJoin(unknown_packages, ", "));
+    }
+  }
 }
 
 // One CheckEnvironment call: the environment read, its builds, and what every check shares.
@@ -232,7 +254,8 @@ class EnvironmentCheck {
       builds_.push_back(std::move(b));
     }
     for (const std::string& a : against) {
-      ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(a, limits));
+      ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened,
+                                OpenBuildsAs(a, limits, WheelDependencies::kAlone, {}));
       for (const Build& o : opened) {
         ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env_, o));
         builds_.push_back(std::move(b));
@@ -378,7 +401,9 @@ class EnvironmentCheck {
         ABICHECK_ASSIGN_OR_RETURN(
             Report r, passes.Check(objects[i], providers, build.preload, python(), verdict_only,
                                    ModuleAlreadyLoaded::kLoads, &parses_));
-        if (r.loads) {
+        // An object whose verdict is unknown (C2c) may have loaded: the objects that need it
+        // are checked with it, and their verdict is then unknown too (InheritUnknown).
+        if (r.loads || r.verdict() == Verdict::kUnknown) {
           loaded[i] = true;
           changed = true;
           providers.push_back(objects[i]);
@@ -386,6 +411,7 @@ class EnvironmentCheck {
         (*reports)[i][b] = std::move(r);
       }
     }
+    InheritUnknown(objects, b, reports);
     for (size_t i = 0; i < objects.size() && opts_.diagnose; ++i) {
       if (loaded[i]) continue;
       ABICHECK_ASSIGN_OR_RETURN(
@@ -394,6 +420,35 @@ class EnvironmentCheck {
       NameOwnLibraries(objects, loaded, &(*reports)[i][b]);
     }
     return absl::OkStatus();
+  }
+
+  // A verdict that rests on an object of the package whose own verdict is unknown is unknown
+  // too (C2c): `loads` there means only that it loads if that object does.
+  static void InheritUnknown(const std::vector<InputFile>& objects, size_t b,
+                             std::vector<std::vector<Report>>* reports) {
+    absl::flat_hash_map<absl::string_view, size_t> unknown;  // by name, as its scope lists it
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if ((*reports)[i][b].verdict() == Verdict::kUnknown) unknown.emplace(objects[i].name, i);
+    }
+    for (bool changed = !unknown.empty(); changed;) {
+      changed = false;
+      for (size_t i = 0; i < objects.size(); ++i) {
+        Report& r = (*reports)[i][b];
+        if (r.verdict() != Verdict::kLoads) continue;
+        for (const LoadedLibrary& l : r.libraries) {
+          auto it = unknown.find(l.path);
+          if (it == unknown.end() || it->second == i) continue;
+          const Report& dep = (*reports)[it->second][b];
+          r.loads = false;
+          r.unknown_because = dep.unknown_because;
+          r.warnings.push_back(
+              {r.module, absl::StrCat("it needs ", l.path, ", whose own verdict cannot be told")});
+          unknown.emplace(objects[i].name, i);
+          changed = true;
+          break;
+        }
+      }
+    }
   }
 
   // A missing library the package ships itself, but that did not load (torchaudio's

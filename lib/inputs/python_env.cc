@@ -285,6 +285,7 @@ PackageMetadata ParseMetadata(absl::string_view text) {
     } else if (absl::EqualsIgnoreCase(key, "Version") && md.version.empty()) {
       md.version = std::string(value);
     } else if (absl::EqualsIgnoreCase(key, "Requires-Dist")) {
+      md.requirements.emplace_back(value);
       size_t end = 0;
       while (end < value.size() && (absl::ascii_isalnum(value[end]) || value[end] == '-' ||
                                     value[end] == '_' || value[end] == '.')) {
@@ -301,6 +302,21 @@ PackageMetadata ParseMetadata(absl::string_view text) {
     }
   }
   return md;
+}
+
+// "__version__ = '2.9.1+cu128'" and "cuda: Optional[str] = '12.8'" of torch/version.py.
+std::string PyStringAssignment(absl::string_view text, absl::string_view key) {
+  for (size_t at = text.find(key); at != absl::string_view::npos; at = text.find(key, at + 1)) {
+    if (at != 0 && text[at - 1] != '\n') continue;
+    const size_t eol = text.find('\n', at);
+    absl::string_view line = text.substr(at, eol == absl::string_view::npos ? eol : eol - at);
+    const size_t q1 = line.find_first_of("'\"");
+    if (q1 == absl::string_view::npos) return "";
+    const size_t q2 = line.find(line[q1], q1 + 1);
+    if (q2 == absl::string_view::npos) return "";
+    return std::string(line.substr(q1 + 1, q2 - q1 - 1));
+  }
+  return "";
 }
 
 std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_view init_py) {
@@ -352,7 +368,8 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
 
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
-    const std::vector<std::pair<std::string, std::string>>& preloads) {
+    const std::vector<std::pair<std::string, std::string>>& preloads,
+    const std::function<std::vector<std::string>(const std::string& dir)>& list_dir) {
   std::vector<std::string> out;
   for (const auto& [folder, pattern] : preloads) {
     std::vector<std::string> dirs = {absl::StrCat(site_packages, "/nvidia/", folder, "/lib")};
@@ -361,10 +378,9 @@ std::vector<std::string> ResolveCudaPreloads(
     dirs.push_back(absl::StrCat(site_packages, "/", folder, "/lib"));
     for (const std::string& d : dirs) {
       std::vector<std::string> matches;
-      std::error_code ec;
-      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string n = it->path().filename().string();
-        if (::fnmatch(pattern.c_str(), n.c_str(), FNM_PERIOD) == 0) matches.push_back(it->path());
+      for (const std::string& n : list_dir(d)) {
+        if (::fnmatch(pattern.c_str(), n.c_str(), FNM_PERIOD) == 0)
+          matches.push_back(absl::StrCat(d, "/", n));
       }
       if (matches.empty()) continue;
       // glob.glob's order is the directory's; any match is the same library (a symlink chain).
@@ -375,6 +391,18 @@ std::vector<std::string> ResolveCudaPreloads(
     }
   }
   return out;
+}
+
+std::vector<std::string> ResolveCudaPreloads(
+    const std::string& site_packages, const std::string& cuda_major,
+    const std::vector<std::pair<std::string, std::string>>& preloads) {
+  return ResolveCudaPreloads(site_packages, cuda_major, preloads, [](const std::string& d) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+      names.push_back(it->path().filename().string());
+    return names;
+  });
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #ifndef ABICHECK_LIB_INPUTS_PYTHON_ENV_H_
 #define ABICHECK_LIB_INPUTS_PYTHON_ENV_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct PackageMetadata {
   // Requires-Dist entries naming torch, unconditional or under an environment marker but not
   // under an extra ("torch==2.9.1", "torch (==2.9.1)", "torch>=2.10").
   std::vector<std::string> torch_requirements;
+  // Every Requires-Dist value, as written (markers and extras included).
+  std::vector<std::string> requirements;
 };
 PackageMetadata ParseMetadata(absl::string_view text);
 
@@ -66,12 +69,21 @@ absl::StatusOr<std::optional<std::string>> InstalledTorchDirectory(const std::st
 // absent, not a regular file, unreadable or over the cap.
 std::optional<std::string> ReadSmallTextFile(const std::string& path);
 
+// The string assigned to `key` at the start of a line of a Python file: "2.9.1+cu128" of
+// torch/version.py's "__version__ = '2.9.1+cu128'", "12.8" of "cuda: Optional[str] = '12.8'".
+std::string PyStringAssignment(absl::string_view text, absl::string_view key);
+
 // The libraries torch/__init__.py preloads after libtorch_global_deps (E4), as (folder, glob)
 // pairs read from its text; empty when it preloads none or the file is absent.
 std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_view init_py);
 
 // Resolves `preloads` the way torch's _get_cuda_dep_paths does in `site_packages`: the first
 // match of nvidia/<folder>/lib/<glob>, nvidia/cu<major>/lib/<glob>, <folder>/lib/<glob>.
+// `list_dir` lists a directory's file names (the disk's, or a FileTree's: E10).
+std::vector<std::string> ResolveCudaPreloads(
+    const std::string& site_packages, const std::string& cuda_major,
+    const std::vector<std::pair<std::string, std::string>>& preloads,
+    const std::function<std::vector<std::string>(const std::string& dir)>& list_dir);
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
     const std::vector<std::pair<std::string, std::string>>& preloads);

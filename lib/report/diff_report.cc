@@ -95,7 +95,7 @@ std::string RenderDiffJson(const AbiDiff& diff) {
     return a;
   };
   J j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kJsonSchemaVersion;
   j["old_build"] = diff.old_build;
   j["new_build"] = diff.new_build;
   j["breaking"] = diff.breaking();

@@ -16,26 +16,42 @@ namespace abicheck {
 namespace {
 
 // "loads", or "FAILS (2 of 7)": how many of the package's shared objects fail against build b;
-// "WON'T RUN (2 of 7)" when they all load but cannot run on the GPU or driver given.
+// "WON'T RUN (2 of 7)" when they all load but cannot run on the GPU or driver given; "CANNOT
+// TELL (libcudart.so.12 not given)" when none fails and some verdict is unknown (C2c).
 std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackage& p, size_t b,
-                           bool* loads) {
+                           Verdict* verdict) {
   const size_t nb = env.matrix.builds.size();
   size_t failing = 0, not_loading = 0;
+  std::vector<std::string> not_given;
   for (size_t row : p.modules) {
     const Report& r = env.matrix.cells[row * nb + b].report;
+    if (r.verdict() == Verdict::kUnknown) {
+      for (const std::string& lib : r.unknown_because) {
+        if (std::find(not_given.begin(), not_given.end(), lib) == not_given.end())
+          not_given.push_back(lib);
+      }
+      continue;
+    }
     failing += r.ok() ? 0 : 1;
     not_loading += r.loads ? 0 : 1;
   }
-  *loads = failing == 0;
+  *verdict = failing > 0          ? Verdict::kFails
+             : !not_given.empty() ? Verdict::kUnknown
+                                  : Verdict::kLoads;
   if (p.modules.empty()) return "-";
-  if (failing == 0) return "loads";
+  if (failing == 0 && not_given.empty()) return "loads";
+  if (failing == 0) return UnknownVerdictText(not_given);
   return absl::StrFormat("%s (%d of %d)", not_loading == 0 ? "WON'T RUN" : "FAILS", failing,
                          p.modules.size());
 }
 
-// Green for what works, red for what does not, when color is on.
-std::string Paint(bool color, bool ok, const std::string& s) {
-  return color ? absl::StrCat(ok ? "\x1b[32m" : "\x1b[31m", s, "\x1b[0m") : s;
+// Green for what works, red for what does not, yellow for what cannot be told, when color is on.
+std::string Paint(bool color, Verdict verdict, const std::string& s) {
+  if (!color) return s;
+  const char* hue = verdict == Verdict::kLoads     ? "\x1b[32m"
+                    : verdict == Verdict::kUnknown ? "\x1b[33m"
+                                                   : "\x1b[31m";
+  return absl::StrCat(hue, s, "\x1b[0m");
 }
 
 // import torch, per build: whether it loads, and if its kernels cannot run, why.
@@ -45,7 +61,9 @@ void AppendTorchImports(const EnvironmentReport& env, const std::vector<std::str
   for (size_t b = 0; b < nb; ++b) {
     const Report& r = env.torch_imports[b];
     std::string line = r.loads ? "loads" : "FAILS";
-    if (!r.loads) {
+    if (r.verdict() == Verdict::kUnknown) {
+      line = UnknownVerdictText(r.unknown_because);
+    } else if (!r.loads) {
       for (const Problem& p : r.problems) {
         if (p.first) line = absl::StrCat("FAILS: ", Printable(p.message));
       }
@@ -65,7 +83,7 @@ void AppendTorchImports(const EnvironmentReport& env, const std::vector<std::str
       line = absl::StrCat("loads, but ", what, " (", Printable(p.message), ")");
     }
     absl::StrAppend(out, "import torch with ", Printable(labels[b]), ": ",
-                    Paint(color, r.ok(), line), "\n");
+                    Paint(color, r.verdict(), line), "\n");
     for (const Warning& w : r.warnings)
       absl::StrAppend(out, "  warning: ", Printable(w.message), "\n");
   }
@@ -94,9 +112,9 @@ void AppendPackageTable(const EnvironmentReport& env, const std::vector<std::str
                                          Printable(p.version), w_pin,
                                          Printable(PinText(p.torch_requirements))));
     for (size_t b = 0; b < nb; ++b) {
-      bool ok = true;
-      const std::string v = PackageVerdict(env, p, b, &ok);
-      absl::StrAppend(out, "  ", Paint(color, ok, absl::StrFormat("%-*s", widths[b], v)));
+      Verdict verdict = Verdict::kLoads;
+      const std::string v = PackageVerdict(env, p, b, &verdict);
+      absl::StrAppend(out, "  ", Paint(color, verdict, absl::StrFormat("%-*s", widths[b], v)));
     }
     out->push_back('\n');
     for (const std::string& problem : p.problems)
@@ -157,17 +175,19 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
 
 std::string RenderEnvironmentJson(const EnvironmentReport& env) {
   nlohmann::ordered_json j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kJsonSchemaVersion;
   j["tool"] = {{"name", "abicheck"}, {"version", Version()}};
   j["environment"] = {{"path", env.environment},
                       {"site_packages", env.site_packages},
                       {"python_version", env.python_version},
                       {"interpreter", env.interpreter},
                       {"torch_version", env.torch_version}};
+  j["verdict"] = VerdictName(env.verdict());
   j["loads"] = env.loads();
   nlohmann::ordered_json imports = nlohmann::ordered_json::array();
   for (size_t b = 0; b < env.torch_imports.size(); ++b) {
     imports.push_back({{"build", env.matrix.builds[b]},
+                       {"verdict", VerdictName(env.torch_imports[b].verdict())},
                        {"loads", env.torch_imports[b].loads},
                        {"report", ReportJson(env.torch_imports[b])}});
   }
@@ -177,9 +197,11 @@ std::string RenderEnvironmentJson(const EnvironmentReport& env) {
   for (const EnvironmentPackage& p : env.packages) {
     nlohmann::ordered_json verdicts = nlohmann::ordered_json::array();
     for (size_t b = 0; b < nb; ++b) {
-      bool ok = true;
-      PackageVerdict(env, p, b, &ok);
-      verdicts.push_back({{"build", env.matrix.builds[b]}, {"loads", ok}});
+      Verdict verdict = Verdict::kLoads;
+      PackageVerdict(env, p, b, &verdict);
+      verdicts.push_back({{"build", env.matrix.builds[b]},
+                          {"verdict", VerdictName(verdict)},
+                          {"loads", verdict == Verdict::kLoads}});
     }
     packages.push_back({{"name", p.name},
                         {"version", p.version},

@@ -1,4 +1,4 @@
-// The report for machines: docs/json-schema.md, schema_version 1. Keys are emitted in a fixed
+// The report for machines: docs/json-schema.md, schema_version 2. Keys are emitted in a fixed
 // order so that the same inputs give the same bytes.
 #include "lib/report/json_report.h"
 
@@ -47,9 +47,10 @@ ordered_json ProblemJson(const Problem& p) {
 
 ordered_json ReportJson(const Report& r) {
   ordered_json j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kJsonSchemaVersion;
   j["tool"] = {{"name", "abicheck"}, {"version", Version()}};
   j["module"] = r.module;
+  j["verdict"] = VerdictName(r.verdict());
   j["loads"] = r.loads;
   std::string first;
   for (const Problem& p : r.problems) {
@@ -97,7 +98,9 @@ ordered_json ReportJson(const Report& r) {
                   {"interpreter_symbols", r.interpreter_symbols},
                   {"weak_unresolved", r.weak_unresolved},
                   {"unverified_references", r.unverified_references},
-                  {"assumed_loaded", r.assumed_loaded}};
+                  {"driver_references", r.driver_references},
+                  {"assumed_loaded", r.assumed_loaded},
+                  {"unknown_because", r.unknown_because}};
   return j;
 }
 

@@ -8,6 +8,10 @@
 
 namespace abicheck {
 
+// docs/json-schema.md: 2 since the third verdict (a report's `verdict`; `loads` is false for an
+// unknown one). Every document carries it.
+inline constexpr int kJsonSchemaVersion = 2;
+
 nlohmann::ordered_json ReportJson(const Report& report);
 // The matrix document (also embedded in the environment document).
 nlohmann::ordered_json MatrixJson(const Matrix& m);

@@ -3,6 +3,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "lib/report/render.h"
 
 namespace abicheck {
@@ -43,25 +44,40 @@ std::string Xml(absl::string_view s) {
 
 std::string RenderJunit(const Matrix& m) {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  int total = 0, failures = 0;
+  // A failing cell is a <failure>; an unknown one (C2c) an <error>: neither passes.
+  int total = 0, failures = 0, errors = 0;
   for (const MatrixCell& c : m.cells) {
     ++total;
-    failures += c.report.ok() ? 0 : 1;
+    failures += c.report.verdict() == Verdict::kFails ? 1 : 0;
+    errors += c.report.verdict() == Verdict::kUnknown ? 1 : 0;
   }
-  absl::StrAppendFormat(&out, "<testsuites name=\"abicheck\" tests=\"%d\" failures=\"%d\">\n",
-                        total, failures);
+  absl::StrAppendFormat(
+      &out, "<testsuites name=\"abicheck\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n", total,
+      failures, errors);
   for (size_t b = 0; b < m.builds.size(); ++b) {
-    int suite_failures = 0;
-    for (size_t i = 0; i < m.modules.size(); ++i)
-      suite_failures += m.cells[i * m.builds.size() + b].report.ok() ? 0 : 1;
-    absl::StrAppendFormat(&out, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n",
-                          Xml(m.builds[b]), m.modules.size(), suite_failures);
+    int suite_failures = 0, suite_errors = 0;
+    for (size_t i = 0; i < m.modules.size(); ++i) {
+      const Verdict v = m.cells[i * m.builds.size() + b].report.verdict();
+      suite_failures += v == Verdict::kFails ? 1 : 0;
+      suite_errors += v == Verdict::kUnknown ? 1 : 0;
+    }
+    absl::StrAppendFormat(&out,
+                          "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n",
+                          Xml(m.builds[b]), m.modules.size(), suite_failures, suite_errors);
     for (size_t i = 0; i < m.modules.size(); ++i) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       absl::StrAppendFormat(&out, "    <testcase classname=\"%s\" name=\"%s\"", Xml(m.builds[b]),
                             Xml(m.modules[i]));
       if (r.ok()) {
         out += "/>\n";
+        continue;
+      }
+      if (r.verdict() == Verdict::kUnknown) {
+        const std::string why =
+            absl::StrCat("cannot tell: ", absl::StrJoin(r.unknown_because, ", "), " not given");
+        absl::StrAppendFormat(
+            &out, ">\n      <error type=\"unknown\" message=\"%s\">%s</error>\n    </testcase>\n",
+            Xml(why), Xml(RenderText(r, false)));
         continue;
       }
       // dlopen's first error, or (it loads) the first CUDA error after loading.

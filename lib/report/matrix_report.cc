@@ -26,6 +26,7 @@ std::string Short(const std::string& name) {
 
 std::string CellVerdict(const Report& r) {
   if (r.ok()) return "loads";
+  if (r.verdict() == Verdict::kUnknown) return UnknownVerdictText(r.unknown_because);  // C2c
   if (r.loads) {  // it loads; its device code cannot run (docs/gpu-model.md G5-G7)
     switch (r.problems.front().kind) {
       case ProblemKind::kNoKernelImage:
@@ -147,6 +148,14 @@ std::string StableAbiLines(const Matrix& m) {
   return out;
 }
 
+std::string UnknownVerdictText(const std::vector<std::string>& not_given) {
+  if (not_given.empty()) return "CANNOT TELL";
+  return absl::StrCat(
+      "CANNOT TELL (", Printable(not_given.front()),
+      not_given.size() > 1 ? absl::StrCat(" and ", not_given.size() - 1, " more") : "",
+      " not given)");
+}
+
 std::string PinText(const std::vector<std::string>& pins) {
   return pins.empty() ? "pins no torch" : absl::StrJoin(pins, ", ");
 }
@@ -185,7 +194,12 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
     for (size_t b = 0; b < m.builds.size(); ++b) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
       std::string v = absl::StrFormat("%-*s", widths[b], CellVerdict(r));
-      if (color) v = absl::StrCat(r.ok() ? "\x1b[32m" : "\x1b[31m", v, "\x1b[0m");
+      if (color) {
+        const char* hue = r.ok()                             ? "\x1b[32m"
+                          : r.verdict() == Verdict::kUnknown ? "\x1b[33m"
+                                                             : "\x1b[31m";
+        v = absl::StrCat(hue, v, "\x1b[0m");
+      }
       absl::StrAppend(&out, "  ", v);
     }
     out.push_back('\n');
@@ -246,7 +260,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
 
 nlohmann::ordered_json MatrixJson(const Matrix& m) {
   nlohmann::ordered_json j;
-  j["schema_version"] = 1;
+  j["schema_version"] = kJsonSchemaVersion;
   j["tool"] = {{"name", "abicheck"}, {"version", Version()}};
   j["modules"] = m.modules;
   nlohmann::ordered_json info = nlohmann::ordered_json::array();
@@ -266,6 +280,7 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
     nlohmann::ordered_json cj;
     cj["module"] = c.module;
     cj["build"] = c.build;
+    cj["verdict"] = VerdictName(c.report.verdict());
     cj["loads"] = c.report.loads;
     cj["report"] = ReportJson(c.report);
     cells.push_back(std::move(cj));
@@ -280,6 +295,7 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
                            {"label", r.label},
                            {"every_module_loads", r.every_module_loads},
                            {"failing_modules", r.failing_modules},
+                           {"unknown_modules", r.unknown_modules},
                            {"still_failing", r.still_failing},
                            {"summary", r.summary}};
   }

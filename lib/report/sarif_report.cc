@@ -43,6 +43,12 @@ J SarifRules() {
                      {"shortDescription", {{"text", r.text}}},
                      {"defaultConfiguration", {{"level", "error"}}}});
   }
+  rules.push_back({{"id", "unknown_verdict"},
+                   {"shortDescription",
+                    {{"text",
+                      "Cannot tell: references only a library that was not given could define "
+                      "(docs/loader-model.md C2c). Give it, or the wheel that ships it."}}},
+                   {"defaultConfiguration", {{"level", "error"}}}});
   rules.push_back({{"id", "second_copy"},
                    {"shortDescription",
                     {{"text",
@@ -83,6 +89,23 @@ std::string RenderSarif(const std::vector<Report>& reports) {
   J results = J::array();
   for (const Report& report : reports) {
     for (const Problem& p : report.problems) results.push_back(SarifResult(report, p));
+    if (report.verdict() == Verdict::kUnknown) {
+      results.push_back(
+          {{"ruleId", "unknown_verdict"},
+           {"level", "error"},
+           {"message",
+            {{"text",
+              absl::StrCat("cannot tell whether ", report.module,
+                           " loads: ", report.unverified_references,
+                           report.unverified_references == 1 ? " unresolved reference"
+                                                             : " unresolved references",
+                           " may be defined in ", absl::StrJoin(report.unknown_because, ", "),
+                           report.unknown_because.size() == 1 ? ", which was not given"
+                                                              : ", which were not given")}}},
+           {"locations",
+            J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", report.module}}}}}}})},
+           {"properties", {{"module", report.module}, {"not_given", report.unknown_because}}}});
+    }
     for (const Warning& w : report.warnings) {
       if (w.kind == WarningKind::kNote) continue;  // notes stay in the report; hazards are results
       results.push_back(

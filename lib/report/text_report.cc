@@ -104,6 +104,21 @@ std::string Plural(absl::string_view label) {
 
 // The verdict line and ld.so's message.
 void AppendHeadline(const Report& r, const Style& st, std::string* out) {
+  if (r.verdict() == Verdict::kUnknown) {
+    // C2c: what only an absent library could define was not read.
+    const bool one_ref = r.unverified_references == 1;
+    absl::StrAppend(out, st.Yellow("CANNOT TELL"), ": ", Printable(r.module), " (",
+                    absl::StrJoin(r.unknown_because, ", "), " not given)\n");
+    if (r.unverified_references == 0) return;  // it needs an object whose verdict is unknown
+    absl::StrAppendFormat(
+        out,
+        "  %d %s no file given defines; %s may be defined in %s, which the given libraries load "
+        "but which %s not among the files (%s)\n",
+        r.unverified_references, one_ref ? "reference" : "references", one_ref ? "it" : "they",
+        absl::StrJoin(r.unknown_because, ", "), r.unknown_because.size() == 1 ? "is" : "are",
+        AssumedLoadedAdvice(r.unknown_because));
+    return;
+  }
   if (r.loads) {
     const bool runs = r.problems.empty();
     absl::StrAppend(out, runs ? st.Green("loads") : st.Red("loads, but will not run"), ": ",
@@ -143,23 +158,22 @@ void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
                           c.summary);
   }
   if (!r.assumed_loaded.empty() && r.unverified_references == 0) {
-    // Everything resolved, or failed, without it (C2b: no C++ name is the driver's).
+    // Everything resolved, failed, or was left to the driver without it (C2b: no C++ name is the
+    // driver's).
     const bool one = r.assumed_loaded.size() == 1;
+    const std::string left =
+        r.driver_references == 0
+            ? absl::StrCat("no unresolved reference was left for ", one ? "it" : "them",
+                           " to define")
+            : absl::StrFormat(
+                  "%d C %s left to the GPU driver, which this machine does not have "
+                  "(docs/loader-model.md C2b)",
+                  r.driver_references,
+                  r.driver_references == 1 ? "reference was" : "references were");
     absl::StrAppendFormat(out,
-                          "  %s %s: the given libraries load %s, but %s not among the files; no "
-                          "unresolved reference was left for %s to define\n",
+                          "  %s %s: the given libraries load %s, but %s not among the files; %s\n",
                           st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "),
-                          one ? "it" : "them", one ? "it is" : "they are", one ? "it" : "them");
-  } else if (!r.assumed_loaded.empty()) {
-    const bool one = r.assumed_loaded.size() == 1;
-    const bool one_ref = r.unverified_references == 1;
-    absl::StrAppendFormat(out,
-                          "  %s %s: the given libraries load %s, but %s not among the files; %d "
-                          "unresolved %s may be defined there and %s not checked (%s)\n",
-                          st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "),
-                          one ? "it" : "them", one ? "it is" : "they are", r.unverified_references,
-                          one_ref ? "reference" : "references", one_ref ? "was" : "were",
-                          AssumedLoadedAdvice(r.assumed_loaded));
+                          one ? "it" : "them", one ? "it is" : "they are", left);
   }
   if (r.interpreter_symbols > 0) {
     absl::StrAppendFormat(

@@ -78,6 +78,9 @@ std::vector<std::string> ModuleRowLabels(const Matrix& m);
 std::string StableAbiLines(const Matrix& m);
 // "torch==2.9.1" or "pins no torch".
 std::string PinText(const std::vector<std::string>& pins);
+// An unknown verdict in a table (docs/loader-model.md C2c): "CANNOT TELL (libcudart.so.12 not
+// given)", "CANNOT TELL (libnvrtc.so.12 and 10 more not given)".
+std::string UnknownVerdictText(const std::vector<std::string>& not_given);
 
 }  // namespace abicheck
 

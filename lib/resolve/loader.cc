@@ -284,26 +284,45 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
                                         FoundBy found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
+  tried_a_path_ = true;
+  if (const FileTree* tree = parses_->TreeAt(path)) {
+    // A build laid out as pip would (docs/loader-model.md E10): the tree answers, not the disk.
+    const InputFile* file = tree->File(path);
+    if (file == nullptr) return nullptr;
+    // One of the build's own objects, already loaded as given: the same file (identity).
+    if (auto it = by_blob_.find(file->blob.get()); it != by_blob_.end() && it->second != set_aside_)
+      return SameFile(it->second, name);
+    return Admit(parses_->Given(*file), file->name, file->path, name, found_by, requester,
+                 preexisting, skipped);
+  }
   // open_path: not there, try the next directory. The answer cannot change during one check, and
   // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...):
   // ParseCache::Found remembers a path that did not open as well as one that did.
-  tried_a_path_ = true;
   const ParsedObject* parsed = parses_->Found(path);
   if (parsed == nullptr) return nullptr;
   if (parsed->file_id) {  // _dl_file_id_match_p: already loaded under another name
     if (auto it = by_file_.find({parsed->file_id->dev, parsed->file_id->ino});
-        it != by_file_.end() && it->second != set_aside_) {
-      Object* o = it->second;
-      o->names.emplace_back(name);
-      by_name_[o->names.back()].push_back(o);
-      if (mark_) added_names_.push_back({o, true});
-      ++identity_matches_;
-      return o;
-    }
+        it != by_file_.end() && it->second != set_aside_)
+      return SameFile(it->second, name);
   }
+  return Admit(*parsed, path, path, name, found_by, requester, preexisting, skipped);
+}
+
+Object* Loader::SameFile(Object* o, absl::string_view name) {
+  o->names.emplace_back(name);
+  by_name_[o->names.back()].push_back(o);
+  if (mark_) added_names_.push_back({o, true});
+  ++identity_matches_;
+  return o;
+}
+
+absl::StatusOr<Object*> Loader::Admit(const ParsedObject& parsed, const std::string& path,
+                                      const std::string& opened_as, absl::string_view name,
+                                      FoundBy found_by, Object* requester, bool preexisting,
+                                      Skipped* skipped) {
   // open_verify (docs/loader-model.md A11): another class is remembered (a later "wrong ELF
   // class" error), another machine is skipped silently, anything else refused ends the search.
-  const OpenVerdict verdict = OpenVerify(parsed->blob->bytes(), is_64_, machine_, big_endian_);
+  const OpenVerdict verdict = OpenVerify(parsed.blob->bytes(), is_64_, machine_, big_endian_);
   switch (verdict.kind) {
     case OpenVerdict::kRefused:
       return absl::FailedPreconditionError(absl::StrCat(path, ": ", verdict.error));
@@ -313,22 +332,22 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
     case OpenVerdict::kOtherMachine:
       if (skipped->other_machine.empty()) {
         skipped->other_machine = absl::StrCat(
-            path, " (", MachineName(parsed->elf_status.ok() ? parsed->elf->machine() : 0), ")");
+            path, " (", MachineName(parsed.elf_status.ok() ? parsed.elf->machine() : 0), ")");
       }
       return nullptr;
     case OpenVerdict::kOk:
       break;
   }
-  if (!parsed->elf_status.ok()) {
+  if (!parsed.elf_status.ok()) {
     // Accepted by open_verify, then refused when mapped: no PT_LOAD (our parser cannot place
     // PT_DYNAMIC either), or corrupt in a way ld.so would not survive.
-    if (parsed->elf_status.code() == absl::StatusCode::kDataLoss &&
-        absl::StrContains(parsed->elf_status.message(), "not inside a loaded segment"))
+    if (parsed.elf_status.code() == absl::StatusCode::kDataLoss &&
+        absl::StrContains(parsed.elf_status.message(), "not inside a loaded segment"))
       return absl::FailedPreconditionError(
           absl::StrCat(name, ": object file has no loadable segments"));
-    return parsed->elf_status;
+    return parsed.elf_status;
   }
-  const ElfFile& elf = *parsed->elf;
+  const ElfFile& elf = *parsed.elf;
   // _dl_map_object_from_fd names the object by the name it was requested under.
   if (MapRefusalResult refusal = MapRefusal(elf, glibc_)) {
     return refusal.assertion
@@ -336,10 +355,10 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
                : absl::FailedPreconditionError(absl::StrCat(name, ": ", refusal.message));
   }
   auto obj = std::make_unique<Object>();
-  obj->file_id = parsed->file_id;
-  obj->blob = parsed->blob;
-  return AddObject(std::move(obj), *parsed, path, path, {std::string(name)}, found_by, requester,
-                   preexisting);
+  obj->file_id = parsed.file_id;
+  obj->blob = parsed.blob;
+  return AddObject(std::move(obj), parsed, path, opened_as, {std::string(name)}, found_by,
+                   requester, preexisting);
 }
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,

@@ -248,6 +248,14 @@ class Loader {
                                  Object* requester, bool preexisting, Skipped* skipped);
   absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name, FoundBy found_by,
                                   Object* requester, bool preexisting, Skipped* skipped);
+  // A search found the file of `o`, loaded under another name: `name` is added to it.
+  Object* SameFile(Object* o, absl::string_view name);
+  // open_verify and _dl_map_object_from_fd's refusals for a file a search found, then the
+  // object: named `path` in messages, its $ORIGIN made from `opened_as`.
+  absl::StatusOr<Object*> Admit(const ParsedObject& parsed, const std::string& path,
+                                const std::string& opened_as, absl::string_view name,
+                                FoundBy found_by, Object* requester, bool preexisting,
+                                Skipped* skipped);
   // The directory lists a search for `requester`'s DT_NEEDED tries before ld.so.cache, in
   // _dl_map_object's order (docs/loader-model.md C2): the RPATHs of the requester and of each
   // object that loaded it (unless the requester has RUNPATH), LD_LIBRARY_PATH, its own RUNPATH.

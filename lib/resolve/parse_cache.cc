@@ -81,8 +81,33 @@ absl::StatusOr<std::shared_ptr<const LdCache>> ParseCache::HostCache(const std::
   return it->second;
 }
 
+void ParseCache::AddTree(std::shared_ptr<const FileTree> tree) {
+  for (const auto& t : trees_) {
+    if (t == tree) return;
+  }
+  trees_.push_back(std::move(tree));
+}
+
+const FileTree* ParseCache::TreeAt(absl::string_view path) const {
+  for (const auto& t : trees_) {
+    if (t->Contains(path)) return t.get();
+  }
+  return nullptr;
+}
+
 const std::optional<FileId>& ParseCache::DirectoryId(const std::string& dir) {
   auto [it, added] = directory_ids_.try_emplace(dir);
+  if (added && !trees_.empty()) {
+    if (const FileTree* tree = TreeAt(dir)) {
+      // A directory of a tree (E10): its identity is its normalized path's, which no device of
+      // the disk has.
+      if (std::optional<std::string> normal = tree->Directory(dir)) {
+        auto [id, fresh] = tree_dirs_.try_emplace(*normal, tree_dirs_.size());
+        it->second = FileId{~uint64_t{0}, id->second};
+      }
+      return it->second;
+    }
+  }
   if (added) {
     struct stat st;
     // An empty element of a search path is the current directory (fillin_rpath).

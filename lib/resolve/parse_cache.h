@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
+#include "lib/io/file_tree.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/symbols/symbol_table.h"
 
@@ -57,6 +58,11 @@ class ParseCache {
   // the loader searches each real directory once per name, and finds which capability
   // subdirectories exist with it (docs/loader-model.md C8).
   const std::optional<FileId>& DirectoryId(const std::string& dir);
+  // A build laid out as pip would lay it out, under a wheel's path (docs/loader-model.md E10):
+  // paths under its root are answered by the tree, never by the disk.
+  void AddTree(std::shared_ptr<const FileTree> tree);
+  // The tree whose root `path` lies under, or nullptr.
+  const FileTree* TreeAt(absl::string_view path) const;
   // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
   absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
 
@@ -87,6 +93,8 @@ class ParseCache {
   absl::node_hash_map<std::string, std::optional<std::vector<std::string>>> capability_dirs_;
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
   absl::node_hash_map<std::string, std::optional<FileId>> directory_ids_;
+  std::vector<std::shared_ptr<const FileTree>> trees_;
+  absl::flat_hash_map<std::string, uint64_t> tree_dirs_;  // a tree directory's identity
   std::string search_key_;  // reused: a search's key is made without allocating
   // Last: destroyed first, so that work on other threads ends before the parses it reads.
   std::vector<std::future<void>> background_;

@@ -46,6 +46,8 @@ bool IsTorchCxxName(absl::string_view name) {
   return false;
 }
 
+bool IsGpuDriverLibrary(absl::string_view soname) { return soname == "libcuda.so.1"; }
+
 namespace {
 
 bool IsInterpreterSymbol(absl::string_view name) {
@@ -686,16 +688,18 @@ class Relocation {
     return absl::OkStatus();
   }
 
-  // Whether a library loaded with the providers but not among the files (C2a) could define
-  // `name`. The NVIDIA driver's libcuda.so.1 exports its C API alone (cu*, cudbg*): a C++ name
-  // is never the driver's, so with the driver the only such library, a C++ reference no file
-  // defines fails as it will on the GPU machine (docs/loader-model.md C2b).
-  bool MayBeDefinedByAnAssumedLibrary(absl::string_view name) const {
-    const bool cxx = absl::StartsWith(name, "_Z");
+  // Which library loaded with the providers but not among the files (C2a) a reference nothing
+  // defines may be left to: the first such that is not the GPU driver, whose reference then
+  // makes the verdict unknown (C2c); else, for a C name, the driver's libcuda.so.1, which
+  // exports its C API alone (cu*, cudbg*) and so never a C++ name (C2b); nullptr when none may
+  // define it — the reference fails, as it will on the machine that has every library.
+  const std::string* AssumedDefiner(absl::string_view name) const {
+    const std::string* driver = nullptr;
     for (const std::string& a : loader_.assumed_used()) {
-      if (!cxx || a != "libcuda.so.1") return true;
+      if (!IsGpuDriverLibrary(a)) return &a;
+      if (!absl::StartsWith(name, "_Z")) driver = &a;
     }
-    return false;
+    return driver;
   }
 
   // A reference no object of the scope defines.
@@ -708,8 +712,18 @@ class Relocation {
       ++report_.interpreter_symbols;
       return;
     }
-    if (MayBeDefinedByAnAssumedLibrary(sym.name)) {
-      ++report_.unverified_references;  // (C2a)
+    if (const std::string* definer = AssumedDefiner(sym.name)) {
+      if (IsGpuDriverLibrary(*definer)) {
+        ++report_.driver_references;  // (C2b)
+        return;
+      }
+      ++report_.unverified_references;  // (C2a, C2c): any of them may define it
+      for (const std::string& a : loader_.assumed_used()) {
+        if (!IsGpuDriverLibrary(a) &&
+            std::find(report_.unknown_because.begin(), report_.unknown_because.end(), a) ==
+                report_.unknown_because.end())
+          report_.unknown_because.push_back(a);
+      }
       return;
     }
     Problem p;
@@ -817,7 +831,8 @@ absl::Status FinishModule(const World& w, const Loader::Mark& since, const Input
     if (o != set_aside) ABICHECK_RETURN_IF_ERROR(o->syms->status());
   }
   for (const Object* o : w.loader->loaded_since(since)) ABICHECK_RETURN_IF_ERROR(o->syms->status());
-  report.loads = report.problems.empty();
+  // Unknown is a verdict (C2c): what only an absent library could define was not read.
+  report.loads = report.problems.empty() && report.unverified_references == 0;
   if (w.device.any()) {
     CheckDeviceCode(w.device, *load->module->elf, *module_input.blob, &report);
     CheckCudaRuntime(w.device, &report);

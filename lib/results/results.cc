@@ -21,6 +21,22 @@ const char* TorchAbiName(TorchAbi abi) {
   return "unknown";
 }
 
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kLoads:
+      return "loads";
+    case Verdict::kFails:
+      return "fails";
+    case Verdict::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+int ExitCodeForVerdicts(bool any_fails, bool any_unknown) {
+  return any_fails ? kExitWillNotLoad : any_unknown ? kExitUnknown : kExitLoads;
+}
+
 const char* ProblemKindName(ProblemKind kind) {
   switch (kind) {
     case ProblemKind::kUndefinedSymbol:
@@ -159,6 +175,21 @@ bool AbiDiff::breaking() const {
       return true;
   }
   return false;
+}
+
+Verdict EnvironmentReport::verdict() const {
+  bool unknown = false;
+  auto take = [&](const Report& r) {
+    unknown = unknown || r.verdict() == Verdict::kUnknown;
+    return r.verdict() == Verdict::kFails;
+  };
+  for (const Report& r : torch_imports) {
+    if (take(r)) return Verdict::kFails;
+  }
+  for (const MatrixCell& c : matrix.cells) {
+    if (take(c.report)) return Verdict::kFails;
+  }
+  return unknown ? Verdict::kUnknown : Verdict::kLoads;
 }
 
 bool EnvironmentReport::loads() const {

@@ -96,7 +96,11 @@ INSTANTIATE_TEST_SUITE_P(Cli, GoldenTest,
                                            GoldenCase{"defined_in_unlisted_library", "sarif", 1},
                                            GoldenCase{"removed_data_object", "json", 1},
                                            GoldenCase{"cuda_runtime_soname", "text", 1},
-                                           GoldenCase{"headline_signature_change", "junit", 1}),
+                                           GoldenCase{"headline_signature_change", "junit", 1},
+                                           GoldenCase{"provider_dependency_not_given", "text", 4},
+                                           GoldenCase{"provider_dependency_not_given", "json", 4},
+                                           GoldenCase{"provider_dependency_not_given", "sarif", 4},
+                                           GoldenCase{"provider_dependency_not_given", "junit", 4}),
                          [](const ::testing::TestParamInfo<GoldenCase>& p) {
                            return p.param.scenario + "_" + p.param.format;
                          });
@@ -397,7 +401,7 @@ TEST(CliTest, QuietOutputAndJunit) {
   EXPECT_EQ(RunShell(Tool() + args + " --format junit -o " + ShellQuote(xml), &out), 1);
   EXPECT_EQ(out, "");
   std::string junit = ReadFile(xml);
-  EXPECT_NE(junit.find("<testsuites name=\"abicheck\" tests=\"1\" failures=\"1\">"),
+  EXPECT_NE(junit.find("<testsuites name=\"abicheck\" tests=\"1\" failures=\"1\" errors=\"0\">"),
             std::string::npos)
       << junit;
   EXPECT_NE(

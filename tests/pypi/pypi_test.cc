@@ -160,9 +160,76 @@ TEST_F(PypiTest, SglKernelBreaksOn2100WithoutTheDriver) {
   }
 }
 
+// The seed's question typed plainly: the extension wheel against the torch wheel, nothing else.
+// The torch wheel's CUDA wheels sit beside it in the corpus cache: they are laid out as pip
+// installs them (docs/loader-model.md E10), and common_ops fails on the headline symbol with its
+// nearest candidate; nothing is left unknown but what the driver alone could define (C2b).
+TEST_F(PypiTest, SglKernelWheelAgainstTorchWheelFindsItsCudaWheels) {
+  CheckOptions o;
+  o.use_host = true;
+  absl::StatusOr<Matrix> m =
+      CheckMatrix({Wheel("sgl_kernel-0.3.21-")}, {Wheel("torch-2.10.0-")}, o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Report& common = m->cells[Row(*m, "sgl_kernel/sm90/common_ops.abi3.so")].report;
+  ASSERT_EQ(common.verdict(), Verdict::kFails) << RenderText(common, false);
+  bool headline = false;
+  for (const Problem& p : common.problems) {
+    if (p.symbol != "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib") continue;
+    headline = p.first;
+    ASSERT_FALSE(p.candidates.empty());
+    EXPECT_THAT(DifferenceTexts(p.candidates[0].differences),
+                Contains("parameter 4: int → unsigned int"));
+  }
+  EXPECT_TRUE(headline) << RenderText(common, false);
+  for (const MatrixCell& c : m->cells) {
+    EXPECT_NE(c.report.verdict(), Verdict::kUnknown) << RenderText(c.report, false);
+    for (const std::string& a : c.report.assumed_loaded) EXPECT_EQ(a, "libcuda.so.1") << c.module;
+  }
+  // _mscclpp needs libcudart.so.12 itself: the runtime wheel's, found by torch's RPATH.
+  const Report& mscclpp = m->cells[Row(*m, "_mscclpp.cpython-310-x86_64-linux-gnu.so")].report;
+  EXPECT_EQ(mscclpp.verdict(), Verdict::kLoads) << RenderText(mscclpp, false);
+  bool runtime = false;
+  for (const LoadedLibrary& l : mscclpp.libraries) {
+    runtime = runtime || (l.name == "libcudart.so.12" &&
+                          l.path.find("nvidia_cuda_runtime_cu12-12.8.90-") != std::string::npos);
+  }
+  EXPECT_TRUE(runtime) << RenderText(mscclpp, false);
+}
+
+// The torch wheel alone in its directory: its CUDA wheels are not given, so what only they could
+// define is unknown — never "loads" (C2c) — and the pins are named.
+TEST_F(PypiTest, TorchWheelAloneIsUnknown) {
+  const fs::path alone = fs::temp_directory_path() / "abicheck_pypi_alone";
+  fs::remove_all(alone);
+  fs::create_directories(alone);
+  const fs::path torch = alone / fs::path(Wheel("torch-2.10.0-")).filename();
+  fs::create_symlink(Wheel("torch-2.10.0-"), torch);
+  absl::StatusOr<Matrix> m =
+      CheckMatrix({Wheel("sgl_kernel-0.3.21-")}, {torch.string()}, CheckOptions{});
+  fs::remove_all(alone);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const MatrixCell& c : m->cells)
+    EXPECT_NE(c.report.verdict(), Verdict::kLoads) << RenderText(c.report, false);
+  const Report& common = m->cells[Row(*m, "sgl_kernel/sm90/common_ops.abi3.so")].report;
+  EXPECT_EQ(common.verdict(), Verdict::kUnknown) << RenderText(common, false);
+  EXPECT_THAT(common.unknown_because, Contains("libcudart.so.12"));
+  std::string notes;
+  for (const Warning& n : m->notes) notes += n.message + "\n";
+  EXPECT_THAT(notes, HasSubstr("nvidia-cuda-runtime-cu12==12.8.90"));
+}
+
+// An index holds a build's own libraries, not the wheels it pins: against it, and against the
+// same wheels each alone in a directory, the answers are the same in every cell.
 TEST_F(PypiTest, WheelsAndAnIndexOfThemGiveTheSameAnswers) {
-  const std::vector<std::string> builds = {Wheel("torch-2.9.1-"), Wheel("torch-2.10.0-"),
-                                           Wheel("torch-2.12.1-"), Wheel("torch-2.15.0-")};
+  const fs::path alone = fs::temp_directory_path() / "abicheck_pypi_index_alone";
+  fs::remove_all(alone);
+  std::vector<std::string> builds;
+  for (const char* v : {"torch-2.9.1-", "torch-2.10.0-", "torch-2.12.1-", "torch-2.15.0-"}) {
+    const fs::path dir = alone / v;
+    fs::create_directories(dir);
+    builds.push_back((dir / fs::path(Wheel(v)).filename()).string());
+    fs::create_symlink(Wheel(v), builds.back());
+  }
   const std::vector<std::string> modules = {
       Wheel("sgl_kernel-0.3.21-"), Wheel("torchvision-0.24.1-"), Wheel("xformers-0.0.35-")};
   const std::string index = (fs::temp_directory_path() / "abicheck_pypi_test.abix").string();
@@ -172,6 +239,7 @@ TEST_F(PypiTest, WheelsAndAnIndexOfThemGiveTheSameAnswers) {
   absl::StatusOr<Matrix> from_wheels = CheckMatrix(modules, builds, o);
   absl::StatusOr<Matrix> from_index = CheckMatrix(modules, {index}, o);
   fs::remove(index);
+  fs::remove_all(alone);
   ASSERT_TRUE(from_wheels.ok()) << from_wheels.status();
   ASSERT_TRUE(from_index.ok()) << from_index.status();
   ASSERT_EQ(from_index->builds.size(), builds.size()) << "an index of four builds: four columns";
@@ -179,7 +247,7 @@ TEST_F(PypiTest, WheelsAndAnIndexOfThemGiveTheSameAnswers) {
   for (size_t i = 0; i < from_wheels->cells.size(); ++i) {
     const MatrixCell& w = from_wheels->cells[i];
     const MatrixCell& x = from_index->cells[i];
-    EXPECT_EQ(w.report.loads, x.report.loads) << w.module << " x " << w.build;
+    EXPECT_EQ(w.report.verdict(), x.report.verdict()) << w.module << " x " << w.build;
     EXPECT_EQ(Problems(w.report), Problems(x.report)) << w.module << " x " << w.build;
     EXPECT_EQ(w.report.references_checked, x.report.references_checked) << w.module;
   }

@@ -49,6 +49,7 @@ class ElfBuilder {
   std::string soname;
   std::vector<std::string> needed;
   std::string runpath;              // DT_RUNPATH, when not empty
+  std::string rpath;                // DT_RPATH, when not empty
   std::vector<SymSpec> syms;        // index 0 (the null symbol) is added
   std::vector<VerdefSpec> verdefs;  // include the BASE entry yourself
   std::vector<VerneedSpec> verneeds;
@@ -82,6 +83,7 @@ class ElfBuilder {
     for (const std::string& n : needed) needed_off.push_back(add_str(n));
     uint64_t soname_off = soname.empty() ? 0 : add_str(soname);
     uint64_t runpath_off = runpath.empty() ? 0 : add_str(runpath);
+    uint64_t rpath_off = rpath.empty() ? 0 : add_str(rpath);
     std::vector<uint64_t> sym_off;
     for (const SymSpec& s : syms) sym_off.push_back(add_str(s.name));
     std::vector<uint64_t> vd_off, vn_file_off;
@@ -198,6 +200,7 @@ class ElfBuilder {
     for (uint64_t off : needed_off) dyn.push_back({"DT_NEEDED", {1, off}});
     if (!soname.empty()) dyn.push_back({"DT_SONAME", {14, soname_off}});
     if (!runpath.empty()) dyn.push_back({"DT_RUNPATH", {29, runpath_off}});
+    if (!rpath.empty()) dyn.push_back({"DT_RPATH", {15, rpath_off}});
     dyn.push_back({"DT_STRTAB", {5, L.dynstr}});
     dyn.push_back({"DT_STRSZ", {10, strtab.size()}});
     dyn.push_back({"DT_SYMTAB", {6, L.dynsym}});

@@ -34,6 +34,10 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                  "a torch build (wheel, installed torch/lib directory, index, or file) to check "
                  "against, or a Python environment (its installed torch); repeat for a "
                  "compatibility matrix, one column per build");
+  app.add_option("--find-links", options.find_links,
+                 "a directory of wheels where a wheel build's pinned dependencies (its "
+                 "Requires-Dist: nvidia-*, cuda-toolkit, ...) are looked for, besides the "
+                 "wheel's own directory; they are laid out as pip installs them (repeatable)");
   app.add_option("-p,--provider", extra_providers,
                  "with --against: a library loaded in every column");
   app.add_option("--preload", options.preload,
@@ -61,7 +65,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
-      "usage error, 3 unreadable or invalid input");
+      "usage error, 3 unreadable or invalid input, 4 cannot tell: nothing fails, but a verdict "
+      "rests on a library that was not given");
   InputLimits limits;
   AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
@@ -106,10 +111,12 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
       return FailWith(prog, m.status(), out);
     }
     if (!EmitResult(prog, *m, out, all)) return kExitBadInput;
+    bool any_fails = false, any_unknown = false;
     for (const MatrixCell& c : m->cells) {
-      if (!c.report.ok()) return kExitWillNotLoad;
+      any_fails = any_fails || c.report.verdict() == Verdict::kFails;
+      any_unknown = any_unknown || c.report.verdict() == Verdict::kUnknown;
     }
-    return kExitLoads;
+    return ExitCodeForVerdicts(any_fails, any_unknown);
   }
   const std::string module = positional.front();
   options.providers.assign(positional.begin() + 1, positional.end());
@@ -128,7 +135,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     return FailWith(prog, report.status(), out);
   }
   if (!EmitResult(prog, *report, out, all)) return kExitBadInput;
-  return report->ok() ? kExitLoads : kExitWillNotLoad;
+  return ExitCodeForVerdicts(report->verdict() == Verdict::kFails,
+                             report->verdict() == Verdict::kUnknown);
 }
 
 }  // namespace abicheck::cli

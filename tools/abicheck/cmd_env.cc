@@ -48,7 +48,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
-      "or invalid input (no torch installed, ...)");
+      "or invalid input (no torch installed, ...), 4 cannot tell: none fails, but a verdict "
+      "rests on a library that was not given");
   InputLimits limits;
   AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
@@ -88,7 +89,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
     return FailWith(prog, env.status(), out);
   }
   if (!EmitResult(prog, *env, out)) return kExitBadInput;
-  return env->loads() ? kExitLoads : kExitWillNotLoad;
+  return ExitCodeForVerdicts(env->verdict() == Verdict::kFails,
+                             env->verdict() == Verdict::kUnknown);
 }
 
 }  // namespace abicheck::cli

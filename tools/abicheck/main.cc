@@ -59,7 +59,8 @@ void Usage(FILE* out) {
   for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
   std::fprintf(out,
                "\nexit codes: 0 the module loads, 1 it will not load, 2 usage error,\n"
-               "            3 unreadable or invalid input\n"
+               "            3 unreadable or invalid input, 4 cannot tell (a verdict rests on a\n"
+               "            library that was not given)\n"
                "`abicheck COMMAND --help` describes a command.\n");
 }
 

@@ -142,8 +142,9 @@ TEST(CheckSearchTest, MissingDependenciesOfTheGivenLibrariesAreOneWarning) {
 
 // A library the providers load but that is not among the files (C2a) may define what no file
 // does — except that the NVIDIA driver, libcuda.so.1, defines no C++ name (C2b): a C++ reference
-// no file defines fails on the GPU machine, with or without the driver here; a C one is left
-// unverified. Any other such library may define either.
+// no file defines fails on the GPU machine, with or without the driver here; a C one is left to
+// the driver, and the verdict stands. Any other such library may define either: the verdict is
+// unknown (C2c), never "loads".
 TEST(AssumedLibraryTest, TheCudaDriverDefinesNoCxxName) {
   for (const std::string driver : {"libcuda.so.1", "libfoo.so.1"}) {
     TempDir d;
@@ -160,10 +161,16 @@ TEST(AssumedLibraryTest, TheCudaDriverDefinesNoCxxName) {
       ASSERT_EQ(r->problems.size(), 1u) << RenderText(*r, false);
       EXPECT_EQ(r->problems[0].kind, ProblemKind::kUndefinedSymbol);
       EXPECT_EQ(r->problems[0].symbol, "_ZN3c104cuda5checkEi");
-      EXPECT_EQ(r->unverified_references, 1);  // cuInit
+      EXPECT_EQ(r->driver_references, 1);  // cuInit
+      EXPECT_EQ(r->unverified_references, 0);
+      EXPECT_EQ(r->verdict(), Verdict::kFails);
     } else {
-      EXPECT_TRUE(r->loads) << RenderText(*r, false);
+      EXPECT_FALSE(r->loads) << RenderText(*r, false);
+      EXPECT_TRUE(r->problems.empty()) << RenderText(*r, false);
+      EXPECT_EQ(r->verdict(), Verdict::kUnknown);
       EXPECT_EQ(r->unverified_references, 2);
+      EXPECT_EQ(r->driver_references, 0);
+      EXPECT_THAT(r->unknown_because, ::testing::ElementsAre(driver));
     }
   }
 }

@@ -16,27 +16,46 @@ using ::testing::Not;
 Report AssumedLoaded(std::vector<std::string> names, int references) {
   Report r;
   r.module = "mod.so";
-  r.loads = true;
+  r.loads = references == 0;  // as FinishModule decides it (C2c)
   r.assumed_loaded = std::move(names);
   r.unverified_references = references;
+  if (references > 0) r.unknown_because = r.assumed_loaded;
   return r;
 }
 
 TEST(TextReportTest, OneLibraryTheGivenLibrariesLoadIsIt) {
-  const std::string text = RenderText(AssumedLoaded({"libcudart.so.12"}, 1), false);
-  EXPECT_THAT(text, HasSubstr("depends on libcudart.so.12: the given libraries load it, but it is "
-                              "not among the files; 1 unresolved reference may be defined there "
-                              "and was not checked (install or give nvidia-cuda-runtime-cu12, or "
-                              "its directory with -L)"));
+  const Report r = AssumedLoaded({"libcudart.so.12"}, 1);
+  EXPECT_EQ(r.verdict(), Verdict::kUnknown);
+  const std::string text = RenderText(r, false);
+  EXPECT_THAT(text, HasSubstr("CANNOT TELL: mod.so (libcudart.so.12 not given)\n"));
+  EXPECT_THAT(text, HasSubstr("1 reference no file given defines; it may be defined in "
+                              "libcudart.so.12, which the given libraries load but which is not "
+                              "among the files (install or give nvidia-cuda-runtime-cu12, or its "
+                              "directory with -L)"));
+  EXPECT_THAT(text, Not(HasSubstr("loads")));
 }
 
 TEST(TextReportTest, SeveralLibrariesTheGivenLibrariesLoadAreThem) {
   const std::string text = RenderText(AssumedLoaded({"libdl.so.2", "librt.so.1"}, 3), false);
-  EXPECT_THAT(text, HasSubstr("depends on libdl.so.2, librt.so.1: the given libraries load them, "
-                              "but they are not among the files; 3 unresolved references may be "
-                              "defined there and were not checked (give their directories with "
-                              "-L, or the libraries themselves)"));
+  EXPECT_THAT(text, HasSubstr("CANNOT TELL: mod.so (libdl.so.2, librt.so.1 not given)\n"));
+  EXPECT_THAT(text, HasSubstr("3 references no file given defines; they may be defined in "
+                              "libdl.so.2, librt.so.1, which the given libraries load but which "
+                              "are not among the files (give their directories with -L, or the "
+                              "libraries themselves)"));
   EXPECT_THAT(text, Not(HasSubstr(" it ")));
+}
+
+// C2b: C references left to the GPU driver on a machine without one do not make the verdict
+// unknown, and the report says how many were left to it.
+TEST(TextReportTest, ReferencesLeftToTheDriverAreSaid) {
+  Report r = AssumedLoaded({"libcuda.so.1"}, 0);
+  r.driver_references = 2;
+  EXPECT_EQ(r.verdict(), Verdict::kLoads);
+  const std::string text = RenderText(r, false);
+  EXPECT_THAT(text, HasSubstr("loads: mod.so\n"));
+  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1: the given libraries load it, but it is not "
+                              "among the files; 2 C references were left to the GPU driver, which "
+                              "this machine does not have (docs/loader-model.md C2b)\n"));
 }
 
 // sgl-kernel's flash_ops against torch 2.10 without a driver: its one miss is a C++ name, which

@@ -1,0 +1,300 @@
+// GatherBuildWorld: a torch wheel and the dependency wheels pip would install with it
+// (docs/loader-model.md E10).
+#include "lib/inputs/build_world.h"
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "lib/inputs/python_env.h"
+#include "lib/inputs/requirements.h"
+#include "lib/util/paths.h"
+#include "lib/util/status_macros.h"
+
+namespace abicheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct WheelFile {
+  std::string path;
+  WheelName name;
+};
+
+// How specific a wheel's platform tags are, as pip prefers them: the newest manylinux glibc
+// first, then plain linux, then any.
+int PlatformRank(const std::string& tags) {
+  int best = -1;
+  for (absl::string_view t : absl::StrSplit(tags, '.')) {
+    int rank = t == "any" ? -1 : 0;
+    absl::string_view rest = t;
+    if (absl::ConsumePrefix(&rest, "manylinux_")) {  // manylinux_2_28_x86_64
+      std::vector<absl::string_view> p = absl::StrSplit(rest, absl::MaxSplits('_', 2));
+      int major = 0, minor = 0;
+      if (p.size() == 3 && absl::SimpleAtoi(p[0], &major) && absl::SimpleAtoi(p[1], &minor))
+        rank = major * 100 + minor;
+    } else if (absl::StartsWith(t, "manylinux2014")) {
+      rank = 217;
+    } else if (absl::StartsWith(t, "manylinux2010")) {
+      rank = 212;
+    } else if (absl::StartsWith(t, "manylinux1")) {
+      rank = 205;
+    }
+    best = std::max(best, rank);
+  }
+  return best;
+}
+
+// Every wheel file in `dirs`, by normalized distribution name, in file name order.
+absl::flat_hash_map<std::string, std::vector<WheelFile>> WheelsIn(
+    const std::vector<std::string>& dirs) {
+  absl::flat_hash_map<std::string, std::vector<WheelFile>> out;
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& d : dirs) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+      if (absl::EndsWith(it->path().filename().string(), ".whl"))
+        files.push_back(it->path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) {
+      std::optional<WheelName> w = ParseWheelName(Basename(f));
+      if (!w || !seen.insert(Basename(f)).second) continue;  // the same file in two places
+      out[w->distribution].push_back({f, *std::move(w)});
+    }
+  }
+  return out;
+}
+
+// One distribution of the world: the wheel chosen for it and what it asks for.
+struct Member {
+  std::vector<std::string> specifiers;  // every requirement's on it
+  absl::flat_hash_set<std::string> extras;
+  std::vector<Requirement> requirements;  // its own Requires-Dist, parsed
+};
+
+class Gatherer {
+ public:
+  Gatherer(const ExpandedInput& wheel, MarkerEnvironment target,
+           absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog,
+           const InputLimits& limits)
+      : wheel_(wheel), target_(std::move(target)), catalog_(std::move(catalog)), limits_(limits) {}
+
+  absl::StatusOr<BuildWorld> Run(const PackageMetadata& root) {
+    world_.tree = std::make_shared<FileTree>(wheel_.path);
+    for (const InputFile& f : wheel_.objects) world_.tree->Add(MemberName(f.name), f);
+    ABICHECK_ASSIGN_OR_RETURN(
+        std::vector<Requirement> reqs,
+        ParseAll(root.requirements, absl::StrCat(Basename(wheel_.path), "!METADATA")));
+    root_name_ = NormalizeDistName(root.name);
+    ABICHECK_RETURN_IF_ERROR(Enqueue(reqs, {}, root.name));
+    while (!queue_.empty()) {
+      auto [req, by] = std::move(queue_.front());
+      queue_.pop_front();
+      ABICHECK_RETURN_IF_ERROR(Resolve(req, by));
+    }
+    if (!used_.empty()) {
+      world_.notes.insert(world_.notes.begin(),
+                          absl::StrCat("laid out with the ", used_.size(),
+                                       " wheels its Requires-Dist pins (as pip installs them): ",
+                                       absl::StrJoin(used_, ", ")));
+    }
+    if (!world_.not_given.empty()) {
+      world_.notes.push_back(absl::StrCat("its Requires-Dist pins wheels that are not given: ",
+                                          absl::StrJoin(world_.not_given, ", "),
+                                          "; a verdict that rests on their libraries is unknown "
+                                          "(give them with --find-links DIR)"));
+    }
+    return std::move(world_);
+  }
+
+ private:
+  static std::string MemberName(const std::string& name) {
+    const size_t bang = name.rfind('!');
+    return bang == std::string::npos ? Basename(name) : name.substr(bang + 1);
+  }
+
+  absl::StatusOr<std::vector<Requirement>> ParseAll(const std::vector<std::string>& lines,
+                                                    const std::string& where) {
+    std::vector<Requirement> out;
+    for (const std::string& l : lines) {
+      absl::StatusOr<Requirement> r = ParseRequirement(l);
+      if (!r.ok())
+        return absl::InvalidArgumentError(absl::StrCat(where, ": ", r.status().message()));
+      out.push_back(*std::move(r));
+    }
+    return out;
+  }
+
+  // Queues those of `reqs` whose markers hold for the target with no extra or with one of
+  // `extras` (what was asked of the distribution that lists them).
+  absl::Status Enqueue(const std::vector<Requirement>& reqs,
+                       const absl::flat_hash_set<std::string>& extras, const std::string& by) {
+    for (const Requirement& r : reqs) {
+      bool applies = r.marker.empty();
+      if (!applies) {
+        MarkerEnvironment env = target_;
+        ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
+        for (auto it = extras.begin(); !applies && it != extras.end(); ++it) {
+          env.extra = *it;
+          ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
+        }
+      }
+      if (applies && r.name != root_name_) queue_.push_back({r, by});
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Resolve(const Requirement& req, const std::string& by) {
+    auto [it, fresh] = members_.try_emplace(req.name);
+    Member& m = it->second;
+    if (!req.specifier.empty() &&
+        std::find(m.specifiers.begin(), m.specifiers.end(), req.specifier) == m.specifiers.end())
+      m.specifiers.push_back(req.specifier);
+    absl::flat_hash_set<std::string> new_extras;
+    for (const std::string& e : req.extras) {
+      if (m.extras.insert(e).second) new_extras.insert(e);
+    }
+    if (!fresh) {  // chosen before: only what the new extras bring
+      if (!new_extras.empty()) {
+        std::vector<Requirement> only_extra;
+        for (const Requirement& r : m.requirements) {
+          if (!r.marker.empty()) only_extra.push_back(r);
+        }
+        return EnqueueExtrasOnly(only_extra, new_extras, req.name);
+      }
+      return absl::OkStatus();
+    }
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<WheelFile> chosen, Choose(req, by));
+    if (!chosen) return absl::OkStatus();
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(chosen->path, limits_));
+    for (const InputFile& f : in.objects) {
+      if (!world_.tree->Add(MemberName(f.name), f))
+        world_.notes.push_back(absl::StrCat(MemberName(f.name), " is in two wheels; ",
+                                            Basename(chosen->path), "'s copy is not used"));
+    }
+    const PackageMetadata md = ParseMetadata(TextMember(in, ".dist-info/METADATA"));
+    ABICHECK_ASSIGN_OR_RETURN(
+        m.requirements,
+        ParseAll(md.requirements, absl::StrCat(Basename(chosen->path), "!METADATA")));
+    world_.dependencies.push_back(std::move(in));
+    return Enqueue(m.requirements, m.extras, md.name.empty() ? req.name : md.name);
+  }
+
+  absl::Status EnqueueExtrasOnly(const std::vector<Requirement>& reqs,
+                                 const absl::flat_hash_set<std::string>& extras,
+                                 const std::string& by) {
+    for (const Requirement& r : reqs) {
+      MarkerEnvironment env = target_;
+      bool applies = false;
+      for (auto it = extras.begin(); !applies && it != extras.end(); ++it) {
+        env.extra = *it;
+        ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
+      }
+      if (applies && r.name != root_name_) queue_.push_back({r, by});
+    }
+    return absl::OkStatus();
+  }
+
+  // The wheel pip would install for `req` among those given: the newest that satisfies it and
+  // fits the target, the most specific platform among equals; else the nearest version, said.
+  absl::StatusOr<std::optional<WheelFile>> Choose(const Requirement& req, const std::string& by) {
+    auto it = catalog_.find(req.name);
+    const bool pinned = absl::StrContains(req.specifier, "==");
+    if (it == catalog_.end()) {
+      if (pinned) world_.not_given.push_back(req.Short());
+      return std::nullopt;
+    }
+    std::vector<const WheelFile*> fitting, satisfying;
+    std::vector<std::string> other_platform;
+    for (const WheelFile& c : it->second) {
+      if (!WheelFitsTarget(c.name, target_)) {
+        other_platform.push_back(Basename(c.path));
+        continue;
+      }
+      fitting.push_back(&c);
+      absl::StatusOr<bool> ok = VersionSatisfies(c.name.version, req.specifier);
+      if (ok.ok() && *ok) satisfying.push_back(&c);
+    }
+    auto better = [](const WheelFile* a, const WheelFile* b) {
+      const int v = CompareVersions(a->name.version, b->name.version);
+      return v != 0 ? v > 0 : PlatformRank(a->name.platform) > PlatformRank(b->name.platform);
+    };
+    if (fitting.empty()) {
+      world_.notes.push_back(absl::StrCat(req.Short(), " (required by ", by,
+                                          "): only wheels for another Python or platform are "
+                                          "given: ",
+                                          absl::StrJoin(other_platform, ", ")));
+      if (pinned) world_.not_given.push_back(req.Short());
+      return std::nullopt;
+    }
+    if (!satisfying.empty()) {
+      std::sort(satisfying.begin(), satisfying.end(), better);
+      const WheelFile* c = satisfying.front();
+      std::vector<std::string> alike;
+      for (const WheelFile* o : satisfying) {
+        if (o != c && o->name.version == c->name.version) alike.push_back(Basename(o->path));
+      }
+      if (!alike.empty()) {
+        world_.notes.push_back(absl::StrCat(req.Short(), ": ", alike.size() + 1, " wheels of ",
+                                            c->name.version, " are given; ", Basename(c->path),
+                                            " is used (the most specific "
+                                            "platform tag, as pip chooses), not ",
+                                            absl::StrJoin(alike, ", ")));
+      }
+      used_.push_back(absl::StrCat(c->name.distribution, " ", c->name.version));
+      return *c;
+    }
+    // None satisfies: the nearest version given, said as such (never silently).
+    std::sort(fitting.begin(), fitting.end(), better);
+    const WheelFile* c = fitting.front();
+    world_.notes.push_back(absl::StrCat(req.Short(), " (required by ", by,
+                                        ") is not given; the nearest given, ", Basename(c->path),
+                                        ", is used in its place"));
+    used_.push_back(absl::StrCat(c->name.distribution, " ", c->name.version, " (not as pinned)"));
+    return *c;
+  }
+
+  const ExpandedInput& wheel_;
+  const MarkerEnvironment target_;
+  const absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog_;
+  const InputLimits& limits_;
+  std::string root_name_;
+  std::vector<std::string> used_;  // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
+  std::deque<std::pair<Requirement, std::string>> queue_;
+  absl::flat_hash_map<std::string, Member> members_;
+  BuildWorld world_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
+    const ExpandedInput& wheel, const std::vector<std::string>& find_links,
+    const InputLimits& limits) {
+  if (wheel.kind != "archive") return std::nullopt;
+  const std::string metadata = TextMember(wheel, ".dist-info/METADATA");
+  if (metadata.empty()) return std::nullopt;
+  std::optional<WheelName> name = ParseWheelName(Basename(wheel.path));
+  if (!name) return std::nullopt;
+  std::optional<MarkerEnvironment> target = MarkerEnvironmentOfTags(name->python, name->platform);
+  if (!target) return std::nullopt;
+  std::vector<std::string> dirs = find_links;
+  const size_t slash = wheel.path.rfind('/');
+  dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
+  absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog = WheelsIn(dirs);
+  catalog.erase(name->distribution);  // the build itself, and other builds of it beside it
+  Gatherer g(wheel, *std::move(target), std::move(catalog), limits);
+  ABICHECK_ASSIGN_OR_RETURN(BuildWorld world, g.Run(ParseMetadata(metadata)));
+  return world;
+}
+
+}  // namespace abicheck

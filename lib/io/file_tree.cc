@@ -1,0 +1,106 @@
+// FileTree: a site-packages made of wheel members (docs/loader-model.md E10).
+#include "lib/io/file_tree.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace abicheck {
+namespace {
+
+std::string WorkingDirectory() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string("/");
+}
+
+}  // namespace
+
+std::string LexicallyAbsolute(absl::string_view path, absl::string_view cwd) {
+  std::vector<absl::string_view> parts;
+  auto add = [&](absl::string_view text) {
+    for (absl::string_view c : absl::StrSplit(text, '/')) {
+      if (c.empty() || c == ".") continue;
+      if (c == "..") {
+        if (!parts.empty()) parts.pop_back();
+        continue;
+      }
+      parts.push_back(c);
+    }
+  };
+  if (!absl::StartsWith(path, "/")) add(cwd);
+  add(path);
+  std::string out;
+  for (absl::string_view c : parts) absl::StrAppend(&out, "/", c);
+  return out.empty() ? "/" : out;
+}
+
+FileTree::FileTree(absl::string_view root) : root_(LexicallyAbsolute(root, WorkingDirectory())) {
+  dirs_.insert(root_);
+}
+
+bool FileTree::Add(absl::string_view relative, InputFile file) {
+  const std::string path = LexicallyAbsolute(absl::StrCat(root_, "/", relative), "/");
+  if (!absl::StartsWith(path, root_ + "/")) return false;
+  if (files_.contains(path) || dirs_.contains(path)) return false;
+  for (size_t slash = path.rfind('/'); slash > root_.size(); slash = path.rfind('/', slash - 1))
+    dirs_.insert(path.substr(0, slash));
+  file.path = path;
+  files_.emplace(path, std::move(file));
+  return true;
+}
+
+bool FileTree::Contains(absl::string_view path) const {
+  return absl::StartsWith(path, root_) &&
+         (path.size() == root_.size() || path[root_.size()] == '/');
+}
+
+std::optional<std::string> FileTree::Resolve(absl::string_view path) const {
+  if (!Contains(path)) return std::nullopt;
+  std::string at = root_;
+  std::vector<absl::string_view> parts = absl::StrSplit(path.substr(root_.size()), '/');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const absl::string_view c = parts[i];
+    if (c.empty() || c == ".") continue;
+    // The kernel walks through `at` to reach the next component: it must be a directory.
+    if (!dirs_.contains(at)) return std::nullopt;
+    if (c == "..") {
+      if (at == root_) return std::nullopt;  // above the tree: nothing modelled is there
+      at.resize(at.rfind('/'));
+      continue;
+    }
+    absl::StrAppend(&at, "/", c);
+  }
+  return at;
+}
+
+const InputFile* FileTree::File(absl::string_view path) const {
+  std::optional<std::string> at = Resolve(path);
+  if (!at) return nullptr;
+  auto it = files_.find(*at);
+  return it == files_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> FileTree::Directory(absl::string_view path) const {
+  std::optional<std::string> at = Resolve(path);
+  if (!at || !dirs_.contains(*at)) return std::nullopt;
+  return at;
+}
+
+std::vector<const InputFile*> FileTree::FilesIn(absl::string_view dir) const {
+  std::vector<const InputFile*> out;
+  for (const auto& [path, file] : files_) {
+    if (path.size() > dir.size() + 1 && absl::StartsWith(path, dir) && path[dir.size()] == '/' &&
+        path.find('/', dir.size() + 1) == std::string::npos)
+      out.push_back(&file);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const InputFile* a, const InputFile* b) { return a->path < b->path; });
+  return out;
+}
+
+}  // namespace abicheck

@@ -1,0 +1,57 @@
+// Files laid out under a root that is no directory on disk: the site-packages pip would make of a
+// torch wheel and the dependency wheels it pins, without unpacking any of them
+// (docs/loader-model.md E10). The root is the torch wheel's own path, a regular file, so nothing
+// on disk can lie under it: the tree shadows no real file. The loader searches it as it searches
+// directories, through ParseCache.
+#ifndef ABICHECK_LIB_IO_FILE_TREE_H_
+#define ABICHECK_LIB_IO_FILE_TREE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "lib/io/blob.h"
+
+namespace abicheck {
+
+// `path` made absolute against `cwd` and lexically normal: "." and empty components dropped,
+// ".." taking off the one before it ("/" stays "/"). No file system access.
+std::string LexicallyAbsolute(absl::string_view path, absl::string_view cwd);
+
+class FileTree {
+ public:
+  // `root`: where the tree stands, made absolute against the working directory.
+  explicit FileTree(absl::string_view root);
+  const std::string& root() const { return root_; }
+  // Adds `file` at `relative` under the root ("nvidia/cu13/lib/libcudart.so.13"); its `path`
+  // (what $ORIGIN is made from) becomes that place. A second file at the same place is not
+  // added: false.
+  bool Add(absl::string_view relative, InputFile file);
+  // Whether `path` (absolute, as the loader makes it) names a place under the root: the tree,
+  // not the disk, answers for it.
+  bool Contains(absl::string_view path) const;
+  // The file at `path` as the kernel would resolve it in the tree — every component before the
+  // last must be a directory of the tree, also before a ".." — or nullptr.
+  const InputFile* File(absl::string_view path) const;
+  // The directory at `path` resolved the same way: its normalized path, or nullopt.
+  std::optional<std::string> Directory(absl::string_view path) const;
+  // The files directly in the directory `dir` (normalized), in name order.
+  std::vector<const InputFile*> FilesIn(absl::string_view dir) const;
+  size_t size() const { return files_.size(); }
+
+ private:
+  // `path` resolved component by component; nullopt where a component before the last is not
+  // a directory of the tree (or the walk leaves the root).
+  std::optional<std::string> Resolve(absl::string_view path) const;
+
+  std::string root_;
+  absl::flat_hash_map<std::string, InputFile> files_;  // by normalized path
+  absl::flat_hash_set<std::string> dirs_;              // the root and every parent of a file
+};
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_IO_FILE_TREE_H_

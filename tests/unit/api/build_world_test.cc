@@ -1,0 +1,221 @@
+// A torch build given as a wheel is the world pip installs with it (docs/loader-model.md E10):
+// its pinned dependency wheels, found beside it or with --find-links, laid out so that its
+// RPATH reaches them; without them the verdicts that rest on them are unknown (C2c).
+#include <filesystem>
+
+#include "abicheck/abicheck.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/report/render.h"
+#include "tests/unit/test_inputs.h"
+
+namespace abicheck {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::Member;
+using testing::TempDir;
+using testing::WriteZip;
+
+std::vector<uint8_t> Text(const std::string& s) { return {s.begin(), s.end()}; }
+
+// A torch-like wheel: libtorch_like.so needs the runtime, which it finds where pip installs
+// the runtime wheel, through its RPATH.
+struct Wheels {
+  TempDir dir, deps;
+  std::string torch, runtime, module;
+
+  explicit Wheels(const std::string& requires_dist,
+                  const std::string& rpath = "$ORIGIN/../../nvidia/rt/lib") {
+    testing::ElfBuilder t;
+    t.soname = "libtorch_like.so";
+    t.needed = {"libcudart_like.so.99"};
+    t.rpath = rpath;
+    t.syms.push_back({"torch_fn"});
+    torch = WriteZip(
+        dir, "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+        {{"torch-9.0.0.dist-info/METADATA",
+          Text("Metadata-Version: 2.1\nName: torch\nVersion: 9.0.0\n" + requires_dist + "\n")},
+         {"torch/lib/libtorch_like.so", t.Build()}});
+    module = dir.Write("mod.so", testing::Mod({"libtorch_like.so", "libcudart_like.so.99"},
+                                              {"torch_fn", "rt_fn"}));
+  }
+  // The runtime wheel, in `where`, with the runtime at `member`.
+  std::string Runtime(
+      const TempDir& where,
+      const std::string& file = "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl",
+      const std::string& member = "nvidia/rt/lib/libcudart_like.so.99",
+      std::vector<std::string> defines = {"rt_fn"}) {
+    return WriteZip(where, file,
+                    {{"nvidia_rt_cu99-1.2.3.dist-info/METADATA",
+                      Text("Metadata-Version: 2.1\nName: nvidia-rt-cu99\nVersion: 1.2.3\n\n")},
+                     {member, testing::Lib("libcudart_like.so.99", std::move(defines))}});
+  }
+};
+
+const char kPinsTheRuntime[] =
+    "Requires-Dist: nvidia-rt-cu99==1.2.3; platform_system == \"Linux\"\n"
+    "Requires-Dist: nvidia-win==1.0; sys_platform == \"win32\"\n"
+    "Requires-Dist: typing-extensions>=4.10.0";
+
+absl::StatusOr<Matrix> CheckAgainst(const Wheels& w, std::vector<std::string> find_links = {}) {
+  CheckOptions o;
+  o.use_host = false;
+  o.find_links = std::move(find_links);
+  return CheckMatrix({w.module}, {w.torch}, o);
+}
+
+TEST(BuildWorldTest, TheDependencyBesideTheWheelDecidesTheVerdict) {
+  Wheels w(kPinsTheRuntime);
+  w.Runtime(w.dir);
+  absl::StatusOr<Matrix> m = CheckAgainst(w);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Report& r = m->cells.at(0).report;
+  EXPECT_EQ(r.verdict(), Verdict::kLoads) << RenderText(r, false);
+  EXPECT_TRUE(r.assumed_loaded.empty()) << RenderText(r, false);
+  bool runtime_from_the_wheel = false;
+  for (const LoadedLibrary& l : r.libraries) {
+    if (l.name == "libcudart_like.so.99")
+      runtime_from_the_wheel = absl::StrContains(
+          l.path, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl!nvidia/rt/lib/");
+  }
+  EXPECT_TRUE(runtime_from_the_wheel) << RenderText(r, false);
+  ASSERT_FALSE(m->notes.empty());
+  EXPECT_THAT(m->notes.front().message, HasSubstr("laid out with the 1 wheels its Requires-Dist "
+                                                  "pins (as pip installs them): nvidia-rt-cu99 "
+                                                  "1.2.3"));
+}
+
+// What the runtime lacks fails, as the import will: the world was read, nothing is unknown.
+TEST(BuildWorldTest, WhatTheDependencyLacksFails) {
+  Wheels w(kPinsTheRuntime);
+  w.Runtime(w.dir, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl",
+            "nvidia/rt/lib/libcudart_like.so.99", {"another_fn"});
+  absl::StatusOr<Matrix> m = CheckAgainst(w);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Report& r = m->cells.at(0).report;
+  EXPECT_EQ(r.verdict(), Verdict::kFails) << RenderText(r, false);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].symbol, "rt_fn");
+}
+
+TEST(BuildWorldTest, AloneTheVerdictIsUnknown) {
+  Wheels w(kPinsTheRuntime);
+  absl::StatusOr<Matrix> m = CheckAgainst(w);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Report& r = m->cells.at(0).report;
+  EXPECT_EQ(r.verdict(), Verdict::kUnknown) << RenderText(r, false);
+  EXPECT_THAT(r.unknown_because, ::testing::ElementsAre("libcudart_like.so.99"));
+  bool named = false;
+  for (const Warning& n : m->notes)
+    named = named || absl::StrContains(n.message,
+                                       "pins wheels that are not given: "
+                                       "nvidia-rt-cu99==1.2.3;");
+  EXPECT_TRUE(named) << "the pin that was not given is named";
+  EXPECT_THAT(RenderMatrixText(*m, false, false),
+              HasSubstr("CANNOT TELL (libcudart_like.so.99 not given)"));
+}
+
+TEST(BuildWorldTest, FindLinksIsSearchedToo) {
+  Wheels w(kPinsTheRuntime);
+  w.Runtime(w.deps);
+  absl::StatusOr<Matrix> m = CheckAgainst(w, {w.deps.path()});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->cells.at(0).report.verdict(), Verdict::kLoads)
+      << RenderText(m->cells.at(0).report, false);
+}
+
+// Found only where torch's RPATH does not lead, the runtime is not loaded: the layout is pip's,
+// not a bag of providers.
+TEST(BuildWorldTest, OnlyTheRpathReachesADependency) {
+  Wheels w(kPinsTheRuntime, "$ORIGIN/../../nvidia/other/lib");
+  w.Runtime(w.dir);
+  absl::StatusOr<Matrix> m = CheckAgainst(w);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->cells.at(0).report.verdict(), Verdict::kUnknown)
+      << RenderText(m->cells.at(0).report, false);
+}
+
+// An extra of a meta-package brings the real dependency (cuda-toolkit[cudart] pins
+// nvidia-cuda-runtime under extra == "cudart").
+TEST(BuildWorldTest, ExtrasBringTheirRequirements) {
+  Wheels w("Requires-Dist: kit[rt]==2.0");
+  w.Runtime(w.dir);
+  WriteZip(w.dir, "kit-2.0-py3-none-any.whl",
+           {{"kit-2.0.dist-info/METADATA",
+             Text("Name: kit\nVersion: 2.0\nRequires-Dist: nvidia-rt-cu99==1.2.3; extra == "
+                  "\"rt\"\nRequires-Dist: nvidia-other==1; extra == \"other\"\n\n")}});
+  absl::StatusOr<Matrix> m = CheckAgainst(w);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->cells.at(0).report.verdict(), Verdict::kLoads)
+      << RenderText(m->cells.at(0).report, false);
+  for (const Warning& n : m->notes) EXPECT_THAT(n.message, Not(HasSubstr("nvidia-other")));
+}
+
+TEST(BuildWorldTest, OtherVersionsAndPlatformsAreSaid) {
+  {  // Another version only: used, and said.
+    Wheels w(kPinsTheRuntime);
+    w.Runtime(w.dir, "nvidia_rt_cu99-1.2.4-py3-none-manylinux2014_x86_64.whl");
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->cells.at(0).report.verdict(), Verdict::kLoads);
+    std::string notes;
+    for (const Warning& n : m->notes) notes += n.message + "\n";
+    EXPECT_THAT(notes, HasSubstr("nvidia-rt-cu99==1.2.3 (required by torch) is not given; the "
+                                 "nearest given, nvidia_rt_cu99-1.2.4-py3-none-manylinux2014_"
+                                 "x86_64.whl, is used in its place"));
+    EXPECT_THAT(notes, HasSubstr("nvidia-rt-cu99 1.2.4 (not as pinned)"));
+  }
+  {  // Another platform only: not used, said, and the verdict is unknown.
+    Wheels w(kPinsTheRuntime);
+    w.Runtime(w.dir, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_aarch64.whl");
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->cells.at(0).report.verdict(), Verdict::kUnknown);
+    std::string notes;
+    for (const Warning& n : m->notes) notes += n.message + "\n";
+    EXPECT_THAT(notes, HasSubstr("only wheels for another Python or platform are given: "
+                                 "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_aarch64.whl"));
+  }
+  {  // Two wheels of the pinned version: pip's choice, and the other named.
+    Wheels w(kPinsTheRuntime);
+    w.Runtime(w.dir, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl");
+    w.Runtime(w.dir, "nvidia_rt_cu99-1.2.3-py3-none-manylinux_2_27_x86_64.whl");
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    ASSERT_TRUE(m.ok()) << m.status();
+    std::string notes;
+    for (const Warning& n : m->notes) notes += n.message + "\n";
+    EXPECT_THAT(notes, HasSubstr("2 wheels of 1.2.3 are given; nvidia_rt_cu99-1.2.3-py3-none-"
+                                 "manylinux_2_27_x86_64.whl is used"));
+  }
+}
+
+TEST(BuildWorldTest, BadMetadataAndBadDependenciesAreErrors) {
+  {
+    Wheels w("Requires-Dist: nvidia-rt-cu99==; platform_system == \"Linux\"");
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(m.status().message()),
+                HasSubstr("torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl!METADATA: "
+                          "Requires-Dist 'nvidia-rt-cu99==; platform_system == \"Linux\"' is "
+                          "malformed"));
+    EXPECT_EQ(ExitCodeForStatus(m.status()), kExitBadInput);
+  }
+  {
+    Wheels w("Requires-Dist: nvidia-rt-cu99==1.2.3; platform_machin == \"x86_64\"");
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(m.status().message()), HasSubstr("unknown variable 'platform_machin'"));
+  }
+  {  // A corrupt dependency wheel is named, never silently left out.
+    Wheels w(kPinsTheRuntime);
+    w.dir.Write("nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl", "PK not a zip");
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    EXPECT_EQ(ExitCodeForStatus(m.status()), kExitBadInput) << m.status();
+    EXPECT_THAT(std::string(m.status().message()), HasSubstr("nvidia_rt_cu99-1.2.3-py3-none-"));
+  }
+}
+
+}  // namespace
+}  // namespace abicheck

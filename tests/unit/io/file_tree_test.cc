@@ -1,0 +1,64 @@
+// FileTree: a site-packages laid out from wheel members, resolved as the kernel resolves paths
+// (docs/loader-model.md E10).
+#include "lib/io/file_tree.h"
+
+#include <memory>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+InputFile Named(const std::string& name) {
+  return InputFile{name, name, std::make_shared<testing::VectorBlob>(std::vector<uint8_t>{1}),
+                   nullptr};
+}
+
+TEST(FileTreeTest, LexicallyAbsolute) {
+  EXPECT_EQ(LexicallyAbsolute("a/./b//c/../d", "/w"), "/w/a/b/d");
+  EXPECT_EQ(LexicallyAbsolute("/x/../../y", "/w"), "/y");
+  EXPECT_EQ(LexicallyAbsolute("", "/"), "/");
+}
+
+TEST(FileTreeTest, TorchsRpathReachesTheCudaWheelsLibraries) {
+  FileTree tree("/c/torch.whl");
+  ASSERT_TRUE(tree.Add("torch/lib/libc10.so", Named("torch.whl!torch/lib/libc10.so")));
+  ASSERT_TRUE(
+      tree.Add("nvidia/cu13/lib/libcudart.so.13", Named("rt.whl!nvidia/cu13/lib/libcudart.so.13")));
+  const InputFile* rt = tree.File("/c/torch.whl/torch/lib/../../nvidia/cu13/lib/libcudart.so.13");
+  ASSERT_NE(rt, nullptr);
+  EXPECT_EQ(rt->name, "rt.whl!nvidia/cu13/lib/libcudart.so.13");        // for messages
+  EXPECT_EQ(rt->path, "/c/torch.whl/nvidia/cu13/lib/libcudart.so.13");  // for $ORIGIN
+  EXPECT_EQ(tree.Directory("/c/torch.whl/nvidia/cu13/lib/."), "/c/torch.whl/nvidia/cu13/lib");
+  EXPECT_THAT(tree.FilesIn("/c/torch.whl/nvidia/cu13/lib"), ::testing::ElementsAre(rt));
+}
+
+// open() walks every component: one that does not exist ends the walk, even before a "..".
+TEST(FileTreeTest, EveryComponentBeforeADotDotMustBeADirectory) {
+  FileTree tree("/c/torch.whl");
+  ASSERT_TRUE(tree.Add("torch/lib/libc10.so", Named("libc10.so")));
+  ASSERT_TRUE(tree.Add("nvidia/lib/libx.so", Named("libx.so")));
+  EXPECT_NE(tree.File("/c/torch.whl/torch/lib/../../nvidia/lib/libx.so"), nullptr);
+  EXPECT_EQ(tree.File("/c/torch.whl/torch/nothing/../../nvidia/lib/libx.so"), nullptr);
+  EXPECT_EQ(tree.File("/c/torch.whl/torch/lib/libc10.so/../libc10.so"), nullptr);  // a file
+  EXPECT_EQ(tree.File("/c/torch.whl/../torch.whl/torch/lib/libc10.so"), nullptr);  // left it
+  EXPECT_EQ(tree.Directory("/c/torch.whl/torch/lib/libc10.so"), std::nullopt);
+  EXPECT_TRUE(tree.Contains("/c/torch.whl"));
+  EXPECT_TRUE(tree.Contains("/c/torch.whl/x"));
+  EXPECT_FALSE(tree.Contains("/c/torch.whl2/x"));
+}
+
+TEST(FileTreeTest, OneFileAPlace) {
+  FileTree tree("/t");
+  EXPECT_TRUE(tree.Add("a/libx.so", Named("first")));
+  EXPECT_FALSE(tree.Add("a/./libx.so", Named("second")));
+  EXPECT_FALSE(tree.Add("a", Named("a directory already")));
+  EXPECT_FALSE(tree.Add("../outside.so", Named("outside")));
+  EXPECT_EQ(tree.File("/t/a/libx.so")->name, "first");
+  EXPECT_EQ(tree.size(), 1u);
+}
+
+}  // namespace
+}  // namespace abicheck
