@@ -456,12 +456,38 @@ const std::vector<const Object*>& Loader::ProcessBase(Object* requester) {
   if (process_base_) return *process_base_;
   process_base_.emplace();
   MapFailure ignored;
-  absl::StatusOr<Object*> libc = MapObject("libc.so.6", requester, /*preexisting=*/true, &ignored);
+  // The program's own DT_NEEDED found it, with the program's search path — not the requester's
+  // (its DF_1_NODEFLIB has no say over what the process loaded before: C2n).
+  absl::StatusOr<Object*> libc = FindLoaded("libc.so.6") != nullptr
+                                     ? MapObject("libc.so.6", requester, true, &ignored)
+                                     : SystemSearch("libc.so.6", /*preexisting=*/true);
   if (!libc.ok() || *libc == nullptr) return *process_base_;
   std::vector<MapFailure> failures;  // libc's own needs: the dynamic linker, always there
   absl::StatusOr<std::vector<const Object*>> closure = MapDeps(*libc, true, &failures);
   if (closure.ok()) *process_base_ = *std::move(closure);
   return *process_base_;
+}
+
+absl::StatusOr<Object*> Loader::SystemSearch(absl::string_view name, bool preexisting) {
+  Skipped skipped;
+  auto memo = cache_lookups_.find(name);
+  if (memo == cache_lookups_.end())
+    memo = cache_lookups_.emplace(std::string(name), cache_->Lookup(name, machine_)).first;
+  Object* found = nullptr;
+  if (const std::optional<std::string>& p = memo->second) {
+    ABICHECK_ASSIGN_OR_RETURN(found, TryPath(absl::StrCat(options_.sysroot, *p), name,
+                                             FoundBy::kLdCache, nullptr, preexisting, &skipped));
+  }
+  for (size_t i = 0; found == nullptr && i < system_dirs_.size(); ++i) {
+    ABICHECK_ASSIGN_OR_RETURN(
+        found, TryDir(system_dirs_[i], name, FoundBy::kSystem, nullptr, preexisting, &skipped));
+  }
+  if (found != nullptr) found->host = true;
+  return found;
+}
+
+bool InEveryProcess(absl::string_view name) {
+  return name == "libc.so.6" || absl::StartsWith(name, "ld-linux");
 }
 
 const Object* Loader::FirstNamed(absl::string_view name) const {
@@ -483,7 +509,7 @@ const Object* Loader::FirstNamed(absl::string_view name) const {
 
 const Object* Loader::FindNeeded(Object* requester, absl::string_view file,
                                  bool* in_every_process) {
-  *in_every_process = file == "libc.so.6" || absl::StartsWith(file, "ld-linux") || file.empty();
+  *in_every_process = InEveryProcess(file) || file.empty();
   const Object* provider = FirstNamed(file);
   if (provider == nullptr && *in_every_process && !file.empty() && options_.use_host) {
     for (const Object* b : ProcessBase(requester)) {
@@ -611,6 +637,21 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
         });
     ABICHECK_RETURN_IF_ERROR(path_lists);
     const bool nodeflib = (requester->elf->flags_1() & elf::DF_1_NODEFLIB) != 0;
+    if (found == nullptr && options_.use_host && nodeflib && InEveryProcess(name)) {
+      // _dl_map_object matches what is loaded before it searches: the process's libc and
+      // dynamic linker are, though DF_1_NODEFLIB keeps the search from the system directories
+      // (docs/loader-model.md C2n). Elsewhere the search finds that same file.
+      for (const Object* b : ProcessBase(requester)) {
+        if (NameMatches(*b, name) || b->elf->soname() == name) found = const_cast<Object*>(b);
+      }
+      if (found != nullptr) {
+        if (!NameMatches(*found, name)) {
+          found->names.emplace_back(name);
+          if (mark_) added_names_.push_back({found, false});
+        }
+        return found;
+      }
+    }
     if (found == nullptr && options_.use_host && !nodeflib) {
       // The cache does not change during a check: each name is searched once (a build's missing
       // libraries are asked for by many of its objects).

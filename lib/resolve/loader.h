@@ -248,6 +248,9 @@ class Loader {
                                  Object* requester, bool preexisting, Skipped* skipped);
   absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name, FoundBy found_by,
                                   Object* requester, bool preexisting, Skipped* skipped);
+  // `name` in ld.so.cache, then the system directories, as the program's own DT_NEEDED finds
+  // it (no requester's path lists or DF_1_NODEFLIB); nullptr when absent.
+  absl::StatusOr<Object*> SystemSearch(absl::string_view name, bool preexisting);
   // A search found the file of `o`, loaded under another name: `name` is added to it.
   Object* SameFile(Object* o, absl::string_view name);
   // open_verify and _dl_map_object_from_fd's refusals for a file a search found, then the
@@ -316,6 +319,9 @@ class Loader {
   size_t identity_matches_ = 0;
   size_t fresh_walks_ = 0;
 };
+
+// What every process has loaded before any dlopen: libc.so.6 and the dynamic linker (C3).
+bool InEveryProcess(absl::string_view name);
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
 std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol);
