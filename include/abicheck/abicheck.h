@@ -276,6 +276,9 @@ struct Report {
   std::vector<std::string> assumed_loaded;  // those libraries' names (DT_NEEDED)
   // Of `assumed_loaded`, those the unverified references were left to: what to give to decide.
   std::vector<std::string> unknown_because;
+  // What the given libraries themselves need and is not among the files (C2a), in the order
+  // met: loaded with them as far as this check goes.
+  std::vector<std::string> providers_missing;
   int references_checked = 0;
   // The module's own references to torch (E8).
   TorchAbi torch_abi = TorchAbi::kNoTorch;

@@ -6,6 +6,7 @@
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -19,6 +20,7 @@
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/device_check.h"
 #include "lib/resolve/ld_cache.h"
+#include "lib/resolve/world.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -236,10 +238,11 @@ class EnvironmentCheck {
       if (!absl::StartsWith(f, env_.site_packages + "/nvidia/")) unowned.push_back(f);
     }
     ABICHECK_RETURN_IF_ERROR(AddPackage("(no package)", "", {}, unowned, {}));
+    InheritUnknownImports();
     MarkTorchAbi(&out_.matrix);
     if (builds_.size() > 1) {
-      std::vector<bool> unusable;
-      for (const Report& r : out_.torch_imports) unusable.push_back(!r.ok());
+      std::vector<bool> unusable;  // an unknown import made its cells unknown instead
+      for (const Report& r : out_.torch_imports) unusable.push_back(r.verdict() == Verdict::kFails);
       RecommendByPackage(out_, unusable);
     }
     return std::move(out_);
@@ -319,9 +322,52 @@ class EnvironmentCheck {
            absl::StrCat("built for another Python than this environment's ", env_.python_version,
                         ": import torch fails to find torch._C")});
     }
+    // C2c: what torch's own libraries need and this environment lacks (a CUDA 12 torch in a
+    // CUDA 13 environment: libcudart.so.12) decides whether import torch succeeds here, and it
+    // was not read: unknown, never "loads". The GPU driver alone may be absent (C2b).
+    if (r.verdict() == Verdict::kLoads) {
+      for (const std::string& m : r.providers_missing) {
+        if (!IsGpuDriverLibrary(m)) r.unknown_because.push_back(m);
+      }
+      if (!r.unknown_because.empty()) {
+        r.loads = false;
+        r.warnings.push_back(
+            {b.name,
+             absl::StrCat("import torch needs ", absl::StrJoin(r.unknown_because, ", "),
+                          ", which this environment does not have: pip installs ",
+                          r.unknown_because.size() == 1 ? "it" : "them",
+                          " with that torch (its Requires-Dist), so whether it imports here "
+                          "cannot be told")});
+      }
+    }
     if (!opts_.gpu.empty() && r.loads) ABICHECK_RETURN_IF_ERROR(TorchDeviceCode(b, &r));
     out_.torch_imports.push_back(std::move(r));
     return absl::OkStatus();
+  }
+
+  // A module that loads only once import torch did rests on it: where import torch cannot be
+  // told (C2c), neither can the module — those that do not touch torch's libraries stand.
+  void InheritUnknownImports() {
+    const size_t nb = builds_.size();
+    for (size_t b = 0; b < nb; ++b) {
+      const Report& import = out_.torch_imports[b];
+      if (import.verdict() != Verdict::kUnknown) continue;
+      absl::flat_hash_set<absl::string_view> torch;
+      for (const InputFile& f : builds_[b].providers) torch.insert(f.name);
+      for (const InputFile& f : builds_[b].preload) torch.insert(f.name);
+      for (size_t i = b; i < out_.matrix.cells.size(); i += nb) {
+        Report& r = out_.matrix.cells[i].report;
+        if (r.verdict() != Verdict::kLoads) continue;
+        const bool uses_torch =
+            std::any_of(r.libraries.begin(), r.libraries.end(),
+                        [&](const LoadedLibrary& l) { return torch.contains(l.path); });
+        if (!uses_torch) continue;
+        r.loads = false;
+        r.unknown_because = import.unknown_because;
+        r.warnings.push_back(
+            {r.module, "it loads if import torch does, which cannot be told here"});
+      }
+    }
   }
 
   // docs/gpu-model.md G5-G6 for torch itself: its CUDA kernels are in libtorch_cuda.

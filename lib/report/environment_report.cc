@@ -45,15 +45,6 @@ std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackag
                          p.modules.size());
 }
 
-// Green for what works, red for what does not, yellow for what cannot be told, when color is on.
-std::string Paint(bool color, Verdict verdict, const std::string& s) {
-  if (!color) return s;
-  const char* hue = verdict == Verdict::kLoads     ? "\x1b[32m"
-                    : verdict == Verdict::kUnknown ? "\x1b[33m"
-                                                   : "\x1b[31m";
-  return absl::StrCat(hue, s, "\x1b[0m");
-}
-
 // import torch, per build: whether it loads, and if its kernels cannot run, why.
 void AppendTorchImports(const EnvironmentReport& env, const std::vector<std::string>& labels,
                         bool color, std::string* out) {

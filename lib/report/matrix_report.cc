@@ -148,6 +148,14 @@ std::string StableAbiLines(const Matrix& m) {
   return out;
 }
 
+std::string Paint(bool color, Verdict verdict, const std::string& s) {
+  if (!color) return s;
+  const char* hue = verdict == Verdict::kLoads     ? "\x1b[32m"
+                    : verdict == Verdict::kUnknown ? "\x1b[33m"
+                                                   : "\x1b[31m";
+  return absl::StrCat(hue, s, "\x1b[0m");
+}
+
 std::string UnknownVerdictText(const std::vector<std::string>& not_given) {
   if (not_given.empty()) return "CANNOT TELL";
   return absl::StrCat(
@@ -193,14 +201,9 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
     absl::StrAppend(&out, absl::StrFormat("%-*s", w0, Printable(rows[i])));
     for (size_t b = 0; b < m.builds.size(); ++b) {
       const Report& r = m.cells[i * m.builds.size() + b].report;
-      std::string v = absl::StrFormat("%-*s", widths[b], CellVerdict(r));
-      if (color) {
-        const char* hue = r.ok()                             ? "\x1b[32m"
-                          : r.verdict() == Verdict::kUnknown ? "\x1b[33m"
-                                                             : "\x1b[31m";
-        v = absl::StrCat(hue, v, "\x1b[0m");
-      }
-      absl::StrAppend(&out, "  ", v);
+      absl::StrAppend(
+          &out, "  ",
+          Paint(color, r.verdict(), absl::StrFormat("%-*s", widths[b], CellVerdict(r))));
     }
     out.push_back('\n');
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "abicheck/abicheck.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 
@@ -69,7 +70,6 @@ inline std::string Printable(absl::string_view s) {
 // Column labels for builds: what tells them apart (wheels without .whl, paths without the
 // components they all share).
 std::vector<std::string> BuildLabels(const std::vector<std::string>& builds);
-struct Matrix;
 // Each module row's label: ModuleInfo::label, else the member path or file name; rows that would
 // read alike are named in full.
 std::vector<std::string> ModuleRowLabels(const Matrix& m);
@@ -78,6 +78,8 @@ std::vector<std::string> ModuleRowLabels(const Matrix& m);
 std::string StableAbiLines(const Matrix& m);
 // "torch==2.9.1" or "pins no torch".
 std::string PinText(const std::vector<std::string>& pins);
+// Green for what works, red for what does not, yellow for what cannot be told, when color is on.
+std::string Paint(bool color, Verdict verdict, const std::string& s);
 // An unknown verdict in a table (docs/loader-model.md C2c): "CANNOT TELL (libcudart.so.12 not
 // given)", "CANNOT TELL (libnvrtc.so.12 and 10 more not given)".
 std::string UnknownVerdictText(const std::vector<std::string>& not_given);

@@ -402,6 +402,7 @@ class MissingDependencies {
                                       Basename(m.by[1]->path), m.count > 2 ? ", ..." : ""),
           ")"));
     }
+    for (const MissingDependency& m : list_) report->providers_missing.push_back(*m.name);
     const bool one = list_.size() == 1;
     report->warnings.push_back(
         {module_path, absl::StrCat(list_.size(), one ? " dependency" : " dependencies",

@@ -273,6 +273,40 @@ TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   EXPECT_TRUE(placed);
 }
 
+// A build whose own libraries need what the environment does not have (a CUDA 12 torch in a
+// CUDA 13 environment: libcudart.so.12): whether import torch succeeds there cannot be told, nor
+// whether a module that loads through torch does — never "loads" (docs/loader-model.md C2c). A
+// package that does not touch torch stands, and the recommendation does not rest on the unknown.
+TEST(EnvTest, ABuildWhoseOwnDependenciesAreMissingIsUnknown) {
+  Venv v;
+  v.Dist("plain", "1.0", "", {{"plain/_ext.so", Mod({}, {})}});
+  TempDir other;
+  const std::string t = "torch-2.10.0/torch/";
+  fs::create_directories(other.path() + "/" + t + "lib");
+  other.Write(t + "lib/libc10.so",
+              Lib("libc10.so", {"c10_kept", "c10_gone"}, {"libcudart_x.so.12"}));
+  other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+  other.Write(t + "version.py", "__version__ = '2.10.0'\n");
+  absl::StatusOr<EnvironmentReport> r =
+      CheckEnvironment(v.root, {other.path() + "/" + t}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->torch_imports.size(), 1u);
+  EXPECT_EQ(r->torch_imports[0].verdict(), Verdict::kUnknown)
+      << RenderText(r->torch_imports[0], false);
+  EXPECT_THAT(r->torch_imports[0].unknown_because, ElementsAre("libcudart_x.so.12"));
+  const EnvironmentPackage* good = Package(*r, "good");
+  const EnvironmentPackage* plain = Package(*r, "plain");
+  ASSERT_NE(good, nullptr);
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(r->matrix.cells[good->modules[0]].report.verdict(), Verdict::kUnknown);
+  EXPECT_EQ(r->matrix.cells[plain->modules[0]].report.verdict(), Verdict::kLoads);
+  EXPECT_EQ(r->verdict(), Verdict::kUnknown);
+  EXPECT_FALSE(r->loads());
+  EXPECT_THAT(RenderEnvironmentText(*r, false),
+              HasSubstr("import torch with " + other.path() + "/torch-2.10.0/torch" +
+                        ": CANNOT TELL (libcudart_x.so.12 not given)"));
+}
+
 TEST(EnvTest, StableAbiObjectsAndTheOldestBuildTheyLoadOn) {
   // E8: torch_* / aoti_torch_* C shim references only -> stable, and the oldest build given that
   // exports them all; any mangled c10::/at::/torch:: reference -> unstable.
