@@ -170,6 +170,9 @@ struct ModuleGroup {
   std::vector<size_t> place;         // per object, its place among its package's objects
   // File name -> the objects of that name, in order (E9's test).
   absl::flat_hash_map<std::string, std::vector<size_t>> by_basename;
+  // An archive's objects where pip installs them (E10): a vendored library's $ORIGIN search
+  // (auditwheel's torchvision.libs/libz.cac6d5fc.so.1) finds its siblings there.
+  std::shared_ptr<FileTree> tree;
 };
 
 void MarkOrderDependent(const ModuleGroup& g, const std::string& package, Report* r) {
@@ -510,6 +513,11 @@ absl::Status ExpandModules(const std::string& in, const InputLimits& limits,
   auto group = std::make_shared<ModuleGroup>();
   group->package = PackagesOf(ex);
   group->objects = std::move(ex.objects);
+  if (ex.kind == "archive") {
+    group->tree = std::make_shared<FileTree>(ex.path);
+    for (const InputFile& f : group->objects)
+      group->tree->Add(f.name.substr(f.name.rfind('!') + 1), f);
+  }
   absl::flat_hash_map<absl::string_view, size_t> count;
   for (size_t i = 0; i < group->objects.size(); ++i) {
     group->place.push_back(count[group->package[i]]++);
@@ -547,6 +555,9 @@ class PackageChecks {
       : columns_(columns), common_(common), options_(options) {
     for (const ModuleEntry& e : modules) ++worlds_[{e.group.get(), e.package()}].remaining;
     for (const auto& t : columns.trees) parses_.AddTree(t);
+    for (const ModuleEntry& e : modules) {
+      if (e.group->tree) parses_.AddTree(e.group->tree);
+    }
   }
 
   // The module's report against every build, in column order.
@@ -614,13 +625,45 @@ class PackageChecks {
       return CheckInWorld(*w, e.module(), pw.inputs[b], options_, ModuleAlreadyLoaded::kIsAnError,
                           w->given[own]);
     }
+    // E7: the package's objects that need this one, directly or through others (its $ORIGIN
+    // siblings, found where pip installs them), cannot have loaded before it: they are not in
+    // its world.
+    const absl::flat_hash_set<size_t> dependents =
+        w ? DependentsOf(*w, own, pw.objects.size()) : absl::flat_hash_set<size_t>{};
     std::vector<InputFile> providers;
     providers.reserve(pw.inputs[b].size() - 1);
+    size_t own_package = 0;
     for (size_t j = 0; j < pw.inputs[b].size(); ++j) {
-      if (j != own) providers.push_back(pw.inputs[b][j]);
+      if (j == own || dependents.contains(j)) continue;
+      providers.push_back(pw.inputs[b][j]);
+      own_package += j < pw.objects.size() ? 1 : 0;
     }
     return CheckObjects(e.module(), providers, columns_.preload[b], common_.python_file(), options_,
-                        ModuleAlreadyLoaded::kIsAnError, &parses_, pw.objects.size() - 1);
+                        ModuleAlreadyLoaded::kIsAnError, &parses_, own_package);
+  }
+
+  // Of the first `count` given objects (the package's), those whose dependency closure in `w`
+  // holds the `own`th.
+  static absl::flat_hash_set<size_t> DependentsOf(const World& w, size_t own, size_t count) {
+    absl::flat_hash_set<const Object*> needing = {w.given[own]};
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const Object* o : w.loader->loaded()) {
+        if (needing.contains(o)) continue;
+        for (const Object* d : o->deps) {
+          if (d != nullptr && needing.contains(d)) {
+            needing.insert(o);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
+    absl::flat_hash_set<size_t> out;
+    for (size_t j = 0; j < count && j < w.given.size(); ++j) {
+      if (j != own && needing.contains(w.given[j])) out.insert(j);
+    }
+    return out;
   }
 
   const Columns& columns_;

@@ -196,6 +196,38 @@ TEST_F(PypiTest, SglKernelWheelAgainstTorchWheelFindsItsCudaWheels) {
   EXPECT_TRUE(runtime) << RenderText(mscclpp, false);
 }
 
+// A wheel is checked as pip lays it out (docs/loader-model.md E10): every corpus extension wheel
+// that pins a corpus torch release gives, object by object, the verdicts env gives where pip
+// installed the two together. torchvision's vendored libpng and libwebp find auditwheel's
+// renamed libz and libsharpyuv through their $ORIGIN in torchvision.libs/ (they were FAILS).
+TEST_F(PypiTest, AWheelAgainstItsPinnedTorchIsWhatTheInstallSays) {
+  size_t compared = 0;
+  for (const char* ext : {"torchvision-0.24.1-", "torchaudio-2.9.1-"}) {
+    SCOPED_TRACE(ext);
+    absl::StatusOr<Matrix> m = CheckMatrix({Wheel(ext)}, {Wheel("torch-2.9.1-")}, Options());
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_THAT(m->module_info.front().torch_requirements, Contains(HasSubstr("2.9.1")));
+    absl::StatusOr<EnvironmentReport> env = CheckEnvironment(Venv("2.9.1"), {}, Options());
+    ASSERT_TRUE(env.ok()) << env.status();
+    for (size_t i = 0; i < m->modules.size(); ++i) {
+      const std::string& label = m->module_info[i].label;
+      bool found = false;
+      for (size_t j = 0; j < env->matrix.module_info.size(); ++j) {
+        if (env->matrix.module_info[j].label != label) continue;
+        found = true;
+        ++compared;
+        EXPECT_EQ(VerdictName(m->cells[i].report.verdict()),
+                  VerdictName(env->matrix.cells[j].report.verdict()))
+            << label << "\nwheel:\n"
+            << RenderText(m->cells[i].report, false) << "\ninstalled:\n"
+            << RenderText(env->matrix.cells[j].report, false);
+      }
+      EXPECT_TRUE(found) << label << " is not among the installed objects";
+    }
+  }
+  EXPECT_GE(compared, 12u);
+}
+
 // The torch wheel alone in its directory: its CUDA wheels are not given, so what only they could
 // define is unknown — never "loads" (C2c) — and the pins are named.
 TEST_F(PypiTest, TorchWheelAloneIsUnknown) {

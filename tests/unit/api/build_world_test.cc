@@ -191,6 +191,44 @@ TEST(BuildWorldTest, OtherVersionsAndPlatformsAreSaid) {
   }
 }
 
+// A module wheel is laid out too: auditwheel renames a vendored library's file
+// (pkg.libs/libz.cac6d5fc.so.1, soname libz.so.1) and the library that needs it finds it through
+// its $ORIGIN RUNPATH, by file name. Checked as a wheel, every object loads, as installed; the
+// object the others need is checked in a world without them (they cannot load before it).
+TEST(BuildWorldTest, AWheelsVendoredLibrariesFindEachOtherThroughOrigin) {
+  TempDir d;
+  testing::ElfBuilder z;
+  z.soname = "libz.so.1";
+  z.syms.push_back({"inflate"});
+  testing::ElfBuilder png;
+  png.soname = "libpng16.so.16";
+  png.needed = {"libz.cac6d5fc.so.1"};
+  png.runpath = "$ORIGIN";
+  png.syms.push_back({"png_read"});
+  png.syms.push_back({"inflate", false});
+  png.relocs.push_back(2);
+  testing::ElfBuilder image;  // auditwheel's RPATH to the vendored libraries
+  image.needed = {"libpng16.4ef4b109.so.16"};
+  image.rpath = "$ORIGIN/../pkg.libs";
+  image.syms.push_back({"png_read", false});
+  image.relocs.push_back(1);
+  image.syms.push_back({"PyInit_image"});
+  const std::string wheel =
+      WriteZip(d, "pkg-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+               {{"pkg-1.0.dist-info/METADATA", Text("Name: pkg\nVersion: 1.0\n\n")},
+                {"pkg.libs/libz.cac6d5fc.so.1", z.Build()},
+                {"pkg.libs/libpng16.4ef4b109.so.16", png.Build()},
+                {"pkg/image.so", image.Build()}});
+  CheckOptions o;
+  o.use_host = false;
+  o.providers = {d.Write("libtorch_like.so", testing::Lib("libtorch_like.so", {"t"}))};
+  absl::StatusOr<Matrix> m = CheckMatrix({wheel}, {}, o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->cells.size(), 3u);
+  for (const MatrixCell& c : m->cells)
+    EXPECT_EQ(c.report.verdict(), Verdict::kLoads) << RenderText(c.report, false);
+}
+
 TEST(BuildWorldTest, BadMetadataAndBadDependenciesAreErrors) {
   {
     Wheels w("Requires-Dist: nvidia-rt-cu99==; platform_system == \"Linux\"");
