@@ -365,7 +365,9 @@ struct ModuleInfo {
 // the one with the fewest failing modules.
 struct Recommendation {
   std::string build;  // as in Matrix::builds
-  std::string label;  // as shown ("torch-2.10.0")
+  std::string label;  // as shown ("torch 2.10.0+cu128", else "torch-2.10.0")
+  // What to install, as pip takes it ("torch==2.10.0"); "" when the build's version is unknown.
+  std::string requirement;
   bool every_module_loads = false;
   int failing_modules = 0;                 // against `build`
   std::vector<std::string> still_failing;  // their names, as in Matrix::modules
@@ -379,6 +381,9 @@ struct Matrix {
   std::vector<std::string> modules;
   std::vector<ModuleInfo> module_info;  // parallel to `modules`
   std::vector<std::string> builds;
+  // Parallel to `builds`: torch's own version of each ("2.10.0+cu128", from torch/version.py),
+  // "" where the build does not say; how tables name the builds ("torch 2.10.0+cu128").
+  std::vector<std::string> build_versions;
   std::vector<MatrixCell> cells;    // modules.size() x builds.size(), module-major
   std::vector<Warning> notes;       // what inputs held that was skipped
   bool has_recommendation = false;  // set when two or more builds were checked

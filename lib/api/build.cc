@@ -21,6 +21,7 @@ std::shared_ptr<Build::State> MakeState(ExpandedInput in) {
     (IsGlobalDeps(f) ? s->preload : s->providers).push_back(f);
     s->parses.AddMember(f);
   }
+  s->torch_version = PyStringAssignment(TorchText(in, "version.py"), "__version__");
   s->input = std::move(in);
   return s;
 }
@@ -35,8 +36,8 @@ absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::st
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
                             GatherBuildWorld(in, find_links, limits));
   if (!world) return MakeBuild(std::move(in));
-  const std::string init = TextMember(in, "torch/__init__.py");
-  const std::string version = TextMember(in, "torch/version.py");
+  const std::string init = TorchText(in, "__init__.py");
+  const std::string version = TorchText(in, "version.py");
   for (std::string& n : world->notes) in.notes.push_back(std::move(n));
   std::shared_ptr<Build::State> state = MakeState(std::move(in));
   Build::State& s = *state;
@@ -75,6 +76,27 @@ std::vector<std::string> Names(const std::vector<Build>& builds) {
 const std::string& Build::name() const { return state_->input.path; }
 
 size_t Build::library_count() const { return state_->input.objects.size(); }
+
+// "x.whl!torch/lib/libc10.so" -> "torch/lib/libc10.so": the path from the last "torch/"
+// component; "" when there is none.
+std::string TorchRelative(absl::string_view name) {
+  for (size_t at = name.rfind("torch/"); at != absl::string_view::npos;
+       at = at == 0 ? absl::string_view::npos : name.rfind("torch/", at - 1)) {
+    if (at == 0 || name[at - 1] == '/' || name[at - 1] == '!') return std::string(name.substr(at));
+  }
+  return "";
+}
+
+std::string TorchText(const ExpandedInput& in, absl::string_view file) {
+  if (in.kind == "archive") return TextMember(in, absl::StrCat("torch/", file));
+  if (in.kind != "directory" || in.objects.empty()) return "";
+  // A torch directory (site-packages/torch, or torch/lib): its text files beside the libraries.
+  const std::string& name = in.objects.front().name;
+  const std::string rel = TorchRelative(name);
+  if (rel.empty()) return "";
+  return ReadSmallTextFile(absl::StrCat(name.substr(0, name.size() - rel.size()), "torch/", file))
+      .value_or("");
+}
 
 absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::string& path,
                                                                   const InputLimits& limits) {

@@ -24,7 +24,15 @@ struct Build::State {
   // A wheel build laid out with its dependency wheels (docs/loader-model.md E10): the loader
   // searches it where torch's RPATH points; null for other builds.
   std::shared_ptr<const FileTree> tree;
+  std::string torch_version;  // torch/version.py's __version__, "" when it has none
 };
+
+// "x.whl!torch/lib/libc10.so" -> "torch/lib/libc10.so": the path from the last "torch/"
+// component; "" when there is none.
+std::string TorchRelative(absl::string_view name);
+// The text of torch/FILE ("version.py", "__init__.py") of a build: a wheel's member, or the file
+// beside a torch directory's libraries; "" when there is none.
+std::string TorchText(const ExpandedInput& in, absl::string_view file);
 
 // When `path` is a Python environment with torch installed: that torch, expanded as `env` reads
 // it, named `path` and noted as such — the build `import torch` loads there, not every shared

@@ -280,6 +280,16 @@ std::string BuildLabel(absl::string_view build) {
   return label;
 }
 
+void NameRecommendation(const Matrix& m, size_t b, Recommendation* r) {
+  const std::string v = b < m.build_versions.size() ? m.build_versions[b] : "";
+  r->label = v.empty() ? BuildLabel(r->build) : absl::StrCat("torch ", v);
+  r->requirement = v.empty() ? "" : absl::StrCat("torch==", v.substr(0, v.find('+')));
+}
+
+std::string Installable(const Recommendation& r) {
+  return r.requirement.empty() ? r.label : absl::StrCat(r.requirement, " (", r.label, ")");
+}
+
 void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   const size_t nb = m->builds.size();
   if (nb < 2 || m->modules.empty()) return;
@@ -301,7 +311,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   Recommendation& r = m->recommendation;
   m->has_recommendation = true;
   r.build = m->builds[best];
-  r.label = BuildLabel(r.build);
+  NameRecommendation(*m, best, &r);
   r.every_module_loads = failing[best] == 0;
   for (size_t i = 0; i < m->modules.size(); ++i) {
     const Report& cell = m->cells[i * nb + best].report;
@@ -318,7 +328,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
     r.still_failing.push_back(m->modules[i]);
   }
   if (r.every_module_loads) {
-    r.summary = absl::StrCat("install ", r.label, ": every module loads against it");
+    r.summary = absl::StrCat("install ", Installable(r), ": every module loads against it");
   } else if (r.failing_modules == 0) {
     r.summary = absl::StrFormat(
         "no build is known to load every module: against %s none fails, but %d of %d cannot be "
@@ -708,11 +718,13 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     columns.preload.back().insert(columns.preload.back().end(), s.preload.begin(), s.preload.end());
     if (s.tree) columns.trees.push_back(s.tree);
     m.builds.push_back(b.name());
+    m.build_versions.push_back(s.torch_version);
   }
   if (builds.empty()) {
     columns.providers.push_back(common.providers);
     columns.preload.push_back(common.preload);
     m.builds.push_back("(given libraries)");
+    m.build_versions.push_back("");
   }
   for (const ModuleEntry& e : modules) {
     m.modules.push_back(e.module().name);

@@ -65,6 +65,10 @@ void MarkTorchAbi(Matrix* m);
 // How a recommendation names a build: "torch-2.10.0-3-cp312-..." for a wheel, "torch-2.10.0/torch"
 // for a directory (the shortest tail of its path that names a version).
 std::string BuildLabel(absl::string_view build);
+// The recommendation's name for the `b`th build of `m` ("torch 2.10.0+cu128", else BuildLabel)
+// and what to install ("torch==2.10.0"); Installable says both.
+void NameRecommendation(const Matrix& m, size_t b, Recommendation* r);
+std::string Installable(const Recommendation& r);
 
 // libtorch_global_deps: loaded RTLD_GLOBAL by import torch (docs/loader-model.md E1).
 bool IsGlobalDeps(const InputFile& f);

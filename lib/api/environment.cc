@@ -36,16 +36,6 @@ struct TorchBuild {
   std::optional<InputFile> torch_c;  // torch/_C*.so, checked as `import torch` itself
 };
 
-// "x.whl!torch/lib/libc10.so" -> "torch/lib/libc10.so": the path from the last "torch/"
-// component; "" when there is none.
-std::string TorchRelative(absl::string_view name) {
-  for (size_t at = name.rfind("torch/"); at != absl::string_view::npos;
-       at = at == 0 ? absl::string_view::npos : name.rfind("torch/", at - 1)) {
-    if (at == 0 || name[at - 1] == '/' || name[at - 1] == '!') return std::string(name.substr(at));
-  }
-  return "";
-}
-
 // Splits a build's objects into the roles import torch gives them, placing each at
 // site/<its torch-relative path>.
 absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> objects,
@@ -99,18 +89,8 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
     return absl::InvalidArgumentError(
         absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
   }
-  std::string init = TextMember(in, "torch/__init__.py");
-  std::string version = TextMember(in, "torch/version.py");
-  if (in.kind == "directory") {
-    // A torch directory (site-packages/torch, or torch/lib): its text files beside the libraries.
-    const std::string rel = TorchRelative(in.objects.front().name);
-    const std::string& name = in.objects.front().name;
-    if (!rel.empty()) {
-      const std::string root = name.substr(0, name.size() - rel.size()) + "torch";
-      init = ReadSmallTextFile(root + "/__init__.py").value_or("");
-      version = ReadSmallTextFile(root + "/version.py").value_or("");
-    }
-  }
+  const std::string init = TorchText(in, "__init__.py");
+  const std::string version = TorchText(in, "version.py");
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
   return b;
 }
@@ -137,7 +117,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   env.matrix.has_recommendation = true;
   Recommendation& r = env.matrix.recommendation;
   r.build = env.matrix.builds[best];
-  r.label = BuildLabel(r.build);
+  NameRecommendation(env.matrix, best, &r);
   r.every_module_loads = failing[best].empty();
   r.still_failing.clear();
   r.failing_modules = 0;
@@ -167,7 +147,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   }
   const size_t fails = failing[best].size() - unknown_packages.size();
   if (r.every_module_loads) {
-    r.summary = absl::StrCat("install ", r.label, ": every package loads with it");
+    r.summary = absl::StrCat("install ", Installable(r), ": every package loads with it");
   } else if (fails == 0) {
     r.summary = absl::StrFormat(
         "no build is known to load every package: with %s none fails, but %d of %d cannot be "
@@ -299,6 +279,9 @@ class EnvironmentCheck {
   // import torch itself, per build: torch/_C against the rest of the build.
   absl::Status ImportTorch(const TorchBuild& b) {
     out_.matrix.builds.push_back(b.name);
+    // The installed build's name says it already ("torch 2.9.1 (installed)").
+    out_.matrix.build_versions.push_back(absl::EndsWith(b.name, " (installed)") ? std::string()
+                                                                                : b.version);
     if (!b.torch_c) {
       Report r;
       r.module = b.name;

@@ -150,7 +150,7 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
                       ? "interpreter not found (Py* references are not checked)"
                       : absl::StrCat("interpreter ", Printable(env.interpreter)),
                   "\n  torch ", Printable(env.torch_version), " installed\n");
-  const std::vector<std::string> labels = BuildLabels(env.matrix.builds);
+  const std::vector<std::string> labels = BuildLabels(env.matrix);
   AppendTorchImports(env, labels, color, &out);
   out.push_back('\n');
   AppendPackageTable(env, labels, color, &out);

@@ -84,6 +84,21 @@ std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
   return labels;
 }
 
+std::vector<std::string> BuildLabels(const Matrix& m) {
+  std::vector<std::string> labels = BuildLabels(m.builds);
+  if (m.build_versions.size() != m.builds.size()) return labels;
+  absl::flat_hash_map<std::string, int> uses;
+  for (const std::string& v : m.build_versions) ++uses[v];
+  for (size_t b = 0; b < labels.size(); ++b) {
+    const std::string& v = m.build_versions[b];
+    if (v.empty()) continue;
+    // Two builds of one version (a wheel and the venv it was installed in) keep their files.
+    labels[b] =
+        uses[v] == 1 ? absl::StrCat("torch ", v) : absl::StrCat("torch ", v, " (", labels[b], ")");
+  }
+  return labels;
+}
+
 std::vector<std::string> ModuleRowLabels(const Matrix& m) {
   std::vector<std::string> labels(m.modules.size());
   absl::flat_hash_map<std::string, int> uses;
@@ -102,7 +117,7 @@ std::vector<std::string> ModuleRowLabels(const Matrix& m) {
 
 std::string StableAbiLines(const Matrix& m) {
   std::string out;
-  const std::vector<std::string> labels = BuildLabels(m.builds);
+  const std::vector<std::string> labels = BuildLabels(m);
   const std::vector<std::string> rows = ModuleRowLabels(m);
   auto since_of = [&](const ModuleInfo& info) {
     if (m.builds.size() <= 1) return std::string();
@@ -189,7 +204,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
   size_t w0 = 6;
   const std::vector<std::string> rows = ModuleRowLabels(m);
   for (const std::string& r : rows) w0 = std::max(w0, r.size());
-  const std::vector<std::string> labels = BuildLabels(m.builds);
+  const std::vector<std::string> labels = BuildLabels(m);
   std::vector<size_t> widths;
   widths.reserve(labels.size());
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
@@ -278,6 +293,7 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
   }
   j["module_info"] = std::move(info);
   j["builds"] = m.builds;
+  j["build_versions"] = m.build_versions;
   nlohmann::ordered_json cells = nlohmann::ordered_json::array();
   for (const MatrixCell& c : m.cells) {
     nlohmann::ordered_json cj;
@@ -296,6 +312,7 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
     const Recommendation& r = m.recommendation;
     j["recommendation"] = {{"build", r.build},
                            {"label", r.label},
+                           {"requirement", r.requirement},
                            {"every_module_loads", r.every_module_loads},
                            {"failing_modules", r.failing_modules},
                            {"unknown_modules", r.unknown_modules},

@@ -70,6 +70,9 @@ inline std::string Printable(absl::string_view s) {
 // Column labels for builds: what tells them apart (wheels without .whl, paths without the
 // components they all share).
 std::vector<std::string> BuildLabels(const std::vector<std::string>& builds);
+// The matrix's columns: "torch 2.10.0+cu128" where the build says its version (with the path
+// label too where two builds say the same), else BuildLabels(m.builds).
+std::vector<std::string> BuildLabels(const Matrix& m);
 // Each module row's label: ModuleInfo::label, else the member path or file name; rows that would
 // read alike are named in full.
 std::vector<std::string> ModuleRowLabels(const Matrix& m);

@@ -37,6 +37,7 @@ struct Wheels {
         dir, "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl",
         {{"torch-9.0.0.dist-info/METADATA",
           Text("Metadata-Version: 2.1\nName: torch\nVersion: 9.0.0\n" + requires_dist + "\n")},
+         {"torch/version.py", Text("__version__ = '9.0.0+cu99'\n")},
          {"torch/lib/libtorch_like.so", t.Build()}});
     module = dir.Write("mod.so", testing::Mod({"libtorch_like.so", "libcudart_like.so.99"},
                                               {"torch_fn", "rt_fn"}));
@@ -81,6 +82,10 @@ TEST(BuildWorldTest, TheDependencyBesideTheWheelDecidesTheVerdict) {
           l.path, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl!nvidia/rt/lib/");
   }
   EXPECT_TRUE(runtime_from_the_wheel) << RenderText(r, false);
+  // The column is named as users name the build; the file is in the detail.
+  EXPECT_THAT(m->build_versions, ::testing::ElementsAre("9.0.0+cu99"));
+  EXPECT_THAT(RenderMatrixText(*m, false, false),
+              ::testing::StartsWith("module  torch 9.0.0+cu99"));
   ASSERT_FALSE(m->notes.empty());
   EXPECT_THAT(m->notes.front().message, HasSubstr("laid out with the 1 wheels its Requires-Dist "
                                                   "pins (as pip installs them): nvidia-rt-cu99 "

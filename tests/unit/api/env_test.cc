@@ -261,6 +261,14 @@ TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   ASSERT_TRUE(r->matrix.has_recommendation);
   EXPECT_TRUE(r->matrix.recommendation.every_module_loads);
   EXPECT_EQ(r->matrix.recommendation.build, other.path() + "/torch-2.10.0/torch");
+  // Named as users name it, with what to install (issue 32 item 4).
+  EXPECT_EQ(r->matrix.recommendation.label, "torch 2.10.0");
+  EXPECT_EQ(r->matrix.recommendation.requirement, "torch==2.10.0");
+  EXPECT_EQ(r->matrix.recommendation.summary,
+            "install torch==2.10.0 (torch 2.10.0): every package loads with it");
+  const std::string text = RenderEnvironmentText(*r, false);
+  EXPECT_THAT(text, HasSubstr("import torch with torch 2.10.0: loads\n"));
+  EXPECT_THAT(text, HasSubstr("import torch with torch 2.9.0: loads\n"));
   const EnvironmentPackage* bad = Package(*r, "bad");
   ASSERT_NE(bad, nullptr);
   EXPECT_TRUE(r->matrix.cells[bad->modules[0] * 2].report.loads);
@@ -303,8 +311,8 @@ TEST(EnvTest, ABuildWhoseOwnDependenciesAreMissingIsUnknown) {
   EXPECT_EQ(r->verdict(), Verdict::kUnknown);
   EXPECT_FALSE(r->loads());
   EXPECT_THAT(RenderEnvironmentText(*r, false),
-              HasSubstr("import torch with " + other.path() + "/torch-2.10.0/torch" +
-                        ": CANNOT TELL (libcudart_x.so.12 not given)"));
+              HasSubstr("import torch with torch 2.10.0: CANNOT TELL (libcudart_x.so.12 not "
+                        "given)"));
 }
 
 TEST(EnvTest, StableAbiObjectsAndTheOldestBuildTheyLoadOn) {
