@@ -175,6 +175,34 @@ TEST(AssumedLibraryTest, TheCudaDriverDefinesNoCxxName) {
   }
 }
 
+// Issue 37: a reference nested 30,000 deep (120 KB) crashed every command that demangles it
+// (check even with --no-diagnose, symbols -C, diff, index). Now the report has it, demangled on a
+// stack that grows with the name, and the diagnosis and the listing read it too.
+TEST(CheckInputTest, ADeeplyNestedNameDoesNotCrash) {
+  std::string deep = "_Z1fI";
+  for (int i = 0; i < 30000; ++i) deep += "1AI";
+  deep += "i";
+  for (int i = 0; i < 30000; ++i) deep += "E";
+  deep += "Evv";
+  TempDir d;
+  const std::string mod = d.Write("mod.so", SmallLibrary("", {"libp.so"}, {}, {deep}));
+  const std::string prov = d.Write("libp.so", SmallLibrary("libp.so", {}, {deep + "x"}, {}));
+  for (bool diagnose : {false, true}) {
+    CheckOptions o = NoHost({prov});
+    o.diagnose = diagnose;
+    absl::StatusOr<Report> r = Check(mod, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->problems.size(), 1u);
+    EXPECT_EQ(r->problems[0].demangled.substr(0, 16), "void f<A<A<A<A<A");
+  }
+  SymbolListOptions listing;
+  listing.demangle = true;
+  absl::StatusOr<std::vector<SymbolRow>> rows = ListSymbols(prov, listing);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_FALSE(rows->empty());
+  EXPECT_EQ(rows->back().name, deep + "x");
+}
+
 TEST(CheckInputTest, MissingModule) {
   TempDir d;
   absl::StatusOr<Report> r = Check(d.path() + "/nope.so", NoHost({}));

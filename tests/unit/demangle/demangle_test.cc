@@ -88,5 +88,27 @@ TEST(DemangleLikeNmTest, BinutilsText) {
 
 TEST(DemangleTest, Rust) { EXPECT_EQ(Demangle("_RNvCs1234_7mycrate3foo"), "mycrate::foo"); }
 
+// Issue 37: a template argument list nested 30,000 deep (120 KB) overflowed the stack of LLVM's
+// demangler (exit 139 in check, symbols -C, index, diff, env). It is demangled on a stack that
+// grows with the name; past 1 MB a name is left mangled.
+TEST(DemangleTest, ANameNestedThirtyThousandDeepDoesNotCrash) {
+  std::string deep = "_Z1fI";
+  for (int i = 0; i < 30000; ++i) deep += "1AI";
+  deep += "i";
+  for (int i = 0; i < 30000; ++i) deep += "E";
+  deep += "Evv";
+  const std::string text = Demangle(deep);
+  EXPECT_EQ(text.substr(0, 16), "void f<A<A<A<A<A") << text.substr(0, 64);
+  EXPECT_EQ(DemangleLikeNm(deep).substr(0, 16), "void f<A<A<A<A<A");
+  FunctionParts parts;
+  EXPECT_TRUE(SplitFunction(deep, &parts));
+  EXPECT_EQ(parts.base, "f");
+  std::string over = "_Z1fI";
+  for (int i = 0; i < 300000; ++i) over += "1AI";
+  over += "iEvv";
+  EXPECT_EQ(Demangle(over), over);
+  EXPECT_FALSE(SplitFunction(over, &parts));
+}
+
 }  // namespace
 }  // namespace abicheck
