@@ -380,6 +380,18 @@ class EnvironmentCheck {
     return absl::OkStatus();
   }
 
+  // How an object is named: its path in site-packages; one a RECORD places outside it (pip's
+  // data files: intel-openmp's ../../../lib/libiomp5.so) by its path in the environment's prefix,
+  // else in full.
+  std::string Label(const std::string& file) const {
+    const std::string& site = env_.site_packages;
+    if (absl::StartsWith(file, site + "/")) return file.substr(site.size() + 1);
+    const size_t lib = site.rfind("/lib/python");
+    if (lib != std::string::npos && lib > 0 && absl::StartsWith(file, site.substr(0, lib + 1)))
+      return file.substr(lib + 1);
+    return file;
+  }
+
   absl::Status AddPackage(const std::string& name, const std::string& version,
                           const std::vector<std::string>& pins,
                           const std::vector<std::string>& files,
@@ -390,7 +402,7 @@ class EnvironmentCheck {
       if (absl::StartsWith(f, env_.torch_dir + "/")) continue;  // part of the build
       ABICHECK_ASSIGN_OR_RETURN(InputFile in, SingleFile(f, "shared object"));
       ModuleInfo info;
-      info.label = f.substr(env_.site_packages.size() + 1);
+      info.label = Label(f);
       info.package = name;
       info.version = version;
       info.torch_requirements = pins;
@@ -495,8 +507,7 @@ class EnvironmentCheck {
         const ParsedObject& o = parses_.Given(objects[j]);
         const absl::string_view soname = o.elf ? o.elf->soname() : "";
         if (p.library != soname && p.library != Basename(objects[j].name)) continue;
-        p.hint = absl::StrCat(p.library, " is this package's own ",
-                              objects[j].name.substr(env_.site_packages.size() + 1),
+        p.hint = absl::StrCat(p.library, " is this package's own ", Label(objects[j].name),
                               ", which does not load itself (its report says why): the "
                               "package's import fails there first");
         if (o.syms) own.emplace_back(p.library, &o);

@@ -315,6 +315,27 @@ TEST(EnvTest, ABuildWhoseOwnDependenciesAreMissingIsUnknown) {
                         "given)"));
 }
 
+// Issue 37: pip records data files outside site-packages (intel-openmp's
+// ../../../lib/libiomp5.so); a path shorter than site-packages' own aborted env
+// (std::out_of_range), a longer one gave a meaningless label. They are the environment's own
+// objects, named by their path in its prefix.
+TEST(EnvTest, ObjectsARecordPlacesOutsideSitePackagesAreNamedByTheirPath) {
+  Venv v;
+  v.Dist("intel-openmp", "1.0", "",
+         {{"../../../lib/libiomp5.so", Lib("libiomp5.so", {"omp_get_num_threads"})},
+          {"../../../share/mkl/some_more_name/libmkl_x.so.2", Lib("libmkl_x.so.2", {"m"})}});
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const EnvironmentPackage* omp = Package(*r, "intel-openmp");
+  ASSERT_NE(omp, nullptr);
+  ASSERT_EQ(omp->modules.size(), 2u);
+  std::vector<std::string> labels;
+  for (size_t row : omp->modules) labels.push_back(r->matrix.module_info[row].label);
+  EXPECT_THAT(labels, ::testing::UnorderedElementsAre("lib/libiomp5.so",
+                                                      "share/mkl/some_more_name/libmkl_x.so.2"));
+  for (size_t row : omp->modules) EXPECT_EQ(r->matrix.cells[row].report.verdict(), Verdict::kLoads);
+}
+
 TEST(EnvTest, StableAbiObjectsAndTheOldestBuildTheyLoadOn) {
   // E8: torch_* / aoti_torch_* C shim references only -> stable, and the oldest build given that
   // exports them all; any mangled c10::/at::/torch:: reference -> unstable.
