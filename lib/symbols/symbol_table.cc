@@ -128,6 +128,13 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
           if (*c & 1) break;
         }
         count = idx + 1;
+      } else if (std::optional<uint64_t> strtab = elf.DynamicValue(elf::DT_STRTAB);
+                 strtab && *strtab > *symtab) {
+        // No symbol is hashed (a library that exports nothing: Debian's stock ld writes
+        // symoffset 1 there, whatever the undefined entries before it): the hash does not say
+        // where .dynsym ends. ld.so reads whatever index a relocation names; nm reads the
+        // section's size — in the usual layout .dynstr directly follows .dynsym, as here.
+        count = std::max<uint64_t>(count, (*strtab - *symtab) / t.entsize_);
       }
       t.gnu_nbuckets_ = hdr->nbuckets;
       t.gnu_symoffset_ = hdr->symoffset;
