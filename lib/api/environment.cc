@@ -374,7 +374,7 @@ class EnvironmentCheck {
     for (const InputFile* f : cuda_libs) {
       ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
       const size_t before = r->problems.size();
-      CheckDeviceCode(target, lib, *f->blob, r, /*verdict_only=*/true);
+      ABICHECK_RETURN_IF_ERROR(CheckDeviceCode(target, lib, *f->blob, r, /*verdict_only=*/true));
       if (r->problems.size() > before) break;
     }
     return absl::OkStatus();

@@ -145,7 +145,10 @@ void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off,
           return;
         }
       } else {
-        problem(e, absl::StrFormat("entry of unknown kind 0x%x skipped", kind));
+        out->notes.push_back(
+            absl::StrFormat("%s: .nv_fatbin at 0x%x: entry of unknown kind 0x%x "
+                            "skipped",
+                            elf.name(), sec_off + e, kind));
       }
       e += ehs + size;
     }

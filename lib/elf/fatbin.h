@@ -36,9 +36,13 @@ struct DeviceImage {
 
 struct DeviceCode {
   bool has_section_headers = false;
-  std::vector<DeviceImage> images;    // in the order of the file, as cuobjdump lists them
-  std::vector<std::string> problems;  // "FILE: .nv_fatbin at 0x..: entry 3 ...", one line each
-  bool stopped = false;               // ReadDeviceCode's `stop` ended the walk early
+  std::vector<DeviceImage> images;  // in the order of the file, as cuobjdump lists them
+  // What makes the device code unreadable (a corrupt container, section headers outside the
+  // file): "FILE: .nv_fatbin at 0x..: entry 3 ...", one line each. Corrupt input.
+  std::vector<std::string> problems;
+  // What was passed over and is not corrupt (an entry of a kind nvcc may add later).
+  std::vector<std::string> notes;
+  bool stopped = false;  // ReadDeviceCode's `stop` ended the walk early
 };
 
 // Reads the device code of `elf`. Not an error: no section headers (then `has_section_headers` is

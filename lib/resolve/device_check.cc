@@ -83,8 +83,8 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
   return t;
 }
 
-void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                     Report* report, bool verdict_only) {
+absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
+                             Report* report, bool verdict_only) {
   DeviceCheck& d = report->device;
   d.checked = true;
   if (target.gpu) d.gpu = absl::StrCat("sm_", *target.gpu);
@@ -105,7 +105,8 @@ void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Bl
                               ? DeviceCode{}
                               : ReadDeviceCode(object, stop);
   d.readable = code.has_section_headers;
-  for (const std::string& p : code.problems) report->warnings.push_back({object.name(), p});
+  if (!code.problems.empty()) return absl::DataLossError(code.problems.front());
+  for (const std::string& n : code.notes) report->warnings.push_back({object.name(), n});
   if (!d.readable && target.gpu) {
     report->warnings.push_back(
         {object.name(), kept != nullptr ? "inside an archive, read as its loader tables only: "
@@ -116,7 +117,7 @@ void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Bl
   const DeviceVerdict v = JudgeDeviceCode(code, target.gpu, target.driver);
   d.images = v.carried;
   d.usable = v.usable;
-  if (!report->loads) return;  // what does not load never reaches the GPU
+  if (!report->loads) return absl::OkStatus();  // what does not load never reaches the GPU
   if (target.gpu && !v.carried.empty() && v.usable.empty()) {
     Problem p;
     p.object = object.name();
@@ -133,6 +134,7 @@ void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Bl
     }
     report->problems.push_back(std::move(p));
   }
+  return absl::OkStatus();
 }
 
 void CheckCudaRuntime(const DeviceTarget& target, Report* report) {

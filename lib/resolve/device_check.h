@@ -30,11 +30,13 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
 
 // G5-G6 on `object` (the checked module, or torch's libtorch_cuda for import torch): fills
 // report->device and, when the report's module loads, adds a kNoKernelImage or kUnsupportedPtx
-// problem (never `first`: dlopen succeeded). Malformed fat binaries become warnings.
-// `verdict_only`: stop reading at the first image the GPU can use (report->device.images is then
-// what was read up to it); a failing verdict always reads every image.
-void CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                     Report* report, bool verdict_only = false);
+// problem (never `first`: dlopen succeeded). A malformed fat binary is corrupt input
+// (kDataLoss naming the file and the structure): what it holds cannot be judged, and "no device
+// code" would pass a module whose code was only unreadable. `verdict_only`: stop reading at the
+// first image the GPU can use (report->device.images is then what was read up to it); a failing
+// verdict always reads every image.
+absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
+                             Report* report, bool verdict_only = false);
 // G7: the libcudart the load brings in (report->libraries) against the driver's CUDA major.
 void CheckCudaRuntime(const DeviceTarget& target, Report* report);
 

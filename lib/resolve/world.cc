@@ -835,7 +835,8 @@ absl::Status FinishModule(const World& w, const Loader::Mark& since, const Input
   // Unknown is a verdict (C2c): what only an absent library could define was not read.
   report.loads = report.problems.empty() && report.unverified_references == 0;
   if (w.device.any()) {
-    CheckDeviceCode(w.device, *load->module->elf, *module_input.blob, &report);
+    ABICHECK_RETURN_IF_ERROR(
+        CheckDeviceCode(w.device, *load->module->elf, *module_input.blob, &report));
     CheckCudaRuntime(w.device, &report);
   }
   report.torch_abi = report.torch_cxx_references > 0    ? TorchAbi::kUnstable

@@ -68,7 +68,7 @@ verdict several_80_90 sm_86 0;        verdict several_80_90 "RTX PRO 6000 Blackw
 verdict uncompressed_ptx_75 A100 0;   verdict compressed_sass_89 sm_90 1
 verdict no_device_code sm_120 0
 grep -q "NO kernel image for sm_100: it carries sm_90a; rebuild with TORCH_CUDA_ARCH_LIST=\"10.0\"" <("$A" gpu "$work/so/arch_specific_90a.so" --gpu sm_100) && ok || bad "the no-kernel-image line"
-# 3. Hostile edits of a real fat binary: one warning line, the rest of the report, never a crash.
+# 3. Hostile edits of a real fat binary: never a crash, never a pass on what could not be read.
 python3 - "$work/so/several_80_90.so" "$work" <<'PY'
 import struct, subprocess, sys
 src, work = sys.argv[1], sys.argv[2]
@@ -85,10 +85,22 @@ for name, edits in cases.items():
     for at, fmt, v in edits: struct.pack_into(fmt, c, at, v)
     open(f"{work}/so/hostile_{name}.bin", "wb").write(c)
 PY
-for h in no_sections payload_past_end fatsize_past_section entry_kind_unknown; do
+# What cannot be read of the device code is corrupt input: exit 3 and one line naming the file
+# and the structure, never "no device code" (issue 37); an entry of an unknown kind, or no section
+# headers at all, is a warning line and the rest of the report.
+for h in no_sections entry_kind_unknown; do
   "$A" gpu "$work/so/hostile_$h.bin" > "$work/h.txt" 2>&1
   rc=$?
   if [ $rc -le 1 ] && grep -q '^warning: .*hostile_'"$h"'.bin' "$work/h.txt"; then ok; else bad "hostile $h: exit $rc: $(head -3 "$work/h.txt")"; fi
+done
+for h in payload_past_end fatsize_past_section; do
+  for cmd in "gpu" "gpu --gpu sm_61" "check --host-only --gpu sm_61"; do
+    "$A" $cmd "$work/so/hostile_$h.bin" > "$work/h.txt" 2>&1
+    rc=$?
+    if [ $rc -eq 3 ] && [ "$(wc -l < "$work/h.txt")" -eq 1 ] &&
+       grep -q "^abicheck: .*hostile_$h.bin: .nv_fatbin at 0x" "$work/h.txt"; then ok
+    else bad "hostile $h ($cmd): exit $rc: $(head -3 "$work/h.txt")"; fi
+  done
 done
 # 4. After loading, in check and env (G5-G7): the same rules as problems of the report, and the
 # driver's side: PTX newer than the driver, a CUDA runtime newer than the driver.

@@ -91,6 +91,8 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
         return ExitCodeForStatus(elf.status());
       }
       const DeviceCode code = ReadDeviceCode(*elf);
+      // A corrupt fat binary is corrupt input, never "no device code" (docs/gpu-model.md).
+      if (!code.problems.empty()) return FailWith(prog, absl::DataLossError(code.problems[0]), out);
       ++listed;
       nlohmann::ordered_json j;
       j["object"] = f.name;
@@ -117,7 +119,7 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
              {"size", img.size}});
       }
       j["images"] = std::move(images);
-      j["problems"] = code.problems;
+      j["notes"] = code.notes;
       nlohmann::ordered_json verdicts = nlohmann::ordered_json::array();
       std::string verdict_lines;
       for (int t : targets) {
@@ -153,8 +155,8 @@ int RunGpu(const std::string& prog, std::vector<std::string> args) {
       if (!code.has_section_headers)
         absl::StrAppend(&text, "warning: ", Printable(f.name),
                         ": no section headers: its device code, if any, cannot be found\n");
-      for (const std::string& p : code.problems)
-        absl::StrAppend(&text, "warning: ", Printable(p), "\n");
+      for (const std::string& n : code.notes)
+        absl::StrAppend(&text, "warning: ", Printable(n), "\n");
     }
   }
   bar.Finish();

@@ -178,7 +178,8 @@ TEST(FatbinTest, HostileHeadersEndTheWalkWithOneLine) {
     const DeviceCode c = Read(Container({{0x40, 90}, {1, 75}}), &keep);
     ASSERT_EQ(c.images.size(), 1u);
     EXPECT_EQ(c.images[0].arch, 75);
-    EXPECT_THAT(c.problems, ElementsAre(HasSubstr("entry of unknown kind 0x40 skipped")));
+    EXPECT_TRUE(c.problems.empty());  // not corrupt: a kind nvcc may add later
+    EXPECT_THAT(c.notes, ElementsAre(HasSubstr("entry of unknown kind 0x40 skipped")));
   }
   {  // a header of another version
     std::vector<uint8_t> s = Container({{2, 90}});
@@ -207,6 +208,27 @@ TEST(FatbinTest, HostileHeadersEndTheWalkWithOneLine) {
       EXPECT_THAT(ReadDeviceCode(*e).problems, ElementsAre(HasSubstr(what)));
     }
   }
+}
+
+// Issue 37: a fat binary whose container size is corrupt read as "no device code (nothing for
+// sm_61 to run)" and the module passed; intact, the same file is NO kernel image for sm_61. A
+// corrupt fat binary is corrupt input (exit 3), never "no device code".
+TEST(DeviceCheckTest, ACorruptFatBinaryIsCorruptInput) {
+  std::vector<uint8_t> section = Container({{2, 90}});
+  Put(section, 8, 0xffffffffffffull, 8);  // the container's size runs past the section
+  testing::VectorBlob blob(FatbinElf(section.data(), section.size()));
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse("m.so", blob.bytes());
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  CheckOptions o;
+  o.gpu = "sm_61";
+  Report r;
+  r.module = "m.so";
+  r.loads = true;
+  const absl::Status st = CheckDeviceCode(*ResolveDeviceTarget(o, LdCache(), 62), *elf, blob, &r);
+  EXPECT_EQ(st.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("m.so: .nv_fatbin at 0x"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("runs past the section end"));
+  EXPECT_EQ(ExitCodeForStatus(st), kExitBadInput);
 }
 
 // G6: the PTX ISA table and the driver versions, as docs/gpu-model.md lists them.
@@ -284,7 +306,7 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
     r.loads = true;
     r.libraries = {{"m.so", "m.so", FoundBy::kModule, true},
                    {"libcudart.so.13", "/x/libcudart.so.13.0.96", FoundBy::kRpath, true}};
-    CheckDeviceCode(*t, *elf, blob, &r);
+    EXPECT_TRUE(CheckDeviceCode(*t, *elf, blob, &r).ok());
     CheckCudaRuntime(*t, &r);
     std::vector<std::string> kinds;
     for (const Problem& p : r.problems) kinds.push_back(ProblemKindName(p.kind));
@@ -302,7 +324,7 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
     o.gpu = "sm_80";
     Report r;
     r.loads = false;
-    CheckDeviceCode(*ResolveDeviceTarget(o, LdCache(), 62), *elf, blob, &r);
+    EXPECT_TRUE(CheckDeviceCode(*ResolveDeviceTarget(o, LdCache(), 62), *elf, blob, &r).ok());
     EXPECT_TRUE(r.problems.empty());
     EXPECT_THAT(r.device.images, ElementsAre("compute_90"));
   }
