@@ -16,6 +16,8 @@
 #include "absl/strings/str_split.h"
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
+#include "lib/io/zip_archive.h"
+#include "lib/util/parallel.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -23,6 +25,8 @@ namespace abicheck {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr uint64_t kMaxMetadata = uint64_t{16} << 20;  // as a wheel's other text members
 
 struct WheelFile {
   std::string path;
@@ -102,6 +106,7 @@ class Gatherer {
       queue_.pop_front();
       ABICHECK_RETURN_IF_ERROR(Resolve(req, by));
     }
+    ABICHECK_RETURN_IF_ERROR(Expand());
     if (!used_.empty()) {
       world_.notes.insert(world_.notes.begin(),
                           absl::StrCat("laid out with the ", used_.size(),
@@ -176,18 +181,48 @@ class Gatherer {
     }
     ABICHECK_ASSIGN_OR_RETURN(std::optional<WheelFile> chosen, Choose(req, by));
     if (!chosen) return absl::OkStatus();
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(chosen->path, limits_));
-    for (const InputFile& f : in.objects) {
-      if (!world_.tree->Add(MemberName(f.name), f))
-        world_.notes.push_back(absl::StrCat(MemberName(f.name), " is in two wheels; ",
-                                            Basename(chosen->path), "'s copy is not used"));
-    }
-    const PackageMetadata md = ParseMetadata(TextMember(in, ".dist-info/METADATA"));
+    // Its METADATA alone now (the requirements go on from it); its libraries once every wheel
+    // is chosen, all wheels at once (Expand).
+    ABICHECK_ASSIGN_OR_RETURN(std::string metadata, WheelMetadata(chosen->path));
+    const PackageMetadata md = ParseMetadata(metadata);
     ABICHECK_ASSIGN_OR_RETURN(
         m.requirements,
         ParseAll(md.requirements, absl::StrCat(Basename(chosen->path), "!METADATA")));
-    world_.dependencies.push_back(std::move(in));
+    chosen_.push_back(chosen->path);
     return Enqueue(m.requirements, m.extras, md.name.empty() ? req.name : md.name);
+  }
+
+  // The METADATA member of a wheel (at its top level), "" when it has none.
+  absl::StatusOr<std::string> WheelMetadata(const std::string& path) const {
+    ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits_));
+    for (const ZipMember& m : zip->members()) {
+      if (absl::EndsWith(m.name, ".dist-info/METADATA") &&
+          std::count(m.name.begin(), m.name.end(), '/') == 1 && m.size <= kMaxMetadata)
+        return zip->Head(m, m.size);
+    }
+    return std::string();
+  }
+
+  // Every chosen wheel's libraries, the wheels inflated on every core, laid out in the order
+  // they were chosen.
+  absl::Status Expand() {
+    std::vector<std::optional<absl::StatusOr<ExpandedInput>>> expanded(chosen_.size());
+    InputLimits one = limits_;
+    one.threads = 1;  // the wheels are the parallel items
+    ParallelFor(chosen_.size(),
+                ThreadsFor(chosen_.size(), limits_.threads > 0 ? limits_.threads : 0),
+                [&](size_t i) { expanded[i] = ExpandInput(chosen_[i], one); });
+    for (size_t i = 0; i < chosen_.size(); ++i) {
+      if (!expanded[i]->ok()) return expanded[i]->status();
+      ExpandedInput in = **std::move(expanded[i]);
+      for (const InputFile& f : in.objects) {
+        if (!world_.tree->Add(MemberName(f.name), f))
+          world_.notes.push_back(absl::StrCat(MemberName(f.name), " is in two wheels; ",
+                                              Basename(chosen_[i]), "'s copy is not used"));
+      }
+      world_.dependencies.push_back(std::move(in));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status EnqueueExtrasOnly(const std::vector<Requirement>& reqs,
@@ -269,7 +304,8 @@ class Gatherer {
   const absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog_;
   const InputLimits& limits_;
   std::string root_name_;
-  std::vector<std::string> used_;  // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
+  std::vector<std::string> used_;    // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
+  std::vector<std::string> chosen_;  // their wheels' paths
   std::deque<std::pair<Requirement, std::string>> queue_;
   absl::flat_hash_map<std::string, Member> members_;
   BuildWorld world_;
