@@ -104,7 +104,10 @@ std::string RenderError(const std::string& message, Format format) {
     case Format::kJunit:
       return RenderJunitError(message);
     case Format::kJson:
-      return DumpJson(nlohmann::ordered_json{{"error", message}});
+      return DumpJson(
+          nlohmann::ordered_json{{"schema_version", kJsonSchemaVersion},
+                                 {"tool", {{"name", "abicheck"}, {"version", Version()}}},
+                                 {"error", message}});
     case Format::kText:
       break;
   }

@@ -115,6 +115,31 @@ using ::abicheck::testing::RunShell;
 
 std::string Tool() { return ShellQuote(ABICHECK_TOOL); }
 
+// The CI contract (issue 36): -q silences stdout, not -o; bad input in a machine format is a
+// document that says so, on stdout or in -o, as well as the line on stderr.
+TEST(CliTest, QuietStillWritesTheOutputFileAndErrorsAreDocuments) {
+  Scenario sc;
+  ASSERT_TRUE(
+      BuildScenario("headline_signature_change", std::string(ABICHECK_GOLDEN_OUT) + "/q", &sc))
+      << sc.log;
+  const std::string json = sc.out + "/report.json";
+  std::string args = " " + ShellQuote(sc.module);
+  for (const std::string& p : sc.providers) args += " " + ShellQuote(p);
+  std::string out;
+  EXPECT_EQ(RunShellStdout(Tool() + args + " -q --format json -o " + ShellQuote(json), &out), 1);
+  EXPECT_EQ(out, "");
+  std::ifstream in(json);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  EXPECT_NE(doc.str().find("\"verdict\": \"fails\""), std::string::npos) << doc.str();
+  EXPECT_EQ(RunShellStdout(Tool() + " " + ShellQuote(sc.out + "/nope.so") + " " +
+                               ShellQuote(sc.providers.front()) + " --format json",
+                           &out),
+            3);
+  EXPECT_NE(out.find("\"error\": \"abicheck: "), std::string::npos) << out;
+  EXPECT_NE(out.find("nope.so: No such file or directory"), std::string::npos) << out;
+}
+
 TEST(CliTest, NoArgumentsPrintsUsageAndExits2) {
   std::string out;
   EXPECT_EQ(RunShell(Tool(), &out), 2);

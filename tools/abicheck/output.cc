@@ -20,7 +20,8 @@ void OutputOptions::AddTo(CLI::App& app, const std::vector<std::string>& formats
   for (const std::string& f : formats) list += (list.empty() ? "" : ", ") + f;
   app.add_option("--format", format, "report format: " + list)->check(CLI::IsMember(formats));
   app.add_option("-o,--output", output, "write the report to this file instead of stdout");
-  app.add_flag("-q,--quiet", quiet, "print no report: the exit code is the answer");
+  app.add_flag("-q,--quiet", quiet,
+               "print no report on stdout: the exit code is the answer (-o still writes it)");
   app.add_option("--color", color, "auto (a terminal, unless NO_COLOR is set), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
@@ -136,16 +137,23 @@ RenderOptions OutputOptions::render(bool all) const {
 
 int FailWith(const std::string& prog, const absl::Status& status, const OutputOptions& out) {
   PrintError(prog, status);
+  // A tool reading a machine format gets a document that says what failed, where the report
+  // would have gone: -o, else stdout (issue 36: JSON wrote nothing).
   const Format format = out.render().format;
-  if (!out.output.empty() && (format == Format::kSarif || format == Format::kJunit)) {
+  if (format != Format::kText) {
     const std::string doc = RenderError(absl::StrCat(prog, ": ", status.message()), format);
-    if (absl::Status s = WriteFileAtomically(out.output, doc); !s.ok()) PrintError(prog, s);
+    if (!out.output.empty()) {
+      if (absl::Status s = WriteFileAtomically(out.output, doc); !s.ok()) PrintError(prog, s);
+    } else if (!out.quiet) {
+      std::fwrite(doc.data(), 1, doc.size(), stdout);
+    }
   }
   return ExitCodeForStatus(status);
 }
 
 bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out) {
-  if (out.quiet) return true;
+  // -q silences stdout, not -o: `-q -o report.sarif` writes the report and exits with the verdict.
+  if (out.quiet && out.output.empty()) return true;
   if (out.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return true;
