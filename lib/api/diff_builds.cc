@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
 #include "lib/api/build.h"
 #include "lib/diagnose/diff.h"
 #include "lib/inputs/inputs.h"
@@ -23,6 +24,11 @@ absl::StatusOr<std::vector<ExportSet>> ReadExports(const std::string& build,
   std::vector<ExportSet> libs;
   for (const InputFile& f : in->objects) {
     ABICHECK_ASSIGN_OR_RETURN(ExportSet lib, ReadExportSet(f));
+    // A member's path in its wheel, a torch directory's from "torch/", else under the input.
+    const size_t bang = f.name.rfind('!');
+    lib.relative = bang != std::string::npos ? f.name.substr(bang + 1) : TorchRelative(f.name);
+    if (lib.relative.empty() && absl::StartsWith(f.name, in->path + "/"))
+      lib.relative = f.name.substr(in->path.size() + 1);
     libs.push_back(std::move(lib));
   }
   return libs;

@@ -198,25 +198,31 @@ AbiDiff CompareBuilds(const std::string& old_build, const std::vector<ExportSet>
   AbiDiff diff;
   diff.old_build = old_build;
   diff.new_build = new_build;
-  // Pair by soname, then by stem; two single files are always a pair.
+  // Pair by the path inside the build (functorch/_C.so and torch/_C.so have one soname: their
+  // file name), then by soname, then by stem; each library once; two single files are always a
+  // pair. Every library is offered each pass before the next, so that a looser key never takes
+  // what a stricter one would have paired.
   std::vector<bool> used(b.size(), false);
-  std::vector<std::pair<const ExportSet*, const ExportSet*>> pairs;
-  for (const ExportSet& la : a) {
-    const ExportSet* match = nullptr;
-    for (int pass = 0; pass < 2 && match == nullptr; ++pass) {
+  std::vector<const ExportSet*> match(a.size(), nullptr);
+  for (int pass = 0; pass < 3; ++pass) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      const ExportSet& la = a[i];
+      if (match[i] != nullptr) continue;
       for (size_t j = 0; j < b.size(); ++j) {
         if (used[j]) continue;
-        const bool same =
-            pass == 0 ? la.soname == b[j].soname : Stem(la.soname) == Stem(b[j].soname);
+        const bool same = pass == 0   ? !la.relative.empty() && la.relative == b[j].relative
+                          : pass == 1 ? la.soname == b[j].soname
+                                      : Stem(la.soname) == Stem(b[j].soname);
         if (same || (a.size() == 1 && b.size() == 1)) {
-          match = &b[j];
+          match[i] = &b[j];
           used[j] = true;
           break;
         }
       }
     }
-    pairs.push_back({&la, match});
   }
+  std::vector<std::pair<const ExportSet*, const ExportSet*>> pairs;
+  for (size_t i = 0; i < a.size(); ++i) pairs.push_back({&a[i], match[i]});
   for (size_t j = 0; j < b.size(); ++j) {
     if (!used[j]) pairs.push_back({nullptr, &b[j]});
   }

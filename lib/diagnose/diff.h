@@ -15,6 +15,9 @@ namespace abicheck {
 // What one library of a build exports, needs and defines.
 struct ExportSet {
   std::string path;
+  // Where it lies inside its build ("torch/_C.cpython-312-x86_64-linux-gnu.so"): the first key
+  // libraries are paired by, before soname and stem; "" when not known.
+  std::string relative;
   std::string soname;
   bool has_soname = false;
   std::set<std::string> exports;   // "name" or "name@version"
@@ -25,8 +28,8 @@ struct ExportSet {
 // The export set of one shared object of a build.
 absl::StatusOr<ExportSet> ReadExportSet(const InputFile& f);
 
-// Pairs the libraries by soname, then by stem (two single files are always a pair) and compares
-// each pair.
+// Pairs the libraries by their path inside the build, then by soname, then by stem (two single
+// files are always a pair) and compares each pair.
 AbiDiff CompareBuilds(const std::string& old_build, const std::vector<ExportSet>& a,
                       const std::string& new_build, const std::vector<ExportSet>& b);
 

@@ -108,6 +108,24 @@ TEST(DiffTest, PairsLibrariesByStemAndAddedOnlyIsNotBreaking) {
   EXPECT_FALSE(diff->breaking());
 }
 
+// Issue 36: two modules without a soname and of one file name (functorch/_C.so, torch/_C.so)
+// pair by their path inside the build: torch/_C.so with torch/_C.so, and functorch/_C.so, gone
+// from the new build, with nothing — never one file with two.
+TEST(DiffTest, LibrariesPairByTheirPathInsideTheBuildFirst) {
+  TempDir d;
+  for (const char* dir : {"/a/functorch", "/a/torch", "/b/torch"})
+    std::filesystem::create_directories(d.path() + dir);
+  d.Write("a/functorch/_C.so", Lib("", {"PyInit__C", "functorch_only"}));
+  d.Write("a/torch/_C.so", Lib("", {"PyInit__C", "torch_kept"}));
+  d.Write("b/torch/_C.so", Lib("", {"PyInit__C", "torch_kept"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/a", d.path() + "/b");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  ASSERT_EQ(diff->libraries.size(), 1u);  // torch/_C.so is unchanged
+  EXPECT_EQ(diff->libraries[0].old_library, d.path() + "/a/functorch/_C.so");
+  EXPECT_EQ(diff->libraries[0].new_library, "");
+  ASSERT_EQ(diff->libraries[0].removed.size(), 2u);
+}
+
 // Issue 15: the soname change is what every module meets first (2.6 -> 2.14: "cannot open
 // shared object file"), so diff reports it, as breaking, with removed version definitions and
 // new DT_NEEDED entries.
