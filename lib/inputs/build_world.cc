@@ -140,19 +140,21 @@ class Gatherer {
     return out;
   }
 
-  // Queues those of `reqs` whose markers hold for the target with no extra or with one of
-  // `extras` (what was asked of the distribution that lists them).
+  // Queues those of `reqs` whose markers hold for the target with no extra (unless
+  // `without_extra` is false) or with one of `extras` (what was asked of the distribution that
+  // lists them).
   absl::Status Enqueue(const std::vector<Requirement>& reqs,
-                       const absl::flat_hash_set<std::string>& extras, const std::string& by) {
+                       const absl::flat_hash_set<std::string>& extras, const std::string& by,
+                       bool without_extra = true) {
     for (const Requirement& r : reqs) {
-      bool applies = r.marker.empty();
-      if (!applies) {
-        MarkerEnvironment env = target_;
+      bool applies = without_extra && r.marker.empty();
+      MarkerEnvironment env = target_;
+      if (without_extra && !applies && !r.marker.empty()) {
         ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
-        for (auto it = extras.begin(); !applies && it != extras.end(); ++it) {
-          env.extra = *it;
-          ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
-        }
+      }
+      for (auto it = extras.begin(); !applies && !r.marker.empty() && it != extras.end(); ++it) {
+        env.extra = *it;
+        ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
       }
       if (applies && r.name != root_name_) queue_.push_back({r, by});
     }
@@ -169,16 +171,8 @@ class Gatherer {
     for (const std::string& e : req.extras) {
       if (m.extras.insert(e).second) new_extras.insert(e);
     }
-    if (!fresh) {  // chosen before: only what the new extras bring
-      if (!new_extras.empty()) {
-        std::vector<Requirement> only_extra;
-        for (const Requirement& r : m.requirements) {
-          if (!r.marker.empty()) only_extra.push_back(r);
-        }
-        return EnqueueExtrasOnly(only_extra, new_extras, req.name);
-      }
-      return absl::OkStatus();
-    }
+    // Chosen before: only what the new extras bring.
+    if (!fresh) return Enqueue(m.requirements, new_extras, req.name, /*without_extra=*/false);
     ABICHECK_ASSIGN_OR_RETURN(std::optional<WheelFile> chosen, Choose(req, by));
     if (!chosen) return absl::OkStatus();
     // Its METADATA alone now (the requirements go on from it); its libraries once every wheel
@@ -221,21 +215,6 @@ class Gatherer {
                                               Basename(chosen_[i]), "'s copy is not used"));
       }
       world_.dependencies.push_back(std::move(in));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status EnqueueExtrasOnly(const std::vector<Requirement>& reqs,
-                                 const absl::flat_hash_set<std::string>& extras,
-                                 const std::string& by) {
-    for (const Requirement& r : reqs) {
-      MarkerEnvironment env = target_;
-      bool applies = false;
-      for (auto it = extras.begin(); !applies && it != extras.end(); ++it) {
-        env.extra = *it;
-        ABICHECK_ASSIGN_OR_RETURN(applies, EvaluateMarker(r.marker, env));
-      }
-      if (applies && r.name != root_name_) queue_.push_back({r, by});
     }
     return absl::OkStatus();
   }
