@@ -73,7 +73,8 @@ absl::flat_hash_map<std::string, std::vector<WheelFile>> WheelsIn(
     for (const std::string& f : files) {
       std::optional<WheelName> w = ParseWheelName(Basename(f));
       if (!w || !seen.insert(Basename(f)).second) continue;  // the same file in two places
-      out[w->distribution].push_back({f, *std::move(w)});
+      const std::string dist = w->distribution;
+      out[dist].push_back({f, *std::move(w)});
     }
   }
   return out;
