@@ -44,21 +44,16 @@ absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::st
   for (const ExpandedInput& dep : world->dependencies) {
     for (const InputFile& f : dep.objects) s.parses.AddMember(f);
   }
-  const std::string cuda = PyStringAssignment(version, "cuda");
-  if (!s.preload.empty() && !cuda.empty()) {
-    const FileTree& tree = *world->tree;
-    for (const std::string& p :
-         ResolveCudaPreloads(tree.root(), cuda.substr(0, cuda.find('.')), TorchCudaPreloads(init),
-                             [&tree](const std::string& dir) {
-                               std::vector<std::string> names;
-                               if (std::optional<std::string> d = tree.Directory(dir)) {
-                                 for (const InputFile* f : tree.FilesIn(*d))
-                                   names.push_back(Basename(f->path));
-                               }
-                               return names;
-                             })) {
-      if (const InputFile* f = tree.File(p)) s.providers.push_back(*f);
-    }
+  const FileTree& tree = *world->tree;
+  for (const std::string& p : TorchPreloadPaths(
+           tree.root(), !s.preload.empty(), init, version, [&tree](const std::string& dir) {
+             std::vector<std::string> names;
+             if (std::optional<std::string> d = tree.Directory(dir)) {
+               for (const InputFile* f : tree.FilesIn(*d)) names.push_back(Basename(f->path));
+             }
+             return names;
+           })) {
+    if (const InputFile* f = tree.File(p)) s.providers.push_back(*f);
   }
   s.tree = std::move(world->tree);
   return Build(std::move(state));

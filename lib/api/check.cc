@@ -26,6 +26,7 @@
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/loader.h"
 #include "lib/resolve/world.h"
+#include "lib/results/results.h"
 #include "lib/util/keep_until_exit.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
@@ -318,10 +319,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
     if (cell.ok() && !(best < unusable.size() && unusable[best])) continue;
     if (cell.verdict() == Verdict::kUnknown) {
       ++r.unknown_modules;
-      for (const std::string& lib : cell.unknown_because) {
-        if (std::find(r.not_given.begin(), r.not_given.end(), lib) == r.not_given.end())
-          r.not_given.push_back(lib);
-      }
+      AddNotGiven(cell, &r.not_given);
       continue;
     }
     ++r.failing_modules;

@@ -21,6 +21,7 @@
 #include "lib/resolve/device_check.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/resolve/world.h"
+#include "lib/results/results.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -55,16 +56,11 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
     b->providers.push_back(std::move(f));
   }
   b->version = PyStringAssignment(version_py, "__version__");
-  const std::string cuda = PyStringAssignment(version_py, "cuda");
-  const std::string cuda_major = cuda.substr(0, cuda.find('.'));
   // E4: the CUDA libraries torch preloads once libtorch_global_deps (and so libcudart) loaded.
-  const bool has_cudart = !b->preload.empty();  // a CUDA build's global deps need libcudart
-  if (has_cudart && !cuda.empty()) {
-    for (const std::string& p :
-         ResolveCudaPreloads(env.site_packages, cuda_major, TorchCudaPreloads(init_py))) {
-      ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "CUDA library"));
-      b->providers.push_back(std::move(f));
-    }
+  for (const std::string& p : TorchPreloadPaths(env.site_packages, !b->preload.empty(), init_py,
+                                                version_py, FileNamesIn)) {
+    ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "CUDA library"));
+    b->providers.push_back(std::move(f));
   }
   return absl::OkStatus();
 }
@@ -136,10 +132,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
     const Report& cell = env.matrix.cells[i * nb + best].report;
     if (!unusable[best] && cell.verdict() == Verdict::kUnknown) {
       ++r.unknown_modules;
-      for (const std::string& lib : cell.unknown_because) {
-        if (std::find(r.not_given.begin(), r.not_given.end(), lib) == r.not_given.end())
-          r.not_given.push_back(lib);
-      }
+      AddNotGiven(cell, &r.not_given);
     } else if (unusable[best] || !cell.ok()) {
       r.still_failing.push_back(env.matrix.modules[i]);
       ++r.failing_modules;

@@ -366,6 +366,14 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
   return out;
 }
 
+std::vector<std::string> FileNamesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  return names;
+}
+
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
     const std::vector<std::pair<std::string, std::string>>& preloads,
@@ -396,13 +404,17 @@ std::vector<std::string> ResolveCudaPreloads(
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
     const std::vector<std::pair<std::string, std::string>>& preloads) {
-  return ResolveCudaPreloads(site_packages, cuda_major, preloads, [](const std::string& d) {
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
-      names.push_back(it->path().filename().string());
-    return names;
-  });
+  return ResolveCudaPreloads(site_packages, cuda_major, preloads, FileNamesIn);
+}
+
+std::vector<std::string> TorchPreloadPaths(
+    const std::string& site_packages, bool has_global_deps, absl::string_view init_py,
+    absl::string_view version_py,
+    const std::function<std::vector<std::string>(const std::string& dir)>& list_dir) {
+  const std::string cuda = PyStringAssignment(version_py, "cuda");
+  if (!has_global_deps || cuda.empty()) return {};
+  return ResolveCudaPreloads(site_packages, cuda.substr(0, cuda.find('.')),
+                             TorchCudaPreloads(init_py), list_dir);
 }
 
 namespace {

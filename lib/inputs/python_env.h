@@ -79,7 +79,9 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
 
 // Resolves `preloads` the way torch's _get_cuda_dep_paths does in `site_packages`: the first
 // match of nvidia/<folder>/lib/<glob>, nvidia/cu<major>/lib/<glob>, <folder>/lib/<glob>.
-// `list_dir` lists a directory's file names (the disk's, or a FileTree's: E10).
+// The file names in directory `dir` on disk, in no order ({} when it cannot be read).
+std::vector<std::string> FileNamesIn(const std::string& dir);
+// `list_dir` lists a directory's file names (FileNamesIn, or a FileTree's: E10).
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
     const std::vector<std::pair<std::string, std::string>>& preloads,
@@ -87,6 +89,14 @@ std::vector<std::string> ResolveCudaPreloads(
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
     const std::vector<std::pair<std::string, std::string>>& preloads);
+
+// E4 for one torch build: the CUDA libraries its __init__.py preloads once libtorch_global_deps
+// (and so libcudart) loaded — only a CUDA build (version.py names a `cuda`) whose global deps are
+// there — found under `site_packages` through `list_dir`.
+std::vector<std::string> TorchPreloadPaths(
+    const std::string& site_packages, bool has_global_deps, absl::string_view init_py,
+    absl::string_view version_py,
+    const std::function<std::vector<std::string>(const std::string& dir)>& list_dir);
 
 }  // namespace abicheck
 

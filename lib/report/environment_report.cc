@@ -10,6 +10,7 @@
 #include "lib/report/json_report.h"
 #include "lib/report/render.h"
 #include "lib/report/text_util.h"
+#include "lib/results/results.h"
 #include "lib/util/paths.h"
 
 namespace abicheck {
@@ -26,10 +27,7 @@ std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackag
   for (size_t row : p.modules) {
     const Report& r = env.matrix.cells[row * nb + b].report;
     if (r.verdict() == Verdict::kUnknown) {
-      for (const std::string& lib : r.unknown_because) {
-        if (std::find(not_given.begin(), not_given.end(), lib) == not_given.end())
-          not_given.push_back(lib);
-      }
+      AddNotGiven(r, &not_given);
       continue;
     }
     failing += r.ok() ? 0 : 1;

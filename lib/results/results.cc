@@ -2,6 +2,8 @@
 // over many reports.
 #include "lib/results/results.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -175,6 +177,13 @@ bool AbiDiff::breaking() const {
       return true;
   }
   return false;
+}
+
+void AddNotGiven(const Report& report, std::vector<std::string>* not_given) {
+  for (const std::string& lib : report.unknown_because) {
+    if (std::find(not_given->begin(), not_given->end(), lib) == not_given->end())
+      not_given->push_back(lib);
+  }
 }
 
 Verdict EnvironmentReport::verdict() const {

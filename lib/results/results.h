@@ -13,6 +13,10 @@ namespace abicheck {
 // DifferenceText of each, in order.
 std::vector<std::string> DifferenceTexts(const std::vector<Difference>& differences);
 
+// Adds to `not_given` the libraries an unknown report waits for (Report::unknown_because) that
+// it does not list yet, in order: what to give to decide a row, a column or a package.
+void AddNotGiven(const Report& report, std::vector<std::string>* not_given);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_RESULTS_RESULTS_H_
