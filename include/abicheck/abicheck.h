@@ -432,6 +432,10 @@ struct EnvironmentReport {
   std::vector<EnvironmentPackage> packages;  // by name; unowned objects under "(no package)"
   // `import torch` itself, per build: torch/_C against the rest of that build.
   std::vector<Report> torch_imports;
+  // Per build: what installing it here changes (docs/loader-model.md E11: "torch 2.10.0 ->
+  // 2.15.0, triton 3.6.0 -> 3.9.0, adds nvidia-cublas 13.4.1.3, ..."); "" for the installed
+  // build and a build given as a directory.
+  std::vector<std::string> build_changes;
   Matrix matrix;  // every checked object x every build
   // Every verdict is kLoads (import torch and every cell, with every build).
   ABICHECK_EXPORT bool loads() const;

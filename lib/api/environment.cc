@@ -16,6 +16,7 @@
 #include "lib/api/check_internal.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_file.h"
+#include "lib/inputs/build_world.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/device_check.h"
@@ -35,7 +36,29 @@ struct TorchBuild {
   std::vector<InputFile> providers;  // its libraries and modules, and the CUDA preloads (E4)
   std::vector<InputFile> preload;    // libtorch_global_deps (E1)
   std::optional<InputFile> torch_c;  // torch/_C*.so, checked as `import torch` itself
+  // A wheel installed over the environment with what it pins (E11): the site-packages as pip
+  // would leave it; null for the installed build and builds given as directories.
+  std::shared_ptr<const FileTree> overlay;
+  std::vector<std::string> replaced;  // the installed distributions pip removes for it
 };
+
+// The file names in `dir` as the build's overlay (E11) leaves the directory, or as on disk.
+std::vector<std::string> NamesInOverlay(const FileTree* overlay, const std::string& dir) {
+  std::vector<std::string> names;
+  for (std::string& n : FileNamesIn(dir)) {
+    if (overlay == nullptr || !overlay->Hides(absl::StrCat(dir, "/", n)))
+      names.push_back(std::move(n));
+  }
+  if (overlay == nullptr) return names;
+  if (std::optional<std::string> d = overlay->Directory(dir)) {
+    for (const InputFile* f : overlay->FilesIn(*d)) {
+      std::string n = Basename(f->path);
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 // Splits a build's objects into the roles import torch gives them, placing each at
 // site/<its torch-relative path>.
@@ -56,9 +79,16 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
     b->providers.push_back(std::move(f));
   }
   b->version = PyStringAssignment(version_py, "__version__");
-  // E4: the CUDA libraries torch preloads once libtorch_global_deps (and so libcudart) loaded.
-  for (const std::string& p : TorchPreloadPaths(env.site_packages, !b->preload.empty(), init_py,
-                                                version_py, FileNamesIn)) {
+  // E4: the CUDA libraries torch preloads once libtorch_global_deps (and so libcudart) loaded,
+  // where the build's overlay (E11) or the disk has them.
+  const FileTree* overlay = b->overlay.get();
+  for (const std::string& p :
+       TorchPreloadPaths(env.site_packages, !b->preload.empty(), init_py, version_py,
+                         [overlay](const std::string& dir) { return NamesInOverlay(overlay, dir); })) {
+    if (const InputFile* f = overlay ? overlay->File(p) : nullptr) {
+      b->providers.push_back(*f);
+      continue;
+    }
     ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "CUDA library"));
     b->providers.push_back(std::move(f));
   }
@@ -76,7 +106,22 @@ absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const In
   return b;
 }
 
-absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build& opened) {
+// E11: a torch wheel installed in the environment is the wheel and what it pins, as pip would
+// install them there: a requirement an installed distribution satisfies keeps it; the rest
+// replace what is installed of them (their files hidden) or are added.
+WorldPlacement PlacementIn(const PythonEnvironment& env) {
+  WorldPlacement into;
+  into.site_packages = env.site_packages;
+  for (const InstalledDistribution& d : env.distributions) {
+    into.installed.push_back({NormalizeDistName(d.metadata.name), d.metadata.version,
+                              d.metadata.requirements, d.shared_objects});
+  }
+  return into;
+}
+
+absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build& opened,
+                                      const std::vector<std::string>& find_links,
+                                      const InputLimits& limits, std::string* changes) {
   TorchBuild b;
   b.name = opened.name();
   const std::string& arg = b.name;
@@ -84,6 +129,22 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
   if (in.objects.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
+  }
+  const WorldPlacement into = PlacementIn(env);
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
+                            GatherBuildWorld(in, find_links, limits, &into));
+  if (world) {
+    b.overlay = std::move(world->tree);
+    b.replaced = std::move(world->replaced);
+    *changes = absl::StrCat("replaces ", absl::StrJoin(world->replacements, ", "));
+    if (!world->additions.empty()) {
+      absl::StrAppend(changes, "; adds ", world->additions.size(), ": ",
+                      absl::StrJoin(world->additions, ", "));
+    }
+    if (!world->not_given.empty()) {
+      absl::StrAppend(changes, "; not given: ", absl::StrJoin(world->not_given, ", "),
+                      " (give the wheels with --find-links DIR)");
+    }
   }
   const std::string init = TorchText(in, "__init__.py");
   const std::string version = TorchText(in, "version.py");
@@ -199,18 +260,26 @@ class EnvironmentCheck {
       const InstalledDistribution& d = env_.distributions[i];
       // torch is the build; nvidia-* are its CUDA libraries, checked where import torch loads
       // them.
-      if (static_cast<int>(i) == env_.torch ||
-          absl::StartsWith(NormalizeDistName(d.metadata.name), "nvidia-"))
-        continue;
+      const std::string name = NormalizeDistName(d.metadata.name);
+      if (static_cast<int>(i) == env_.torch || absl::StartsWith(name, "nvidia-")) continue;
+      // A distribution another torch replaces (triton, cuda-bindings: E11) is part of that
+      // build, not one of the user's packages: with every build replacing it, it has no row.
+      std::vector<bool> replaced;
+      for (const TorchBuild& b : builds_) {
+        replaced.push_back(std::find(b.replaced.begin(), b.replaced.end(), name) !=
+                           b.replaced.end());
+      }
+      if (std::all_of(replaced.begin(), replaced.end(), [](bool r) { return r; })) continue;
       ABICHECK_RETURN_IF_ERROR(AddPackage(d.metadata.name, d.metadata.version,
                                           d.metadata.torch_requirements, d.shared_objects,
-                                          d.problems));
+                                          d.problems, replaced));
     }
     std::vector<std::string> unowned;
     for (const std::string& f : env_.unowned) {
       if (!absl::StartsWith(f, env_.site_packages + "/nvidia/")) unowned.push_back(f);
     }
-    ABICHECK_RETURN_IF_ERROR(AddPackage("(no package)", "", {}, unowned, {}));
+    ABICHECK_RETURN_IF_ERROR(
+        AddPackage("(no package)", "", {}, unowned, {}, std::vector<bool>(builds_.size())));
     InheritUnknownImports();
     MarkTorchAbi(&out_.matrix);
     if (builds_.size() > 1) {
@@ -228,13 +297,17 @@ class EnvironmentCheck {
     if (against.empty()) {
       ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env_, limits));
       builds_.push_back(std::move(b));
+      out_.build_changes.emplace_back();
     }
     for (const std::string& a : against) {
       ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened,
                                 OpenBuildsAs(a, limits, WheelDependencies::kAlone, {}));
       for (const Build& o : opened) {
-        ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, OtherBuild(env_, o));
+        std::string changes;
+        ABICHECK_ASSIGN_OR_RETURN(TorchBuild b,
+                                  OtherBuild(env_, o, opts_.find_links, limits, &changes));
         builds_.push_back(std::move(b));
+        out_.build_changes.push_back(std::move(changes));
       }
     }
     return absl::OkStatus();
@@ -283,6 +356,7 @@ class EnvironmentCheck {
       out_.torch_imports.push_back(std::move(r));
       return absl::OkStatus();
     }
+    parses_.SetOverlay(b.overlay);
     std::vector<InputFile> rest;
     for (const InputFile& f : b.providers) {
       if (f.blob != b.torch_c->blob) rest.push_back(f);
@@ -388,7 +462,8 @@ class EnvironmentCheck {
   absl::Status AddPackage(const std::string& name, const std::string& version,
                           const std::vector<std::string>& pins,
                           const std::vector<std::string>& files,
-                          const std::vector<std::string>& problems) {
+                          const std::vector<std::string>& problems,
+                          const std::vector<bool>& replaced) {
     EnvironmentPackage pkg{name, version, pins, {}, problems};
     std::vector<InputFile> objects;
     for (const std::string& f : files) {
@@ -406,8 +481,13 @@ class EnvironmentCheck {
       objects.push_back(std::move(in));
     }
     std::vector<std::vector<Report>> reports(objects.size(), std::vector<Report>(builds_.size()));
-    for (size_t b = 0; b < builds_.size(); ++b)
-      ABICHECK_RETURN_IF_ERROR(CheckPackage(objects, builds_[b], b, &reports));
+    for (size_t b = 0; b < builds_.size(); ++b) {
+      if (replaced[b]) {
+        ABICHECK_RETURN_IF_ERROR(CheckReplaced(objects, name, b, &reports));
+      } else {
+        ABICHECK_RETURN_IF_ERROR(CheckPackage(objects, builds_[b], b, &reports));
+      }
+    }
     for (size_t i = 0; i < objects.size(); ++i) {
       for (size_t b = 0; b < builds_.size(); ++b) {
         out_.matrix.cells.push_back({objects[i].name, builds_[b].name, std::move(reports[i][b])});
@@ -417,12 +497,41 @@ class EnvironmentCheck {
     return absl::OkStatus();
   }
 
+  // A package build `b` replaces with the version it pins (E11), where another build does not:
+  // each row is what that version installs at its path, checked as the package's objects are;
+  // a file it does not install is not there, and its row cannot be told with that build.
+  absl::Status CheckReplaced(const std::vector<InputFile>& objects, const std::string& name,
+                             size_t b, std::vector<std::vector<Report>>* reports) {
+    const TorchBuild& build = builds_[b];
+    std::vector<InputFile> present;
+    std::vector<size_t> at;
+    for (size_t i = 0; i < objects.size(); ++i) {
+      if (const InputFile* f = build.overlay->File(objects[i].name)) {
+        present.push_back(*f);
+        at.push_back(i);
+        continue;
+      }
+      Report& r = (*reports)[i][b];
+      r.module = objects[i].name;
+      r.loads = false;
+      r.unknown_because.push_back(absl::StrCat(name, " as installed with ", build.name));
+      r.warnings.push_back({r.module, absl::StrCat("installing ", build.name, " replaces ", name,
+                                                   " with the version it pins, which has no "
+                                                   "file here")});
+    }
+    std::vector<std::vector<Report>> checked(present.size(), std::vector<Report>(builds_.size()));
+    ABICHECK_RETURN_IF_ERROR(CheckPackage(present, build, b, &checked));
+    for (size_t k = 0; k < present.size(); ++k) (*reports)[at[k]][b] = std::move(checked[k][b]);
+    return absl::OkStatus();
+  }
+
   // E7: a package loads its own libraries before its modules need them. Its objects are loaded
   // after import torch in name order, pass after pass, until a pass loads no more; each keeps
   // the report of its last attempt, against torch and the ones loaded before it. The passes
   // decide the verdicts; the diagnosis is made once, for the last attempt.
   absl::Status CheckPackage(const std::vector<InputFile>& objects, const TorchBuild& build,
                             size_t b, std::vector<std::vector<Report>>* reports) {
+    parses_.SetOverlay(build.overlay);
     CheckOptions verdict_only = opts_;
     verdict_only.diagnose = false;
     std::vector<bool> loaded(objects.size(), false);

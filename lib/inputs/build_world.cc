@@ -91,16 +91,25 @@ class Gatherer {
  public:
   Gatherer(const ExpandedInput& wheel, MarkerEnvironment target,
            absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog,
-           const InputLimits& limits)
-      : wheel_(wheel), target_(std::move(target)), catalog_(std::move(catalog)), limits_(limits) {}
+           const InputLimits& limits, const WorldPlacement* into)
+      : wheel_(wheel),
+        target_(std::move(target)),
+        catalog_(std::move(catalog)),
+        limits_(limits),
+        into_(into) {
+    for (size_t i = 0; into_ != nullptr && i < into_->installed.size(); ++i)
+      installed_.emplace(into_->installed[i].name, &into_->installed[i]);
+  }
 
   absl::StatusOr<BuildWorld> Run(const PackageMetadata& root) {
-    world_.tree = std::make_shared<FileTree>(wheel_.path);
+    world_.tree = into_ ? std::make_shared<FileTree>(into_->site_packages, FileTree::Kind::kOverlay)
+                        : std::make_shared<FileTree>(wheel_.path);
     for (const InputFile& f : wheel_.objects) world_.tree->Add(MemberName(f.name), f);
     ABICHECK_ASSIGN_OR_RETURN(
         std::vector<Requirement> reqs,
         ParseAll(root.requirements, absl::StrCat(Basename(wheel_.path), "!METADATA")));
     root_name_ = NormalizeDistName(root.name);
+    Replace(root_name_, root.version);
     ABICHECK_RETURN_IF_ERROR(Enqueue(reqs, {}, root.name));
     while (!queue_.empty()) {
       auto [req, by] = std::move(queue_.front());
@@ -108,6 +117,9 @@ class Gatherer {
       ABICHECK_RETURN_IF_ERROR(Resolve(req, by));
     }
     ABICHECK_RETURN_IF_ERROR(Expand());
+    for (const std::string& name : world_.replaced) {
+      for (const std::string& f : installed_.at(name)->shared_objects) world_.tree->Hide(f);
+    }
     if (!used_.empty()) {
       world_.notes.insert(world_.notes.begin(),
                           absl::StrCat("laid out with the ", used_.size(),
@@ -174,7 +186,18 @@ class Gatherer {
     }
     // Chosen before: only what the new extras bring.
     if (!fresh) return Enqueue(m.requirements, new_extras, req.name, /*without_extra=*/false);
+    // Over an environment (E11): what is installed and satisfies the requirement stays.
+    if (auto inst = installed_.find(req.name); inst != installed_.end()) {
+      absl::StatusOr<bool> ok = VersionSatisfies(inst->second->version, req.specifier);
+      if (req.specifier.empty() || (ok.ok() && *ok)) {
+        ABICHECK_ASSIGN_OR_RETURN(
+            m.requirements,
+            ParseAll(inst->second->requirements, absl::StrCat(req.name, " (installed) METADATA")));
+        return Enqueue(m.requirements, m.extras, req.name);
+      }
+    }
     ABICHECK_ASSIGN_OR_RETURN(std::optional<WheelFile> chosen, Choose(req, by));
+    Replace(req.name, chosen ? chosen->name.version : "");
     if (!chosen) return absl::OkStatus();
     // Its METADATA alone now (the requirements go on from it); its libraries once every wheel
     // is chosen, all wheels at once (Expand).
@@ -196,6 +219,21 @@ class Gatherer {
         return zip->Head(m, m.size);
     }
     return std::string();
+  }
+
+  // Over an environment (E11): `name` is installed at `version` (the build's own, or a wheel
+  // chosen for a requirement; "" when none was given): an installed copy of another version
+  // is removed, and said so.
+  void Replace(const std::string& name, const std::string& version) {
+    if (into_ == nullptr) return;
+    auto it = installed_.find(name);
+    if (it == installed_.end()) {
+      if (!version.empty()) world_.additions.push_back(absl::StrCat(name, " ", version));
+      return;
+    }
+    world_.replaced.push_back(name);
+    world_.replacements.push_back(absl::StrCat(name, " ", it->second->version, " -> ",
+                                               version.empty() ? "(not given)" : version));
   }
 
   // Every chosen wheel's libraries, the wheels inflated on every core, laid out in the order
@@ -283,6 +321,8 @@ class Gatherer {
   const MarkerEnvironment target_;
   const absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog_;
   const InputLimits& limits_;
+  const WorldPlacement* into_;
+  absl::flat_hash_map<std::string, const InstalledVersion*> installed_;  // by normalized name
   std::string root_name_;
   std::vector<std::string> used_;    // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
   std::vector<std::string> chosen_;  // their wheels' paths
@@ -295,7 +335,7 @@ class Gatherer {
 
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
-    const InputLimits& limits) {
+    const InputLimits& limits, const WorldPlacement* into) {
   if (wheel.kind != "archive") return std::nullopt;
   const std::string metadata = TextMember(wheel, ".dist-info/METADATA");
   if (metadata.empty()) return std::nullopt;
@@ -308,7 +348,7 @@ absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
   dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
   absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog = WheelsIn(dirs);
   catalog.erase(name->distribution);  // the build itself, and other builds of it beside it
-  Gatherer g(wheel, *std::move(target), std::move(catalog), limits);
+  Gatherer g(wheel, *std::move(target), std::move(catalog), limits, into);
   ABICHECK_ASSIGN_OR_RETURN(BuildWorld world, g.Run(ParseMetadata(metadata)));
   return world;
 }

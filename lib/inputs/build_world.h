@@ -17,23 +17,46 @@
 
 namespace abicheck {
 
+// Where a world is placed: alone, rooted at the wheel's own path (E10), or over an installed
+// environment's site-packages, as `pip install` of the wheel there would leave it (E11).
+struct InstalledVersion {
+  std::string name;  // PEP 503-normalized
+  std::string version;
+  std::vector<std::string> requirements;  // its Requires-Dist, as written
+  std::vector<std::string> shared_objects;  // its ELF files' absolute paths (RECORD)
+};
+struct WorldPlacement {
+  std::string site_packages;
+  std::vector<InstalledVersion> installed;
+};
+
 struct BuildWorld {
-  // The site-packages: the wheel's members and its dependencies', rooted at the wheel's path.
+  // The site-packages: the wheel's members and its dependencies', rooted at the wheel's path
+  // (or an overlay of the placement's site-packages, hiding the files of what it replaces).
   std::shared_ptr<FileTree> tree;
   std::vector<ExpandedInput> dependencies;  // each dependency wheel used, expanded
   // Requirements that no given wheel satisfies, as written without their markers
   // ("nvidia-cuda-runtime-cu12==12.8.90"): only those that pin a version (==).
   std::vector<std::string> not_given;
   std::vector<std::string> notes;  // which wheel stands for which requirement, and why
+  // Placed over an environment: the installed distributions pip removes (the build's own
+  // distribution among them; normalized names) and, said once, what changes: replacements
+  // ("triton 3.6.0 -> 3.9.0") and additions ("nvidia-cublas 13.4.1.3"); what an installed
+  // distribution satisfies is kept, unsaid.
+  std::vector<std::string> replaced;
+  std::vector<std::string> replacements;
+  std::vector<std::string> additions;
 };
 
 // The world of `wheel` (an expanded archive): nullopt when it has no METADATA or its file name
 // names no CPython and Linux machine. Errors: a malformed Requires-Dist or marker
 // (kInvalidArgument, naming the METADATA), a dependency wheel that cannot be read (as
 // ExpandInput says).
+// With `into`: placed over that environment (E11) — a requirement an installed distribution
+// satisfies keeps it (pip's "already satisfied"); one it does not replaces it.
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
-    const InputLimits& limits);
+    const InputLimits& limits, const WorldPlacement* into = nullptr);
 
 }  // namespace abicheck
 

@@ -39,8 +39,17 @@ std::string LexicallyAbsolute(absl::string_view path, absl::string_view cwd) {
   return out.empty() ? "/" : out;
 }
 
-FileTree::FileTree(absl::string_view root) : root_(LexicallyAbsolute(root, WorkingDirectory())) {
+FileTree::FileTree(absl::string_view root, Kind kind)
+    : cwd_(WorkingDirectory()), root_(LexicallyAbsolute(root, cwd_)), kind_(kind) {
   dirs_.insert(root_);
+}
+
+void FileTree::Hide(absl::string_view path) { hidden_.insert(LexicallyAbsolute(path, cwd_)); }
+
+bool FileTree::Hides(absl::string_view path) const {
+  if (hidden_.empty()) return false;
+  std::optional<std::string> at = Resolve(path);
+  return at && hidden_.contains(*at);
 }
 
 bool FileTree::Add(absl::string_view relative, InputFile file) {
@@ -55,11 +64,17 @@ bool FileTree::Add(absl::string_view relative, InputFile file) {
 }
 
 bool FileTree::Contains(absl::string_view path) const {
+  // A relative path (an environment given as "venvs/x", its files named so) from the working
+  // directory, as the kernel takes it.
+  if (!absl::StartsWith(path, "/")) return Contains(absl::StrCat(cwd_, "/", path));
   return absl::StartsWith(path, root_) &&
          (path.size() == root_.size() || path[root_.size()] == '/');
 }
 
-std::optional<std::string> FileTree::Resolve(absl::string_view path) const {
+std::optional<std::string> FileTree::Resolve(absl::string_view given) const {
+  const std::string absolute =
+      absl::StartsWith(given, "/") ? std::string() : absl::StrCat(cwd_, "/", given);
+  const absl::string_view path = absolute.empty() ? given : absl::string_view(absolute);
   if (!Contains(path)) return std::nullopt;
   std::string at = root_;
   std::vector<absl::string_view> parts = absl::StrSplit(path.substr(root_.size()), '/');
@@ -67,7 +82,13 @@ std::optional<std::string> FileTree::Resolve(absl::string_view path) const {
     const absl::string_view c = parts[i];
     if (c.empty() || c == ".") continue;
     // The kernel walks through `at` to reach the next component: it must be a directory.
-    if (!dirs_.contains(at)) return std::nullopt;
+    if (!dirs_.contains(at)) {
+      if (kind_ == Kind::kAlone) return std::nullopt;
+      // An overlay: a directory of the disk (or nothing, which the disk will say).
+      std::string lexical = LexicallyAbsolute(path, "/");
+      if (!Contains(lexical)) return std::nullopt;
+      return lexical;
+    }
     if (c == "..") {
       if (at == root_) return std::nullopt;  // above the tree: nothing modelled is there
       at.resize(at.rfind('/'));

@@ -23,15 +23,25 @@ std::string LexicallyAbsolute(absl::string_view path, absl::string_view cwd);
 
 class FileTree {
  public:
+  // A tree answers for every path under its root (kAlone: a wheel's path, where nothing is on
+  // disk), or lies over a directory that exists (kOverlay: an environment's site-packages with
+  // another torch installed in it, docs/loader-model.md E11): a path the tree has no file for is
+  // then the disk's, unless the tree hides it (a file pip would remove).
+  enum class Kind { kAlone, kOverlay };
   // `root`: where the tree stands, made absolute against the working directory.
-  explicit FileTree(absl::string_view root);
+  explicit FileTree(absl::string_view root, Kind kind = Kind::kAlone);
+  bool overlay() const { return kind_ == Kind::kOverlay; }
   const std::string& root() const { return root_; }
   // Adds `file` at `relative` under the root ("nvidia/cu13/lib/libcudart.so.13"); its `path`
   // (what $ORIGIN is made from) becomes that place. A second file at the same place is not
   // added: false.
   bool Add(absl::string_view relative, InputFile file);
-  // Whether `path` (absolute, as the loader makes it) names a place under the root: the tree,
-  // not the disk, answers for it.
+  // An overlay's file on disk at `path` (absolute) is not there: pip removes it.
+  void Hide(absl::string_view path);
+  // Whether an overlay hides the disk's file at `path` (as the loader makes it).
+  bool Hides(absl::string_view path) const;
+  // Whether `path` (absolute, as the loader makes it) names a place under the root: the tree
+  // answers for it (an overlay first, then the disk).
   bool Contains(absl::string_view path) const;
   // The file at `path` as the kernel would resolve it in the tree — every component before the
   // last must be a directory of the tree, also before a ".." — or nullptr.
@@ -44,10 +54,16 @@ class FileTree {
 
  private:
   // `path` resolved component by component; nullopt where a component before the last is not
-  // a directory of the tree (or the walk leaves the root).
-  std::optional<std::string> Resolve(absl::string_view path) const;
+  // a directory of the tree (or the walk leaves the root). An overlay's directories are also
+  // the disk's: where the walk meets a component the tree does not have, the path is taken
+  // lexically (a symbolic link to a directory under site-packages is not followed as the kernel
+  // would follow it).
+  std::optional<std::string> Resolve(absl::string_view given) const;
 
+  std::string cwd_;  // what a relative path is taken against
   std::string root_;
+  Kind kind_;
+  absl::flat_hash_set<std::string> hidden_;            // an overlay's: disk files pip removes
   absl::flat_hash_map<std::string, InputFile> files_;  // by normalized path
   absl::flat_hash_set<std::string> dirs_;              // the root and every parent of a file
 };

@@ -149,6 +149,12 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
                       : absl::StrCat("interpreter ", Printable(env.interpreter)),
                   "\n  torch ", Printable(env.torch_version), " installed\n");
   const std::vector<std::string> labels = BuildLabels(env.matrix);
+  // What installing each build here would change (E11), once, above the table.
+  for (size_t b = 0; b < env.build_changes.size() && b < labels.size(); ++b) {
+    if (!env.build_changes[b].empty())
+      absl::StrAppend(&out, "  installing ", Printable(labels[b]), " here: ",
+                      Printable(env.build_changes[b]), "\n");
+  }
   AppendTorchImports(env, labels, color, &out);
   out.push_back('\n');
   AppendPackageTable(env, labels, color, &out);
@@ -176,6 +182,7 @@ std::string RenderEnvironmentJson(const EnvironmentReport& env) {
   nlohmann::ordered_json imports = nlohmann::ordered_json::array();
   for (size_t b = 0; b < env.torch_imports.size(); ++b) {
     imports.push_back({{"build", env.matrix.builds[b]},
+                       {"changes", b < env.build_changes.size() ? env.build_changes[b] : ""},
                        {"verdict", VerdictName(env.torch_imports[b].verdict())},
                        {"loads", env.torch_imports[b].loads},
                        {"report", ReportJson(env.torch_imports[b])}});

@@ -287,13 +287,17 @@ absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_vi
   tried_a_path_ = true;
   if (const FileTree* tree = parses_->TreeAt(path)) {
     // A build laid out as pip would (docs/loader-model.md E10): the tree answers, not the disk.
+    // An overlay (E11) leaves what it has no file for to the disk, but for what pip removes.
     const InputFile* file = tree->File(path);
-    if (file == nullptr) return nullptr;
-    // One of the build's own objects, already loaded as given: the same file (identity).
-    if (auto it = by_blob_.find(file->blob.get()); it != by_blob_.end() && it->second != set_aside_)
-      return SameFile(it->second, name);
-    return Admit(parses_->Given(*file), file->name, file->path, name, found_by, requester,
-                 preexisting, skipped);
+    if (file != nullptr) {
+      // One of the build's own objects, already loaded as given: the same file (identity).
+      if (auto it = by_blob_.find(file->blob.get());
+          it != by_blob_.end() && it->second != set_aside_)
+        return SameFile(it->second, name);
+      return Admit(parses_->Given(*file), file->name, file->path, name, found_by, requester,
+                   preexisting, skipped);
+    }
+    if (!tree->overlay() || tree->Hides(path)) return nullptr;
   }
   // open_path: not there, try the next directory. The answer cannot change during one check, and
   // a build's libraries ask for the same missing sonames many times (libcudart.so.12 ...):

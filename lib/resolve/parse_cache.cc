@@ -88,7 +88,15 @@ void ParseCache::AddTree(std::shared_ptr<const FileTree> tree) {
   trees_.push_back(std::move(tree));
 }
 
+void ParseCache::SetOverlay(std::shared_ptr<const FileTree> overlay) {
+  if (overlay == overlay_) return;
+  overlay_ = std::move(overlay);
+  overlay_directory_ids_.clear();
+  capability_dirs_.clear();  // which subdirectories exist may differ
+}
+
 const FileTree* ParseCache::TreeAt(absl::string_view path) const {
+  if (overlay_ && overlay_->Contains(path)) return overlay_.get();
   for (const auto& t : trees_) {
     if (t->Contains(path)) return t.get();
   }
@@ -96,6 +104,17 @@ const FileTree* ParseCache::TreeAt(absl::string_view path) const {
 }
 
 const std::optional<FileId>& ParseCache::DirectoryId(const std::string& dir) {
+  if (overlay_ && overlay_->Contains(dir)) {
+    // An overlay's directory (E11), else the disk's (below).
+    if (std::optional<std::string> normal = overlay_->Directory(dir)) {
+      auto [it, added] = overlay_directory_ids_.try_emplace(dir);
+      if (added) {
+        auto [id, fresh] = tree_dirs_.try_emplace(*normal, tree_dirs_.size());
+        it->second = FileId{~uint64_t{0}, id->second};
+      }
+      return it->second;
+    }
+  }
   auto [it, added] = directory_ids_.try_emplace(dir);
   if (added && !trees_.empty()) {
     if (const FileTree* tree = TreeAt(dir)) {

@@ -61,8 +61,12 @@ class ParseCache {
   // A build laid out as pip would lay it out, under a wheel's path (docs/loader-model.md E10):
   // paths under its root are answered by the tree, never by the disk.
   void AddTree(std::shared_ptr<const FileTree> tree);
-  // The tree whose root `path` lies under, or nullptr.
+  // The tree whose root `path` lies under, or nullptr: the overlay first.
   const FileTree* TreeAt(absl::string_view path) const;
+  // Another torch installed over an environment's site-packages (docs/loader-model.md E11), for
+  // the checks that follow, until the next call (null: none). The disk's parses stay; what
+  // depends on which files the overlay has is forgotten.
+  void SetOverlay(std::shared_ptr<const FileTree> overlay);
   // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
   absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
 
@@ -94,6 +98,8 @@ class ParseCache {
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
   absl::node_hash_map<std::string, std::optional<FileId>> directory_ids_;
   std::vector<std::shared_ptr<const FileTree>> trees_;
+  std::shared_ptr<const FileTree> overlay_;
+  absl::node_hash_map<std::string, std::optional<FileId>> overlay_directory_ids_;
   absl::flat_hash_map<std::string, uint64_t> tree_dirs_;  // a tree directory's identity
   std::string search_key_;  // reused: a search's key is made without allocating
   // Last: destroyed first, so that work on other threads ends before the parses it reads.

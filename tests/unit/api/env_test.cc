@@ -9,6 +9,7 @@
 #include "lib/inputs/python_env.h"
 #include "lib/report/render.h"
 #include "tests/unit/elf_builder.h"
+#include "tests/unit/test_inputs.h"
 #include "tests/unit/test_util.h"
 
 namespace abicheck {
@@ -439,6 +440,89 @@ TEST(EnvTest, BadEnvironments) {
     absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_FALSE(r->torch_imports[0].loads);
+  }
+}
+
+// `env --against WHEEL` asks what happens if that torch is installed here: the wheel and what its
+// Requires-Dist pins, laid over the environment as pip would leave it (docs/loader-model.md E11)
+// — a pinned distribution installed at another version is replaced (its files gone, the new
+// ones in their place), one not installed is added, what is not pinned stays.
+TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
+  Venv v;
+  v.Dist("helper", "1.0", "",
+         {{"helper/libhelper.so", Lib("libhelper.so", {"helper_old"})},
+          {"helper/libgone.so", Lib("libgone.so", {"gone"})}});
+  auto with_rpath = [](std::vector<std::string> needed, std::vector<std::string> refs) {
+    ElfBuilder b;
+    b.needed = std::move(needed);
+    b.rpath = "$ORIGIN/../helper";
+    for (size_t i = 0; i < refs.size(); ++i) {
+      b.syms.push_back({refs[i], false});
+      b.relocs.push_back(static_cast<uint32_t>(i + 1));
+    }
+    b.syms.push_back({"PyInit_mod"});
+    return b.Build();
+  };
+  v.Dist("user", "1.0", "",
+         {{"user/_new.so", with_rpath({"libhelper.so"}, {"helper_new"})},
+          {"user/_gone.so", with_rpath({"libgone.so"}, {"gone"})}});
+  TempDir wheels;
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  ElfBuilder c10;
+  c10.soname = "libc10.so";
+  c10.needed = {"libcudart_like.so.99"};
+  c10.rpath = "$ORIGIN/../../nvidia/rt/lib";
+  c10.syms.push_back({"c10_kept"});
+  const std::string torch = testing::WriteZip(
+      wheels, "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+      {{"torch-9.0.0.dist-info/METADATA",
+        text("Metadata-Version: 2.1\nName: torch\nVersion: 9.0.0\n"
+             "Requires-Dist: nvidia-rt-cu99==1.2.3; platform_system == \"Linux\"\n"
+             "Requires-Dist: helper==2.0\n\n")},
+       {"torch/version.py", text("__version__ = '9.0.0'\n")},
+       {"torch/lib/libc10.so", c10.Build()},
+       {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
+  testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
+                    {{"helper-2.0.dist-info/METADATA",
+                      text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
+                     {"helper/libhelper.so", Lib("libhelper.so", {"helper_new"})}});
+  auto check = [&] { return CheckEnvironment(v.root, {torch}, NoHost()); };
+  {  // The runtime it pins is not given: import torch cannot be told, never "loads".
+    absl::StatusOr<EnvironmentReport> r = check();
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->torch_imports[0].verdict(), Verdict::kUnknown)
+        << RenderText(r->torch_imports[0], false);
+    EXPECT_THAT(r->build_changes.at(0), HasSubstr("not given: nvidia-rt-cu99==1.2.3"));
+  }
+  testing::WriteZip(wheels, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl",
+                    {{"nvidia_rt_cu99-1.2.3.dist-info/METADATA",
+                      text("Metadata-Version: 2.1\nName: nvidia-rt-cu99\nVersion: 1.2.3\n\n")},
+                     {"nvidia/rt/lib/libcudart_like.so.99", Lib("libcudart_like.so.99", {})}});
+  absl::StatusOr<EnvironmentReport> r = check();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->torch_imports[0].verdict(), Verdict::kLoads)
+      << RenderText(r->torch_imports[0], false);
+  EXPECT_EQ(r->build_changes.at(0),
+            "replaces torch 2.9.1 -> 9.0.0, helper 1.0 -> 2.0; adds 1: nvidia-rt-cu99 1.2.3");
+  const std::string text_report = RenderEnvironmentText(*r, false);
+  EXPECT_THAT(text_report,
+              HasSubstr("installing torch 9.0.0 here: replaces torch 2.9.1 -> 9.0.0, helper 1.0 "
+                        "-> 2.0; adds 1: nvidia-rt-cu99 1.2.3\n"));
+  // helper is part of what the build installs: no row of its own.
+  EXPECT_EQ(Package(*r, "helper"), nullptr) << text_report;
+  const EnvironmentPackage* user = Package(*r, "user");
+  ASSERT_NE(user, nullptr);
+  for (size_t row : user->modules) {
+    const Report& cell = r->matrix.cells[row].report;
+    if (absl::EndsWith(r->matrix.modules[row], "_new.so")) {
+      EXPECT_EQ(cell.verdict(), Verdict::kLoads) << "helper 2.0's libhelper.so, not 1.0's\n"
+                                                 << RenderText(cell, false);
+    } else {
+      EXPECT_EQ(cell.verdict(), Verdict::kFails) << "pip removes helper 1.0's libgone.so\n"
+                                                 << RenderText(cell, false);
+      EXPECT_THAT(RenderText(cell, false),
+                  HasSubstr("import fails with: libgone.so: cannot open shared object file"));
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // (docs/loader-model.md E10).
 #include "lib/io/file_tree.h"
 
+#include <filesystem>
 #include <memory>
 
 #include "gmock/gmock.h"
@@ -58,6 +59,40 @@ TEST(FileTreeTest, OneFileAPlace) {
   EXPECT_FALSE(tree.Add("../outside.so", Named("outside")));
   EXPECT_EQ(tree.File("/t/a/libx.so")->name, "first");
   EXPECT_EQ(tree.size(), 1u);
+}
+
+// An overlay (docs/loader-model.md E11) lies over a directory that exists: it answers for its
+// own files, hides what pip removes, and leaves the rest to the disk (File is null, Hides false).
+TEST(FileTreeTest, AnOverlayLeavesTheRestToTheDisk) {
+  FileTree tree("/venv/site", FileTree::Kind::kOverlay);
+  EXPECT_TRUE(tree.overlay());
+  ASSERT_TRUE(tree.Add("torch/lib/libc10.so", Named("new c10")));
+  tree.Hide("/venv/site/triton/libold.so");
+  EXPECT_EQ(tree.File("/venv/site/torch/lib/libc10.so")->name, "new c10");
+  // Through a directory only the disk has (torchvision/), lexically.
+  EXPECT_EQ(tree.File("/venv/site/torchvision/../torch/lib/libc10.so")->name, "new c10");
+  EXPECT_EQ(tree.File("/venv/site/torchvision/_C.so"), nullptr);
+  EXPECT_FALSE(tree.Hides("/venv/site/torchvision/_C.so"));
+  EXPECT_TRUE(tree.Hides("/venv/site/triton/libold.so"));
+  EXPECT_TRUE(tree.Hides("/venv/site/torch/lib/../../triton/libold.so"));
+  // A tree alone has nothing but its files.
+  FileTree alone("/venv/site");
+  ASSERT_TRUE(alone.Add("torch/lib/libc10.so", Named("c10")));
+  EXPECT_EQ(alone.File("/venv/site/torchvision/../torch/lib/libc10.so"), nullptr);
+}
+
+// A relative path (an environment given as "venvs/x") is taken from the working directory, as
+// the kernel takes it: the overlay still hides and answers for it.
+TEST(FileTreeTest, RelativePathsAreFromTheWorkingDirectory) {
+  const std::string cwd = std::filesystem::current_path().string();
+  FileTree tree("venvs/x/site", FileTree::Kind::kOverlay);
+  EXPECT_EQ(tree.root(), cwd + "/venvs/x/site");
+  ASSERT_TRUE(tree.Add("torch/lib/libc10.so", Named("c10")));
+  tree.Hide("venvs/x/site/old.so");
+  EXPECT_TRUE(tree.Contains("venvs/x/site/torch"));
+  EXPECT_NE(tree.File("venvs/x/site/torch/lib/libc10.so"), nullptr);
+  EXPECT_TRUE(tree.Hides("venvs/x/site/old.so"));
+  EXPECT_TRUE(tree.Hides(cwd + "/venvs/x/site/old.so"));
 }
 
 }  // namespace
