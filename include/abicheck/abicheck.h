@@ -375,6 +375,10 @@ struct Recommendation {
   // recommendation does not rest on them — and what to give to decide.
   int unknown_modules = 0;
   std::vector<std::string> not_given;
+  // Of `still_failing`, those that fail with every build given, with the same first error (a
+  // system library such as libavutil.so.60 missing): no torch choice among them fixes these.
+  // In an environment's recommendation: the packages whose failing modules all fail so.
+  std::vector<std::string> fail_with_every_build;
   std::string summary;  // one line for a person
 };
 struct Matrix {

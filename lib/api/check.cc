@@ -291,6 +291,32 @@ std::string Installable(const Recommendation& r) {
   return r.requirement.empty() ? r.label : absl::StrCat(r.requirement, " (", r.label, ")");
 }
 
+std::string SameWithEveryBuildClause(const std::vector<std::string>& names,
+                                     const std::string& example_error) {
+  if (names.empty()) return "";
+  return absl::StrFormat(
+      "; %d of them fail%s with every build given, the same way, so no torch choice fixes %s: "
+      "%s (%s)",
+      names.size(), names.size() == 1 ? "s" : "", names.size() == 1 ? "it" : "them",
+      absl::StrJoin(names, ", "), example_error);
+}
+
+std::string SameFailureWithEveryBuild(const Matrix& m, size_t i) {
+  const size_t nb = m.builds.size();
+  std::string first;
+  for (size_t b = 0; b < nb; ++b) {
+    const Report& cell = m.cells[i * nb + b].report;
+    if (cell.verdict() != Verdict::kFails) return "";
+    std::string message;
+    for (const Problem& p : cell.problems) {
+      if (p.first) message = p.message;
+    }
+    if (message.empty() || (b > 0 && message != first)) return "";
+    first = std::move(message);
+  }
+  return first;
+}
+
 void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   const size_t nb = m->builds.size();
   if (nb < 2 || m->modules.empty()) return;
@@ -314,6 +340,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   r.build = m->builds[best];
   NameRecommendation(*m, best, &r);
   r.every_module_loads = failing[best] == 0;
+  std::string first_same;  // the first error of the first that fails the same with every build
   for (size_t i = 0; i < m->modules.size(); ++i) {
     const Report& cell = m->cells[i * nb + best].report;
     if (cell.ok() && !(best < unusable.size() && unusable[best])) continue;
@@ -324,6 +351,10 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
     }
     ++r.failing_modules;
     r.still_failing.push_back(m->modules[i]);
+    if (std::string same = SameFailureWithEveryBuild(*m, i); !same.empty()) {
+      r.fail_with_every_build.push_back(m->modules[i]);
+      if (first_same.empty()) first_same = std::move(same);
+    }
   }
   if (r.every_module_loads) {
     r.summary = absl::StrCat("install ", Installable(r), ": every module loads against it");
@@ -340,6 +371,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
       absl::StrAppendFormat(&r.summary, ", and %d cannot be told without %s", r.unknown_modules,
                             absl::StrJoin(r.not_given, ", "));
     }
+    absl::StrAppend(&r.summary, SameWithEveryBuildClause(r.fail_with_every_build, first_same));
   }
 }
 

@@ -69,6 +69,13 @@ std::string BuildLabel(absl::string_view build);
 // and what to install ("torch==2.10.0"); Installable says both.
 void NameRecommendation(const Matrix& m, size_t b, Recommendation* r);
 std::string Installable(const Recommendation& r);
+// The first error of module `i` when it is the same with every build of `m` (each cell fails,
+// none is unknown): a failure no torch choice among them fixes. "" otherwise.
+std::string SameFailureWithEveryBuild(const Matrix& m, size_t i);
+// "; 2 of them fail with every build given, the same way, so no torch choice fixes them: a, b
+// (ERROR)" for the recommendation's summary; "" when `names` is empty.
+std::string SameWithEveryBuildClause(const std::vector<std::string>& names,
+                                     const std::string& example_error);
 
 // libtorch_global_deps: loaded RTLD_GLOBAL by import torch (docs/loader-model.md E1).
 bool IsGlobalDeps(const InputFile& f);

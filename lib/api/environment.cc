@@ -152,6 +152,30 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
   return b;
 }
 
+// Of the packages `failing` with build `best`, those whose failing modules each fail the same
+// way with every build: no torch choice fixes them (issue 32 item 4). `example`: the first one's
+// first error.
+void SameWithEveryBuild(const EnvironmentReport& env, size_t best,
+                        const std::vector<std::string>& failing, std::vector<std::string>* names,
+                        std::string* example) {
+  const size_t nb = env.matrix.builds.size();
+  names->clear();
+  for (const EnvironmentPackage& p : env.packages) {
+    if (std::find(failing.begin(), failing.end(), p.name) == failing.end()) continue;
+    bool all_same = true;
+    std::string first;
+    for (size_t row : p.modules) {
+      if (env.matrix.cells[row * nb + best].report.ok()) continue;
+      std::string same = SameFailureWithEveryBuild(env.matrix, row);
+      all_same = all_same && !same.empty();
+      if (first.empty()) first = std::move(same);
+    }
+    if (!all_same) continue;
+    names->push_back(p.name);
+    if (example->empty()) *example = std::move(first);
+  }
+}
+
 // In an environment the answer is about packages: the build with the fewest packages that will
 // not load (every package, when import torch itself fails), the newest among equals.
 void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusable) {
@@ -217,6 +241,10 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
     r.summary =
         absl::StrFormat("no build loads every package; %s leaves the fewest failing, %d of %d: %s",
                         r.label, fails, env.packages.size(), absl::StrJoin(failing_names, ", "));
+    std::string first_same;  // (where import torch fails with it, every package fails)
+    if (!unusable[best])
+      SameWithEveryBuild(env, best, failing_names, &r.fail_with_every_build, &first_same);
+    absl::StrAppend(&r.summary, SameWithEveryBuildClause(r.fail_with_every_build, first_same));
     if (!unknown_packages.empty()) {
       absl::StrAppendFormat(&r.summary, "; %d cannot be told without %s: %s",
                             unknown_packages.size(), absl::StrJoin(r.not_given, ", "),
@@ -514,8 +542,10 @@ class EnvironmentCheck {
       Report& r = (*reports)[i][b];
       r.module = objects[i].name;
       r.loads = false;
-      r.unknown_because.push_back(absl::StrCat(name, " as installed with ", build.name));
-      r.warnings.push_back({r.module, absl::StrCat("installing ", build.name, " replaces ", name,
+      const std::string called =
+          build.version.empty() ? build.name : absl::StrCat("torch ", build.version);
+      r.unknown_because.push_back(absl::StrCat(name, " as installed with ", called));
+      r.warnings.push_back({r.module, absl::StrCat("installing ", called, " replaces ", name,
                                                    " with the version it pins, which has no "
                                                    "file here")});
     }

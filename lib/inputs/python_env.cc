@@ -319,10 +319,11 @@ std::string PyStringAssignment(absl::string_view text, absl::string_view key) {
   return "";
 }
 
-std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_view init_py) {
+std::vector<CudaPreload> TorchCudaPreloads(absl::string_view init_py) {
   // The success path of _load_global_deps: from the RTLD_GLOBAL load of libtorch_global_deps to
-  // its `except OSError`. It names each library, or calls _preload_cuda_deps() for its list.
-  std::vector<std::pair<std::string, std::string>> out;
+  // its `except OSError`. It names each library, or calls _preload_cuda_deps() for its list
+  // (2.15: _preload_cuda_deps(required=False), every one best-effort).
+  std::vector<CudaPreload> out;
   const size_t def = init_py.find("def _load_global_deps");
   if (def == absl::string_view::npos) return out;
   const size_t load = init_py.find("mode=ctypes.RTLD_GLOBAL)", def);
@@ -330,8 +331,9 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
   const size_t except = init_py.find("except OSError", load);
   absl::string_view block = init_py.substr(
       load, except == absl::string_view::npos ? absl::string_view::npos : except - load);
-  // Quoted pairs ("folder", "glob") — a call's arguments or a list's tuples.
-  auto pairs = [](absl::string_view s, std::vector<std::pair<std::string, std::string>>* to) {
+  // Quoted pairs ("folder", "glob") — a call's arguments or a list's tuples; a call that says
+  // required=False is best-effort, and so is every pair when `best_effort`.
+  auto pairs = [](absl::string_view s, bool best_effort, std::vector<CudaPreload>* to) {
     auto quoted = [&](size_t* i, std::string* v) {
       while (*i < s.size() && s[*i] == ' ') ++*i;
       if (*i >= s.size() || s[*i] != '"') return false;
@@ -349,19 +351,29 @@ std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_
       if (i >= s.size() || s[i] != ',') continue;
       ++i;
       if (!quoted(&i, &b)) continue;
-      if (absl::StrContains(b, ".so")) to->emplace_back(a, b);
+      const size_t close = s.find(')', i);
+      const bool optional =
+          best_effort || absl::StrContains(s.substr(i, close == absl::string_view::npos
+                                                           ? absl::string_view::npos
+                                                           : close - i),
+                                           "required=False");
+      if (absl::StrContains(b, ".so")) to->push_back({a, b, !optional});
     }
   };
-  if (absl::StrContains(block, "_preload_cuda_deps()")) {
+  const size_t call = block.find("_preload_cuda_deps(");
+  if (call != absl::string_view::npos && !block.substr(call).empty() &&
+      (absl::StartsWith(block.substr(call), "_preload_cuda_deps()") ||
+       absl::StartsWith(block.substr(call), "_preload_cuda_deps(required="))) {
+    const bool best_effort = absl::StartsWith(block.substr(call), "_preload_cuda_deps(required=False)");
     const size_t body = init_py.find("def _preload_cuda_deps(");
     if (body != absl::string_view::npos) {
       const size_t next = init_py.find("\ndef ", body + 1);
       pairs(init_py.substr(body,
                            next == absl::string_view::npos ? absl::string_view::npos : next - body),
-            &out);
+            best_effort, &out);
     }
   } else {
-    pairs(block, &out);
+    pairs(block, false, &out);
   }
   return out;
 }
@@ -376,10 +388,11 @@ std::vector<std::string> FileNamesIn(const std::string& dir) {
 
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
-    const std::vector<std::pair<std::string, std::string>>& preloads,
+    const std::vector<CudaPreload>& preloads,
     const std::function<std::vector<std::string>(const std::string& dir)>& list_dir) {
   std::vector<std::string> out;
-  for (const auto& [folder, pattern] : preloads) {
+  for (const auto& [folder, pattern, required] : preloads) {
+    bool found = false;
     std::vector<std::string> dirs = {absl::StrCat(site_packages, "/nvidia/", folder, "/lib")};
     if (!cuda_major.empty())
       dirs.push_back(absl::StrCat(site_packages, "/nvidia/cu", cuda_major, "/lib"));
@@ -395,15 +408,18 @@ std::vector<std::string> ResolveCudaPreloads(
       std::sort(matches.begin(), matches.end());
       if (std::find(out.begin(), out.end(), matches.front()) == out.end())
         out.push_back(matches.front());
+      found = true;
       break;
     }
+    // _preload_cuda_lib raises ValueError; the `except Exception: pass` around the loop ends it.
+    if (!found && required) break;
   }
   return out;
 }
 
-std::vector<std::string> ResolveCudaPreloads(
-    const std::string& site_packages, const std::string& cuda_major,
-    const std::vector<std::pair<std::string, std::string>>& preloads) {
+std::vector<std::string> ResolveCudaPreloads(const std::string& site_packages,
+                                             const std::string& cuda_major,
+                                             const std::vector<CudaPreload>& preloads) {
   return ResolveCudaPreloads(site_packages, cuda_major, preloads, FileNamesIn);
 }
 

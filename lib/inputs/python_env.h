@@ -73,22 +73,31 @@ std::optional<std::string> ReadSmallTextFile(const std::string& path);
 // torch/version.py's "__version__ = '2.9.1+cu128'", "12.8" of "cuda: Optional[str] = '12.8'".
 std::string PyStringAssignment(absl::string_view text, absl::string_view key);
 
-// The libraries torch/__init__.py preloads after libtorch_global_deps (E4), as (folder, glob)
-// pairs read from its text; empty when it preloads none or the file is absent.
-std::vector<std::pair<std::string, std::string>> TorchCudaPreloads(absl::string_view init_py);
+// One library torch/__init__.py preloads after libtorch_global_deps (E4): found by `pattern`
+// under a `folder`. A required one that is not found ends the preloading (its ValueError is
+// caught around the whole loop); torch 2.15 preloads with required=False, best-effort.
+struct CudaPreload {
+  std::string folder, pattern;
+  bool required = true;
+  bool operator==(const CudaPreload&) const = default;
+};
+// The preloads read from torch/__init__.py's text; empty when it preloads none or the file is
+// absent.
+std::vector<CudaPreload> TorchCudaPreloads(absl::string_view init_py);
 
 // Resolves `preloads` the way torch's _get_cuda_dep_paths does in `site_packages`: the first
-// match of nvidia/<folder>/lib/<glob>, nvidia/cu<major>/lib/<glob>, <folder>/lib/<glob>.
+// match of nvidia/<folder>/lib/<glob>, nvidia/cu<major>/lib/<glob>, <folder>/lib/<glob>, up to
+// the first required one that none matches.
 // The file names in directory `dir` on disk, in no order ({} when it cannot be read).
 std::vector<std::string> FileNamesIn(const std::string& dir);
 // `list_dir` lists a directory's file names (FileNamesIn, or a FileTree's: E10).
 std::vector<std::string> ResolveCudaPreloads(
     const std::string& site_packages, const std::string& cuda_major,
-    const std::vector<std::pair<std::string, std::string>>& preloads,
+    const std::vector<CudaPreload>& preloads,
     const std::function<std::vector<std::string>(const std::string& dir)>& list_dir);
-std::vector<std::string> ResolveCudaPreloads(
-    const std::string& site_packages, const std::string& cuda_major,
-    const std::vector<std::pair<std::string, std::string>>& preloads);
+std::vector<std::string> ResolveCudaPreloads(const std::string& site_packages,
+                                             const std::string& cuda_major,
+                                             const std::vector<CudaPreload>& preloads);
 
 // E4 for one torch build: the CUDA libraries its __init__.py preloads once libtorch_global_deps
 // (and so libcudart) loaded — only a CUDA build (version.py names a `cuda`) whose global deps are

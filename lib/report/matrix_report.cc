@@ -317,6 +317,7 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
                            {"failing_modules", r.failing_modules},
                            {"unknown_modules", r.unknown_modules},
                            {"still_failing", r.still_failing},
+                           {"fail_with_every_build", r.fail_with_every_build},
                            {"summary", r.summary}};
   }
   return j;

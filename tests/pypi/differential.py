@@ -95,6 +95,67 @@ print(json.dumps(out))
 '''
 
 
+def needed_and_sonames(paths):
+    """DT_NEEDED and DT_SONAME of each path, by binutils (the test may run tools)."""
+    needed, soname = {}, {}
+    for p in paths:
+        dyn = subprocess.run(["readelf", "-dW", p], capture_output=True, text=True).stdout
+        for line in dyn.splitlines():
+            if "(NEEDED)" in line:
+                needed.setdefault(p, []).append(line.split("[", 1)[1].rstrip("]"))
+            if "(SONAME)" in line:
+                soname[p] = line.split("[", 1)[1].rstrip("]")
+    return needed, soname
+
+
+def real_loader(venv, site, packages, stub):
+    """What the real import torch and dlopen say in `venv` for `packages` ({name: [paths]})."""
+    objects = [p for ps in packages.values() for p in ps]
+    needed, soname = needed_and_sonames(objects)
+    req = {"site": site, "packages": packages, "all_objects": objects, "needed": needed,
+           "soname": soname}
+    env = dict(os.environ, LD_LIBRARY_PATH=str(stub))
+    real = subprocess.run([str(venv / "bin" / "python"), "-c", CHILD], input=json.dumps(req),
+                          capture_output=True, text=True, env=env)
+    if real.returncode != 0:
+        return None, real.stderr[-2000:]
+    return json.loads(real.stdout.strip().splitlines()[-1]), None
+
+
+def judge(what, doc, column, packages, got, check, real_path=lambda p: p, skip=lambda cell: False):
+    """abicheck's cells of `column` against the real loader's `got`: the verdict, the first
+    error's text (site-packages paths as the real environment has them), the owning package.
+    Returns (objects, failing, crashed)."""
+    m = doc["matrix"]
+    nb = len(m["builds"])
+    index = {p: i for i, p in enumerate(m["modules"])}
+    n_objects = n_fail = n_crashed = 0
+    for name, objects in packages.items():
+        res = got["packages"].get(name, {})
+        n_crashed += len(res.get("crashed", []))
+        for p in objects:
+            cell = m["cells"][index[p] * nb + column]
+            if skip(cell):
+                continue
+            q = real_path(p)
+            n_objects += 1
+            real_loads = q in res["loaded"]
+            n_fail += not real_loads
+            first = cell["report"]["first_error"]
+            check(cell["verdict"] == ("loads" if real_loads else "fails"),
+                  f"{what}: {p}: abicheck says {cell['verdict']} ({first}), "
+                  f"real loads={real_loads} ({res['errors'].get(q)})")
+            if not real_loads and cell["verdict"] == "fails":
+                mine = first.replace(doc["environment"]["site_packages"],
+                                     real_path(doc["environment"]["site_packages"]))
+                check(mine == res["errors"][q],
+                      f"{what}: {p}: first error differs:\n  abicheck: {mine}\n  ld.so:    "
+                      f"{res['errors'][q]}")
+            owner = got["owners"].get(q, "(no package)")
+            check(owner == name, f"{what}: {p}: abicheck says package {name}, RECORD says {owner}")
+    return n_objects, n_fail, n_crashed
+
+
 def main():
     abicheck, cache = sys.argv[1], pathlib.Path(sys.argv[2])
     stub = cache / "driver-stub"
@@ -121,47 +182,16 @@ def main():
         doc = json.loads(rep.stdout)
         m = doc["matrix"]
         packages = {p["name"]: [m["modules"][i] for i in p["modules"]] for p in doc["packages"]}
-        cells = {c["module"]: c for c in m["cells"]}
-        req = {"site": doc["environment"]["site_packages"], "packages": packages,
-               "all_objects": m["modules"], "needed": {}, "soname": {}}
-        for p in m["modules"]:  # DT_NEEDED and DT_SONAME, by binutils (the test may run tools)
-            dyn = subprocess.run(["readelf", "-dW", p], capture_output=True, text=True).stdout
-            for line in dyn.splitlines():
-                if "(NEEDED)" in line:
-                    req["needed"].setdefault(p, []).append(line.split("[", 1)[1].rstrip("]"))
-                if "(SONAME)" in line:
-                    req["soname"][p] = line.split("[", 1)[1].rstrip("]")
-        env = dict(os.environ, LD_LIBRARY_PATH=str(stub))
-        real = subprocess.run([str(v / "bin" / "python"), "-c", CHILD], input=json.dumps(req),
-                              capture_output=True, text=True, env=env)
-        if real.returncode != 0:
-            check(False, f"{v.name}: the real import crashed: {real.stderr[-2000:]}")
+        got, crash = real_loader(v, doc["environment"]["site_packages"], packages, stub)
+        if got is None:
+            check(False, f"{v.name}: the real import crashed: {crash}")
             continue
-        got = json.loads(real.stdout.strip().splitlines()[-1])
         imp = doc["torch_imports"][0]
         check(imp["loads"] == (got["torch"] == "ok"),
               f"{v.name}: import torch: abicheck says loads={imp['loads']}, Python: {got['torch']}")
         if got["torch"] != "ok":
             continue
-        n_objects = n_fail = n_crashed = 0
-        for name, objects in packages.items():
-            res = got["packages"].get(name, {})
-            n_crashed += len(res.get("crashed", []))
-            for p in objects:
-                n_objects += 1
-                cell = cells[p]
-                real_loads = p in res["loaded"]
-                n_fail += not real_loads
-                first = cell["report"]["first_error"]
-                check(cell["loads"] == real_loads,
-                      f"{v.name}: {p}: abicheck loads={cell['loads']} ({first}), "
-                      f"real loads={real_loads} ({res['errors'].get(p)})")
-                if not real_loads and not cell["loads"]:
-                    check(first == res["errors"][p],
-                          f"{v.name}: {p}: first error differs:\n  abicheck: {first}\n  ld.so:    "
-                          f"{res['errors'][p]}")
-                owner = got["owners"].get(p, "(no package)")
-                check(owner == name, f"{v.name}: {p}: abicheck says package {name}, RECORD says {owner}")
+        n_objects, n_fail, n_crashed = judge(v.name, doc, 0, packages, got, check)
         print(f"{v.name}: import torch {'loads' if imp['loads'] else 'fails'}; {n_objects} shared objects "
               f"of {len(packages)} packages, {n_fail} fail to load, {n_crashed} loaded but crashed in an "
               f"initializer (no GPU); checked against the real loader")

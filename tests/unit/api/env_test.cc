@@ -526,6 +526,40 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
   }
 }
 
+// Issue 32 item 4: a failure no torch choice fixes (a system library such as FFmpeg's
+// libavutil.so.60 missing with every build) is said apart from those the choice decides.
+TEST(EnvTest, AFailureNoTorchFixesIsSaidApart) {
+  Venv v;
+  v.Dist("media", "1.0", "", {{"media/_ext.so", Mod({"libavutil_x.so.60"}, {})}});
+  TempDir other;
+  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"2.10.0", {"c10_kept", "c10_gone"}}, {"2.9.0", {"c10_kept"}}}) {
+    const std::string t = "torch-" + ver + "/torch/";
+    fs::create_directories(other.path() + "/" + t + "lib");
+    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
+    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
+  }
+  const std::vector<std::string> builds = {other.path() + "/torch-2.10.0/torch",
+                                           other.path() + "/torch-2.9.0/torch"};
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, builds, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Recommendation& rec = r->matrix.recommendation;
+  EXPECT_EQ(rec.label, "torch 2.10.0");
+  EXPECT_THAT(rec.fail_with_every_build, ElementsAre("media"));
+  EXPECT_THAT(rec.summary,
+              HasSubstr("leaves the fewest failing, 1 of 3: media; 1 of them fails with every "
+                        "build given, the same way, so no torch choice fixes it: media "
+                        "(libavutil_x.so.60: cannot open shared object file"));
+  // The same in a matrix of modules: `bad` is decided by the choice, `media` is not.
+  absl::StatusOr<Matrix> m =
+      CheckMatrix({v.site + "/media/_ext.so", v.site + "/bad/_ext.so"}, builds, NoHost());
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->recommendation.failing_modules, 1);
+  EXPECT_THAT(m->recommendation.fail_with_every_build, ElementsAre(v.site + "/media/_ext.so"));
+  EXPECT_THAT(m->recommendation.summary, HasSubstr("so no torch choice fixes it"));
+}
+
 TEST(EnvTest, MetadataAndPreloadsAreReadNotRun) {
   PackageMetadata md = ParseMetadata(
       "Metadata-Version: 2.1\r\nName: torchvision\r\nVersion: 0.24.1\r\n"
@@ -549,8 +583,8 @@ def _load_global_deps() -> None:
     except OSError as err:
         cuda_libs = {"cublas": "libcublas.so.*[0-9]"}
 )"),
-      ElementsAre(std::pair<std::string, std::string>{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
-                  std::pair<std::string, std::string>{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
+      ElementsAre(CudaPreload{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
+                  CudaPreload{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
   EXPECT_THAT(TorchCudaPreloads(R"(
 def _preload_cuda_deps(err: OSError | None = None) -> None:
     cuda_libs: list[tuple[str, str]] = [
@@ -564,15 +598,51 @@ def _load_global_deps() -> None:
     except OSError as err:
         pass
 )"),
-              ElementsAre(std::pair<std::string, std::string>{"cublas", "libcublasLt.so.*[0-9]"},
-                          std::pair<std::string, std::string>{"cudnn", "libcudnn.so.*[0-9]"}));
+              ElementsAre(CudaPreload{"cublas", "libcublasLt.so.*[0-9]"},
+                          CudaPreload{"cudnn", "libcudnn.so.*[0-9]"}));
+  // 2.15 calls it with required=False: every one best-effort (the optional nvtx call always is).
+  const char k215[] = R"(
+def _preload_cuda_deps(err: OSError | None = None, required: bool = True) -> None:
+    cuda_libs: list[tuple[str, str]] = [
+        ("cudnn", "libcudnn.so.*[0-9]"),
+        ("cuda_runtime", "libcudart.so.*[0-9]"),
+    ]
+    for lib_folder, lib_name in cuda_libs:
+        _preload_cuda_lib(lib_folder, lib_name, required=required)
+    _preload_cuda_lib("nvtx", "libnvToolsExt.so.*[0-9]", required=False)
+def _load_global_deps() -> None:
+    try:
+        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
+        try:
+            _preload_cuda_deps(required=False)
+        except Exception:
+            pass
+    except OSError as err:
+        pass
+)";
+  const std::vector<CudaPreload> best_effort = TorchCudaPreloads(k215);
+  EXPECT_THAT(best_effort, ElementsAre(CudaPreload{"cudnn", "libcudnn.so.*[0-9]", false},
+                                       CudaPreload{"cuda_runtime", "libcudart.so.*[0-9]", false},
+                                       CudaPreload{"nvtx", "libnvToolsExt.so.*[0-9]", false}));
   TempDir d;
   fs::create_directories(d.path() + "/nvidia/cu13/lib");
+  fs::create_directories(d.path() + "/nvidia/cuda_runtime/lib");
   d.Write("nvidia/cu13/lib/libcublasLt.so.13", std::string("x"));
+  d.Write("nvidia/cuda_runtime/lib/libcudart.so.12", std::string("x"));
+  d.Write("nvidia/cu13/lib/libcudart.so.13", std::string("x"));
   EXPECT_THAT(
       ResolveCudaPreloads(d.path(), "13",
                           {{"cublas", "libcublasLt.so.*[0-9]"}, {"cudnn", "libcudnn.so.*[0-9]"}}),
       ElementsAre(d.path() + "/nvidia/cu13/lib/libcublasLt.so.13"));
+  // A required one not found (no cudnn) ends the preloading: libcudart is not reached.
+  EXPECT_THAT(ResolveCudaPreloads(d.path(), "13",
+                                  {{"cudnn", "libcudnn.so.*[0-9]"},
+                                   {"cuda_runtime", "libcudart.so.*[0-9]"}}),
+              ::testing::IsEmpty());
+  // Best-effort, it is; and nvidia/<folder>/lib comes before nvidia/cu13/lib (a CUDA 12 runtime
+  // left beside a CUDA 13 torch is the one preloaded, as _get_cuda_dep_paths orders them).
+  EXPECT_THAT(ResolveCudaPreloads(d.path(), "13", best_effort),
+              ElementsAre(d.path() + "/nvidia/cuda_runtime/lib/libcudart.so.12"));
 }
 
 }  // namespace
