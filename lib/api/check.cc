@@ -631,9 +631,14 @@ class PackageChecks {
   }
 
  private:
+  static constexpr size_t kNotGiven = ~size_t{0};
   struct PackageWorlds {
-    std::vector<InputFile> objects;              // the package's, in order
-    std::vector<std::vector<InputFile>> inputs;  // per build: objects + build providers
+    std::vector<InputFile> objects;  // the package's, in order
+    // Per object, its place among a world's given objects; kNotGiven for a vendored library
+    // (E7: it loads only as what another object needs, found where pip installs it).
+    std::vector<size_t> slot;
+    size_t given = 0;                            // how many of the package's a world is given
+    std::vector<std::vector<InputFile>> inputs;  // per build: the given objects + build providers
     std::vector<std::optional<World>> worlds;    // per build; nullopt: none could be made
     size_t remaining = 0;                        // modules still to check
   };
@@ -652,12 +657,18 @@ class PackageChecks {
         break;
       }
     }
+    std::vector<InputFile> own;
+    for (const InputFile& f : pw->objects) {
+      pw->slot.push_back(IsVendoredLibrary(f.name) ? kNotGiven : own.size());
+      if (pw->slot.back() != kNotGiven) own.push_back(f);
+    }
+    pw->given = own.size();
     for (size_t b = 0; b < columns_.providers.size(); ++b) {
-      std::vector<InputFile> inputs = pw->objects;
+      std::vector<InputFile> inputs = own;
       inputs.insert(inputs.end(), columns_.providers[b].begin(), columns_.providers[b].end());
       absl::StatusOr<World> w =
           probe ? PrepareWorld(*probe, inputs, columns_.preload[b], common_.python_file(), options_,
-                               &parses_, pw->objects.size())
+                               &parses_, pw->given)
                 : absl::StatusOr<World>(absl::UnknownError("no module to make it"));
       pw->inputs.push_back(std::move(inputs));
       pw->worlds.push_back(w.ok() ? std::optional<World>(*std::move(w)) : std::nullopt);
@@ -667,32 +678,61 @@ class PackageChecks {
   absl::StatusOr<Report> CheckOne(const ModuleEntry& e, const ElfFile& probe, size_t own, size_t b,
                                   PackageWorlds& pw) {
     std::optional<World>& w = pw.worlds[b];
-    if (w && w->set_aside_ok[own] && probe.machine() == w->machine && probe.is_64() == w->is_64 &&
-        probe.big_endian() == w->big_endian) {
+    const size_t slot = pw.slot[own];
+    // E7: a vendored library the module names by its soname is loaded only because another of
+    // the package's objects needed it (by its hashed file name): the import meets this module
+    // without it, so those objects are not in its world.
+    absl::flat_hash_set<size_t> bringers;
+    if (w) {
+      for (const Object* o : w->loader->loaded()) {
+        if (!IsVendoredLibrary(o->path) || !o->elf || o->elf->soname().empty()) continue;
+        const absl::string_view soname = o->elf->soname();
+        if (soname == Basename(o->path)) continue;  // found by its own name: a search finds it
+        if (std::find(probe.needed().begin(), probe.needed().end(), soname) ==
+            probe.needed().end())
+          continue;
+        for (size_t j : DependentsOf(*w, o, pw.given)) bringers.insert(j);
+      }
+    }
+    if (w && slot != kNotGiven && bringers.empty() && w->set_aside_ok[slot] &&
+        probe.machine() == w->machine &&
+        probe.is_64() == w->is_64 && probe.big_endian() == w->big_endian) {
       return CheckInWorld(*w, e.module(), pw.inputs[b], options_, ModuleAlreadyLoaded::kIsAnError,
-                          w->given[own]);
+                          w->given[slot]);
     }
     // E7: the package's objects that need this one, directly or through others (its $ORIGIN
     // siblings, found where pip installs them), cannot have loaded before it: they are not in
-    // its world.
+    // its world. A vendored library is in the world only as what another object needed.
+    const Object* self = nullptr;
+    if (w && slot != kNotGiven) {
+      self = w->given[slot];
+    } else if (w) {  // loaded as what another needed: the same bytes, or the same file on disk
+      const std::optional<FileId>& id = parses_.Given(e.module()).file_id;
+      for (const Object* o : w->loader->loaded()) {
+        if (o->blob == e.module().blob ||
+            (id && o->file_id && *o->file_id == *id))
+          self = o;
+      }
+    }
     const absl::flat_hash_set<size_t> dependents =
-        w ? DependentsOf(*w, own, pw.objects.size()) : absl::flat_hash_set<size_t>{};
+        self ? DependentsOf(*w, self, pw.given) : absl::flat_hash_set<size_t>{};
     std::vector<InputFile> providers;
-    providers.reserve(pw.inputs[b].size() - 1);
+    providers.reserve(pw.inputs[b].size());
     size_t own_package = 0;
     for (size_t j = 0; j < pw.inputs[b].size(); ++j) {
-      if (j == own || dependents.contains(j)) continue;
+      if (j == slot || dependents.contains(j) || bringers.contains(j)) continue;
       providers.push_back(pw.inputs[b][j]);
-      own_package += j < pw.objects.size() ? 1 : 0;
+      own_package += j < pw.given ? 1 : 0;
     }
     return CheckObjects(e.module(), providers, columns_.preload[b], common_.python_file(), options_,
                         ModuleAlreadyLoaded::kIsAnError, &parses_, own_package);
   }
 
   // Of the first `count` given objects (the package's), those whose dependency closure in `w`
-  // holds the `own`th.
-  static absl::flat_hash_set<size_t> DependentsOf(const World& w, size_t own, size_t count) {
-    absl::flat_hash_set<const Object*> needing = {w.given[own]};
+  // holds `self`.
+  static absl::flat_hash_set<size_t> DependentsOf(const World& w, const Object* self,
+                                                  size_t count) {
+    absl::flat_hash_set<const Object*> needing = {self};
     for (bool grew = true; grew;) {
       grew = false;
       for (const Object* o : w.loader->loaded()) {
@@ -708,7 +748,7 @@ class PackageChecks {
     }
     absl::flat_hash_set<size_t> out;
     for (size_t j = 0; j < count && j < w.given.size(); ++j) {
-      if (j != own && needing.contains(w.given[j])) out.insert(j);
+      if (w.given[j] != self && needing.contains(w.given[j])) out.insert(j);
     }
     return out;
   }

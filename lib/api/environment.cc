@@ -556,15 +556,20 @@ class EnvironmentCheck {
   }
 
   // E7: a package loads its own libraries before its modules need them. Its objects are loaded
-  // after import torch in name order, pass after pass, until a pass loads no more; each keeps
-  // the report of its last attempt, against torch and the ones loaded before it. The passes
-  // decide the verdicts; the diagnosis is made once, for the last attempt.
+  // after import torch in name order, pass after pass, until a pass loads no more. Its Python
+  // code loads its own libraries by name, never auditwheel's vendored ones (`<pkg>.libs/`):
+  // those load only as what another object needs, so a loaded one is no provider. A failing
+  // object keeps the report of its first attempt, or of a later one made once every library of
+  // the package it names in DT_NEEDED (not vendored) had loaded — the import loads those first.
+  // The passes decide the verdicts; the diagnosis is made once, for the last attempt.
   absl::Status CheckPackage(const std::vector<InputFile>& objects, const TorchBuild& build,
                             size_t b, std::vector<std::vector<Report>>* reports) {
     parses_.SetOverlay(build.overlay);
     CheckOptions verdict_only = opts_;
     verdict_only.diagnose = false;
-    std::vector<bool> loaded(objects.size(), false);
+    std::vector<bool> loaded(objects.size(), false), attempted(objects.size(), false);
+    std::vector<size_t> kept_with(objects.size(), 0);  // how many providers its kept report had
+    const std::vector<std::vector<size_t>> own_needs = OwnLibrariesNeeded(objects);
     std::vector<InputFile> providers = build.providers;
     ReusedWorld passes, diagnosis;
     for (bool changed = true; changed;) {
@@ -576,23 +581,57 @@ class EnvironmentCheck {
                                    ModuleAlreadyLoaded::kLoads, &parses_));
         // An object whose verdict is unknown (C2c) may have loaded: the objects that need it
         // are checked with it, and their verdict is then unknown too (InheritUnknown).
-        if (r.loads || r.verdict() == Verdict::kUnknown) {
+        const bool loads = r.loads || r.verdict() == Verdict::kUnknown;
+        if (loads) {
           loaded[i] = true;
           changed = true;
-          providers.push_back(objects[i]);
+          if (!IsVendoredLibrary(objects[i].name)) providers.push_back(objects[i]);
         }
-        (*reports)[i][b] = std::move(r);
+        const bool ready = !own_needs[i].empty() &&
+                           std::all_of(own_needs[i].begin(), own_needs[i].end(),
+                                       [&](size_t j) { return loaded[j]; });
+        if (loads || !attempted[i] || ready) {
+          (*reports)[i][b] = std::move(r);
+          kept_with[i] = providers.size() - (loads && !IsVendoredLibrary(objects[i].name) ? 1 : 0);
+        }
+        attempted[i] = true;
       }
     }
     InheritUnknown(objects, b, reports);
+    // Each failing object diagnosed with the providers of its kept attempt; in their order (a
+    // reused world's providers only grow).
+    std::vector<size_t> failing;
     for (size_t i = 0; i < objects.size() && opts_.diagnose; ++i) {
-      if (loaded[i]) continue;
+      if (!loaded[i]) failing.push_back(i);
+    }
+    std::stable_sort(failing.begin(), failing.end(),
+                     [&](size_t x, size_t y) { return kept_with[x] < kept_with[y]; });
+    for (size_t i : failing) {
+      const std::vector<InputFile> then(providers.begin(), providers.begin() + kept_with[i]);
       ABICHECK_ASSIGN_OR_RETURN(
-          (*reports)[i][b], diagnosis.Check(objects[i], providers, build.preload, python(), opts_,
+          (*reports)[i][b], diagnosis.Check(objects[i], then, build.preload, python(), opts_,
                                             ModuleAlreadyLoaded::kLoads, &parses_));
       NameOwnLibraries(objects, loaded, &(*reports)[i][b]);
     }
     return absl::OkStatus();
+  }
+
+  // For each object, the package's own libraries (not vendored) it names in DT_NEEDED, by
+  // soname or file name.
+  std::vector<std::vector<size_t>> OwnLibrariesNeeded(const std::vector<InputFile>& objects) {
+    std::vector<std::vector<size_t>> out(objects.size());
+    for (size_t i = 0; i < objects.size(); ++i) {
+      const ParsedObject& o = parses_.Given(objects[i]);
+      if (!o.elf) continue;
+      for (absl::string_view n : o.elf->needed()) {
+        for (size_t j = 0; j < objects.size(); ++j) {
+          if (j == i || IsVendoredLibrary(objects[j].name)) continue;
+          const ParsedObject& d = parses_.Given(objects[j]);
+          if (n == Basename(objects[j].name) || (d.elf && n == d.elf->soname())) out[i].push_back(j);
+        }
+      }
+    }
+    return out;
   }
 
   // A verdict that rests on an object of the package whose own verdict is unknown is unknown

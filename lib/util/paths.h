@@ -21,6 +21,17 @@ inline std::string SonameStem(absl::string_view name) {
   return so == absl::string_view::npos ? std::string() : std::string(name.substr(0, so + 3));
 }
 
+// auditwheel's vendored libraries: a file under a `<pkg>.libs/` directory
+// ("torchvision.libs/libz.cac6d5fc.so.1", "x.whl!torchvision.libs/..."). A package's Python code
+// never loads them by name: they load as what its other objects need (docs/loader-model.md E7).
+inline bool IsVendoredLibrary(absl::string_view path) {
+  for (size_t at = path.find(".libs/"); at != absl::string_view::npos;
+       at = path.find(".libs/", at + 1)) {
+    if (at > 0 && path[at - 1] != '/' && path[at - 1] != '!') return true;
+  }
+  return false;
+}
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_UTIL_PATHS_H_

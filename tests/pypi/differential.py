@@ -65,8 +65,14 @@ def attempt(q, preload):
     os.close(r)
     _, status = os.waitpid(pid, 0)
     return json.loads(data) if data else f"crashed:{status}"
+def vendored(p):  # auditwheel's <pkg>.libs/: loaded only as what another object needs (E7)
+    return any(c.endswith(".libs") and c != ".libs" for c in p.split("/")[:-1])
 for name, objects in req["packages"].items():
     loaded, errors, crashed, changed = [], {}, [], True
+    # The package's own libraries (not vendored) each object names: the import loads them first.
+    own = {q: [s for s in objects if s != q and not vendored(s) and
+               set(req["needed"].get(q, [])) & {os.path.basename(s), req["soname"].get(s, "")}]
+           for q in objects}
     while changed:
         changed = False
         for q in objects:
@@ -77,7 +83,8 @@ for name, objects in req["packages"].items():
             while grew:  # the loaded objects q needs, and those they need in turn
                 grew = False
                 for s in loaded:
-                    if s not in pre and names & {os.path.basename(s), req["soname"].get(s, "")}:
+                    if (s not in pre and not vendored(s) and
+                            names & {os.path.basename(s), req["soname"].get(s, "")}):
                         pre.append(s)
                         names |= set(req["needed"].get(s, []))
                         grew = True
@@ -88,8 +95,8 @@ for name, objects in req["packages"].items():
                 changed = True
                 if res != "ok":
                     crashed.append(q)
-            else:
-                errors[q] = res
+            elif q not in errors or (own[q] and all(s in loaded for s in own[q])):
+                errors[q] = res  # its first attempt, or one once its own libraries loaded
     out["packages"][name] = {"loaded": loaded, "errors": errors, "crashed": crashed}
 print(json.dumps(out))
 '''

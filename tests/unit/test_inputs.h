@@ -54,9 +54,12 @@ inline std::vector<uint8_t> Lib(const std::string& soname, std::vector<std::stri
   return b.Build();
 }
 
-inline std::vector<uint8_t> Mod(std::vector<std::string> needed, std::vector<std::string> refs) {
+// `rpath`: its DT_RPATH, as auditwheel writes it to reach the vendored `<pkg>.libs/`.
+inline std::vector<uint8_t> Mod(std::vector<std::string> needed, std::vector<std::string> refs,
+                                const std::string& rpath = "") {
   ElfBuilder b;
   b.needed = std::move(needed);
+  b.rpath = rpath;
   for (size_t i = 0; i < refs.size(); ++i) {
     b.syms.push_back({refs[i], false});
     b.relocs.push_back(static_cast<uint32_t>(i + 1));

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/report/render.h"
@@ -232,6 +233,44 @@ TEST(BuildWorldTest, AWheelsVendoredLibrariesFindEachOtherThroughOrigin) {
   ASSERT_EQ(m->cells.size(), 3u);
   for (const MatrixCell& c : m->cells)
     EXPECT_EQ(c.report.verdict(), Verdict::kLoads) << RenderText(c.report, false);
+}
+
+// Issue 32 item 5 (E7), checked as a wheel: a vendored library is no provider of its own. _C.so
+// names libcudart_x.so.12, which no search reaches; pkg.libs holds a copy of that soname that
+// only image.so's hashed name loads. `import pkg` meets "cannot open" at _C.so, not the
+// undefined symbol a world with the vendored copy loaded would say.
+TEST(BuildWorldTest, AVendoredLibraryIsNoProviderOfItsOwn) {
+  TempDir d;
+  testing::ElfBuilder cudart;
+  cudart.soname = "libcudart_x.so.12";
+  cudart.syms.push_back({"cudaMalloc_x"});
+  testing::ElfBuilder image;
+  image.needed = {"libcudart_x-1a2b3c4d.so.12"};
+  image.rpath = "$ORIGIN/../pkg.libs";
+  image.syms.push_back({"PyInit_image"});
+  const std::string wheel =
+      WriteZip(d, "pkg-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+               {{"pkg-1.0.dist-info/METADATA", Text("Name: pkg\nVersion: 1.0\n\n")},
+                {"pkg.libs/libcudart_x-1a2b3c4d.so.12", cudart.Build()},
+                {"pkg/image.so", image.Build()},
+                {"pkg/_C.so", testing::Mod({"libcudart_x.so.12", "libtorch_like.so"},
+                                           {"cudaMalloc_x", "t_gone"})}});
+  CheckOptions o;
+  o.use_host = false;
+  o.providers = {d.Write("libtorch_like.so", testing::Lib("libtorch_like.so", {"t"}))};
+  absl::StatusOr<Matrix> m = CheckMatrix({wheel}, {}, o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->cells.size(), 3u);
+  for (size_t i = 0; i < m->cells.size(); ++i) {
+    const Report& r = m->cells[i].report;
+    if (absl::EndsWith(m->modules[i], "pkg/_C.so")) {
+      EXPECT_THAT(RenderText(r, false),
+                  HasSubstr("import fails with: libcudart_x.so.12: cannot open shared object "
+                            "file"));
+    } else {
+      EXPECT_EQ(r.verdict(), Verdict::kLoads) << RenderText(r, false);
+    }
+  }
 }
 
 TEST(BuildWorldTest, BadMetadataAndBadDependenciesAreErrors) {

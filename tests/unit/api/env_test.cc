@@ -560,6 +560,56 @@ TEST(EnvTest, AFailureNoTorchFixesIsSaidApart) {
   EXPECT_THAT(m->recommendation.summary, HasSubstr("so no torch choice fixes it"));
 }
 
+// Issue 32 item 5 (E7): the first error is the one the import meets. auditwheel's vendored
+// libraries (`vis.libs/`) are loaded only as what another object needs — `import vis` loads
+// _C.so first, whose libcudart_x.so.12 no search reaches: that is its error, not an undefined
+// symbol met once image.so had brought the vendored copy in by its hashed name. And a module
+// that names one of its package's own libraries (codec's libcore.so, which its Python code loads
+// first) is judged once that library loaded.
+TEST(EnvTest, TheFirstErrorIsTheOneTheImportMeets) {
+  Venv v;
+  ElfBuilder cudart;
+  cudart.soname = "libcudart_x.so.12";
+  cudart.syms.push_back({"cudaMalloc_x"});
+  ElfBuilder image;
+  image.needed = {"libcudart_x-1a2b3c4d.so.12"};
+  image.rpath = "$ORIGIN/../vis.libs";
+  image.syms.push_back({"PyInit_image"});
+  v.Dist("vis", "0.23", "",
+         {{"vis.libs/libcudart_x-1a2b3c4d.so.12", cudart.Build()},
+          {"vis/image.so", image.Build()},
+          {"vis/_C.so", Mod({"libcudart_x.so.12", "libc10.so"}, {"cudaMalloc_x", "c10_gone"})}});
+  ElfBuilder core;
+  core.soname = "libcore.so";
+  core.needed = {"libc10.so"};
+  core.syms.push_back({"core_fn"});
+  v.Dist("codec", "1.0", "",
+         {{"codec/libcore.so", core.Build()},
+          {"codec/_ops.so", Mod({"libcore.so", "libc10.so"}, {"core_fn", "c10_gone"})}});
+  for (bool diagnose : {false, true}) {
+    CheckOptions o = NoHost();
+    o.diagnose = diagnose;
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto cell = [&](const std::string& rel) -> const Report& {
+      for (size_t i = 0; i < r->matrix.modules.size(); ++i) {
+        if (r->matrix.modules[i] == v.site + "/" + rel) return r->matrix.cells[i].report;
+      }
+      ADD_FAILURE() << rel << " has no row";
+      static const Report none;
+      return none;
+    };
+    EXPECT_EQ(cell("vis/image.so").verdict(), Verdict::kLoads);
+    EXPECT_THAT(RenderText(cell("vis/_C.so"), false),
+                HasSubstr("import fails with: libcudart_x.so.12: cannot open shared object file"))
+        << "diagnose=" << diagnose;
+    EXPECT_THAT(RenderText(cell("codec/_ops.so"), false),
+                HasSubstr("import fails with: " + v.site + "/codec/_ops.so: undefined symbol: "
+                          "c10_gone"))
+        << "diagnose=" << diagnose;
+  }
+}
+
 TEST(EnvTest, MetadataAndPreloadsAreReadNotRun) {
   PackageMetadata md = ParseMetadata(
       "Metadata-Version: 2.1\r\nName: torchvision\r\nVersion: 0.24.1\r\n"

@@ -50,12 +50,14 @@ TEST(ZipInputTest, WheelAgainstWheel) {
       WriteZip(d, "torch.whl", {{"torch/lib/libtorch.so", Lib("libtorch.so", {"kept"})}});
   std::string ext =
       WriteZip(d, "ext.whl",
-               {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"}, {"kept", "gone", "helper"})},
+               {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"}, {"kept", "gone", "helper"},
+                                  "$ORIGIN/../ext.libs")},
                 {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
   absl::StatusOr<Matrix> m = CheckMatrix({ext}, {torch}, NoHostOptions());
   ASSERT_TRUE(m.ok()) << m.status();
   // docs/loader-model.md E6: the wheel's own library is checked too (it loads: it needs nothing),
-  // and still counts as loaded for the module.
+  // and the module finds it where pip installs it (a vendored library is found by a search, as
+  // auditwheel's RPATH makes it; it is no provider of its own: E7).
   ASSERT_EQ(m->cells.size(), 2u);
   EXPECT_EQ(m->modules[0], ext + "!ext.libs/libext_helper.so");
   EXPECT_TRUE(m->cells[0].report.loads) << RenderText(m->cells[0].report, false);
@@ -247,7 +249,8 @@ TEST(SitePackagesTest, AnotherPackagesLibraryIsOrderDependent) {
     std::filesystem::create_directories(d.path() + "/" + dir);
   d.Write("site/pkg_a/liba.so", Lib("liba.so", {"a_fn"}));
   d.Write("site/pkg_b.libs/libb.so", Lib("libb.so", {"b_fn"}));
-  d.Write("site/pkg_b/mod.so", Mod({"libb.so", "liba.so", "libt.so"}, {"a_fn", "b_fn", "t_fn"}));
+  d.Write("site/pkg_b/mod.so", Mod({"libb.so", "liba.so", "libt.so"}, {"a_fn", "b_fn", "t_fn"},
+                                   "$ORIGIN/../pkg_b.libs"));
   d.Write("build/libt.so", Lib("libt.so", {"t_fn"}));
   CheckOptions o = NoHostOptions();
   absl::StatusOr<Matrix> m = CheckMatrix({d.path() + "/site"}, {d.path() + "/build"}, o);
