@@ -24,6 +24,7 @@
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
 #include "lib/index/index_file.h"
+#include "lib/io/byte_source.h"
 #include "lib/io/zip_archive.h"
 #include "lib/symbols/symbol_table.h"
 #include "lib/util/parallel.h"
@@ -203,6 +204,15 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   }
   out->inflated_bytes = inflated;
   out->retained_bytes = retained;
+  if (IsUrl(path)) {
+    // Read by range requests: how much, and what was not checked (issue 33).
+    for (const std::string& n : zip->source_notes()) out->notes.push_back(n);
+    out->notes.push_back(absl::StrFormat(
+        "read by HTTP range requests: %d of its %d bytes (%.1f %%); the local headers of the "
+        "members not read were not compared with the central directory%s",
+        zip->fetched(), zip->size(), zip->size() ? 100.0 * zip->fetched() / zip->size() : 0.0,
+        limits.verify_crc ? "" : ", and the members read in part have no CRC-32 checked"));
+  }
   return absl::OkStatus();
 }
 
@@ -332,6 +342,10 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
       hash != std::string::npos && ::access(path_arg.c_str(), F_OK) != 0) {
     path = path_arg.substr(0, hash);
     selected = path_arg.substr(hash + 1);
+  }
+  if (IsUrl(path_arg)) {  // a wheel on a server: read by HTTP range requests
+    ABICHECK_RETURN_IF_ERROR(ExpandArchive(path_arg, limits, &out));
+    return out;
   }
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {

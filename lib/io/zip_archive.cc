@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "lib/io/byte_reader.h"
 #include "lib/io/deflate_tail.h"
+#include "lib/io/http_source.h"
 #include "lib/util/read_trace.h"
 #include "lib/util/status_macros.h"
 
@@ -36,7 +37,9 @@ struct LibZip {
 #define ABICHECK_ZIP_FUNCTIONS(X)                                                          \
   X(open) X(discard) X(strerror) X(get_num_entries) X(stat_init) X(stat_index)             \
   X(fopen_index) X(fread) X(fseek) X(ftell) X(fclose) X(file_strerror)                    \
-  X(error_init_with_code) X(error_strerror) X(error_fini)
+  X(error_init_with_code) X(error_strerror) X(error_fini) X(error_init) X(error_set)      \
+  X(error_to_data) X(source_function_create) X(source_free) X(open_from_source)           \
+  X(source_seek_compute_offset) X(source_make_command_bitmap) X(get_error)
   // clang-format on
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is a declarator, not an expression
 #define ABICHECK_ZIP_MEMBER(name) decltype(&::zip_##name) name = nullptr;
@@ -70,10 +73,67 @@ const LibZip& Z() { return *LoadLibZip(); }
 
 std::string ZipError(zip_t* za) { return za ? Z().strerror(za) : "unknown error"; }
 
+// libzip reading through a ByteSource (a URL's range requests): a seekable read-only source.
+struct SourceReader {
+  std::unique_ptr<ByteSource> bytes;
+  uint64_t pos = 0;
+  zip_error_t error;
+  std::string failure;  // the source's own error, said in full where libzip's code cannot
+};
+
+zip_int64_t ReadSource(void* user, void* data, zip_uint64_t len, zip_source_cmd_t cmd) {
+  auto* r = static_cast<SourceReader*>(user);
+  switch (cmd) {
+    case ZIP_SOURCE_OPEN:
+    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_FREE:
+      return 0;
+    case ZIP_SOURCE_READ: {
+      absl::StatusOr<size_t> n =
+          r->bytes->ReadAt(r->pos, absl::Span<uint8_t>(static_cast<uint8_t*>(data), len));
+      if (!n.ok()) {
+        if (r->failure.empty()) r->failure = std::string(n.status().message());
+        Z().error_set(&r->error, ZIP_ER_READ, EIO);
+        return -1;
+      }
+      r->pos += *n;
+      return static_cast<zip_int64_t>(*n);
+    }
+    case ZIP_SOURCE_SEEK: {
+      const zip_int64_t at = Z().source_seek_compute_offset(r->pos, r->bytes->size(), data, len,
+                                                           &r->error);
+      if (at < 0) return -1;
+      r->pos = static_cast<uint64_t>(at);
+      return 0;
+    }
+    case ZIP_SOURCE_TELL:
+      return static_cast<zip_int64_t>(r->pos);
+    case ZIP_SOURCE_STAT: {
+      if (len < sizeof(zip_stat_t)) return -1;
+      auto* st = static_cast<zip_stat_t*>(data);
+      Z().stat_init(st);
+      st->size = r->bytes->size();
+      st->valid |= ZIP_STAT_SIZE;
+      return sizeof(zip_stat_t);
+    }
+    case ZIP_SOURCE_ERROR:
+      return Z().error_to_data(&r->error, data, len);
+    case ZIP_SOURCE_SUPPORTS:
+      return Z().source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
+                                            ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE,
+                                            ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS,
+                                            -1);
+    default:
+      Z().error_set(&r->error, ZIP_ER_OPNOTSUPP, 0);
+      return -1;
+  }
+}
+
 }  // namespace
 
 struct ZipArchive::Handle {
   zip_t* za = nullptr;
+  std::unique_ptr<SourceReader> reader;  // a URL's: what libzip reads through
   ~Handle() {
     if (za != nullptr) Z().discard(za);
   }
@@ -85,7 +145,35 @@ absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle(bool 
   ABICHECK_RETURN_IF_ERROR(LoadLibZip().status());
   int err = 0;
   auto h = std::make_unique<Handle>();
-  h->za = Z().open(path_.c_str(), ZIP_RDONLY | (check ? ZIP_CHECKCONS : 0), &err);
+  const int flags = ZIP_RDONLY | (check ? ZIP_CHECKCONS : 0);
+  if (source_) {
+    // A URL's archive: ZIP_CHECKCONS reads every member's local header, which costs the whole
+    // file in range requests; the members read are checked as they are opened (ExpandArchive
+    // says what was not).
+    const int url_flags = ZIP_RDONLY;
+    h->reader = std::make_unique<SourceReader>();
+    Z().error_init(&h->reader->error);
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      ABICHECK_ASSIGN_OR_RETURN(h->reader->bytes, source_->Clone());
+    }
+    zip_error_t ze;
+    Z().error_init(&ze);
+    zip_source_t* src = Z().source_function_create(&ReadSource, h->reader.get(), &ze);
+    if (src != nullptr) {
+      h->za = Z().open_from_source(src, url_flags, &ze);
+      if (h->za == nullptr) Z().source_free(src);
+    }
+    if (h->za == nullptr) {
+      std::string msg = !h->reader->failure.empty() ? h->reader->failure
+                                                    : std::string(Z().error_strerror(&ze));
+      Z().error_fini(&ze);
+      return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", msg));
+    }
+    Z().error_fini(&ze);
+    return h;
+  }
+  h->za = Z().open(path_.c_str(), flags, &err);
   if (h->za == nullptr) {
     zip_error_t ze;
     Z().error_init_with_code(&ze, err);
@@ -127,7 +215,11 @@ absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& 
   std::shared_ptr<ZipArchive> a(new ZipArchive());
   a->path_ = path;
   a->limits_ = limits;
-  ABICHECK_RETURN_IF_ERROR(StatFileId(path).status());
+  if (IsUrl(path)) {
+    ABICHECK_ASSIGN_OR_RETURN(a->source_, OpenHttpSource(path));
+  } else {
+    ABICHECK_RETURN_IF_ERROR(StatFileId(path).status());
+  }
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, a->OpenHandle(/*check=*/true));
   struct Keep {  // the first handle serves the first reader
     const ZipArchive* a;

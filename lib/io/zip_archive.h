@@ -1,5 +1,5 @@
-// Wheels and other zip archives, read in place: the central directory through libzip, member
-// bytes streamed raw (ZIP_FL_COMPRESSED) through Intel ISA-L's inflate into a SparseImage that
+// Wheels and other zip archives, read in place (a file, or a URL through HTTP range requests:
+// lib/io/http_source.h): the central directory through libzip, member bytes streamed raw (ZIP_FL_COMPRESSED) through Intel ISA-L's inflate into a SparseImage that
 // keeps only the ranges asked for. Nothing is written to disk; member names are never paths.
 #ifndef ABICHECK_LIB_IO_ZIP_ARCHIVE_H_
 #define ABICHECK_LIB_IO_ZIP_ARCHIVE_H_
@@ -16,6 +16,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/io/blob.h"
+#include "lib/io/byte_source.h"
 #include "lib/io/mapped_file.h"
 
 struct zip_file;  // libzip's (zip.h): an open member
@@ -59,6 +60,13 @@ class ZipArchive {
   ~ZipArchive();
 
   const std::string& path() const { return path_; }
+  // A URL's archive (read by HTTP range requests): its bytes fetched so far, its size, and what
+  // its reader had to do (a server ignoring ranges). A file's: 0, 0, none.
+  uint64_t fetched() const { return source_ ? source_->fetched() : 0; }
+  uint64_t size() const { return source_ ? source_->size() : 0; }
+  std::vector<std::string> source_notes() const {
+    return source_ ? source_->notes() : std::vector<std::string>{};
+  }
   const std::vector<ZipMember>& members() const { return members_; }
   // What the archive holds that pip resolves one way: a name given to several entries (the last
   // is the one pip installs, and the one kept here).
@@ -86,6 +94,7 @@ class ZipArchive {
                                   SparseImage* img, RangeSet* want) const;
 
   std::string path_;
+  std::unique_ptr<ByteSource> source_;  // a URL's (each handle reads through a clone); else null
   InputLimits limits_;
   std::vector<ZipMember> members_;
   std::vector<std::string> notes_;

@@ -1,0 +1,194 @@
+"""Wheels read from a URL by HTTP range requests (issue 33), against a server of this test's own.
+
+http_test.py ABICHECK
+
+Builds a torch-like wheel (torch/lib/libfoo.so and 8 MB of data no check needs) and a module
+wheel at test time, serves them on 127.0.0.1 with a handler that answers ranges — or misbehaves
+on purpose, by the first component of the path — and checks:
+  * ok/:        the verdicts equal those of the same wheels on disk (JSON, byte for byte but for
+                the notes), and only a fraction of the torch wheel was read;
+  * norange/:   a server that answers a range with the whole file (200): the same verdicts, the
+                fallback said once;
+  * flaky/:     the first answer to each range drops the connection: retries mend it;
+  * truncate/, lie/, stall/, loop/, missing/: exit 3 with one line naming the wheel's file name
+    and what happened, within the retry and timeout bounds.
+Prints one line per failed expectation and ends with "N passed, M failed"; exit 1 on any.
+"""
+import http.server
+import json
+import os
+import pathlib
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+
+SEEN = {}  # (mode, path, range) -> times asked, for flaky/
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    root = None
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_GET(self):
+        parts = self.path.lstrip("/").split("/", 1)
+        mode, name = parts[0], parts[1] if len(parts) > 1 else ""
+        if mode == "loop":
+            self.send_response(302)
+            self.send_header("Location", self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        f = self.root / name
+        if mode == "missing" or not f.is_file():
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        size = f.stat().st_size
+        rng = self.headers.get("Range")
+        if mode == "norange" or not rng:
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            with f.open("rb") as src:
+                while chunk := src.read(1 << 20):
+                    self.wfile.write(chunk)
+            return
+        m = re.fullmatch(r"bytes=(\d*)-(\d*)", rng)
+        if m.group(1) == "":
+            first, last = max(0, size - int(m.group(2))), size - 1
+        else:
+            first = int(m.group(1))
+            last = min(int(m.group(2)) if m.group(2) else size - 1, size - 1)
+        with f.open("rb") as src:
+            src.seek(first)
+            body = src.read(last + 1 - first)
+        total = size
+        key = (mode, name, rng)
+        SEEN[key] = SEEN.get(key, 0) + 1
+        if mode == "lie" and first != max(0, size - 65536):
+            total += 1000  # another file, as far as the sizes say
+        if mode == "stall" and first != max(0, size - 65536):
+            time.sleep(4)
+        self.send_response(206)
+        self.send_header("Content-Range", f"bytes {first}-{last}/{total}")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if mode == "truncate" and first != max(0, size - 65536):
+            self.wfile.write(body[: len(body) // 2])
+            self.close_connection = True
+            return
+        if mode == "flaky" and SEEN[key] == 1:
+            self.wfile.write(body[: len(body) // 3])
+            self.close_connection = True
+            return
+        self.wfile.write(body)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that gave up: expected here
+        pass
+
+
+def build(d):
+    (d / "foo.c").write_text("int foo(void) { return 1; }\n")
+    (d / "mod.c").write_text("extern int foo(void);\nextern int bar(void);\n"
+                             "int PyInit_mod(void) { return foo() + bar(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "libfoo.so", d / "foo.c",
+                    "-Wl,-soname,libfoo.so"], check=True)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "mod.so", d / "mod.c", "-L", d, "-lfoo"],
+                   check=True)
+    rnd = random.Random(33)
+    torch = d / "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(torch, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("torch-9.0.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\n"
+                   "Version: 9.0.0\n\n")
+        z.writestr("torch/version.py", "__version__ = '9.0.0'\n")
+        z.write(d / "libfoo.so", "torch/lib/libfoo.so")
+        z.writestr(zipfile.ZipInfo("torch/data.bin"), rnd.randbytes(8 << 20),
+                   compress_type=zipfile.ZIP_STORED)
+    mod = d / "mod-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(mod, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mod-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
+                   "Version: 1.0\n\n")
+        z.write(d / "mod.so", "mod/mod.so")
+    return torch, mod
+
+
+def main():
+    abicheck = sys.argv[1]
+    passed = failed = 0
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("FAILED", what)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = pathlib.Path(tmp)
+        torch, mod = build(d)
+        Handler.root = d
+        server = Server(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        env = dict(os.environ, ABICHECK_HTTP_RETRIES="2", ABICHECK_HTTP_TIMEOUT="1")
+
+        def run(*args):
+            return subprocess.run([abicheck, "check", *args, "--format", "json"],
+                                  capture_output=True, text=True, env=env, timeout=120)
+
+        def verdicts(doc):  # what was found, without the notes on how it was read
+            return json.dumps(doc["cells"], sort_keys=True).replace(base + "/ok/", "").replace(
+                base + "/norange/", "").replace(base + "/flaky/", "").replace(str(d) + "/", "")
+
+        local = run(str(mod), "--against", str(torch))
+        check(local.returncode == 1, f"local check exits 1 (bar is missing): {local.returncode}")
+        want = verdicts(json.loads(local.stdout))
+        for mode in ("ok", "norange", "flaky"):
+            r = run(f"{base}/{mode}/{mod.name}", "--against", f"{base}/{mode}/{torch.name}")
+            check(r.returncode == 1, f"{mode}: exit {r.returncode}: {r.stderr.strip()}")
+            if r.returncode != 1:
+                continue
+            doc = json.loads(r.stdout)
+            check(verdicts(doc) == want, f"{mode}: the verdicts differ from the local files'")
+            notes = [n["message"] for n in doc["notes"]]
+            read = [n for n in notes if n.startswith("read by HTTP range requests")]
+            if mode == "norange":
+                said = [n for n in notes if "ignores range requests" in n]
+                check(len(said) == 2, f"norange: the fallback said once per wheel: {notes}")
+            else:
+                m = [re.search(r": (\d+) of its (\d+) bytes", n) for n in read]
+                big = max((int(x.group(2)), int(x.group(1))) for x in m if x)
+                check(big[1] < big[0] // 4,
+                      f"{mode}: the torch wheel is read in part: {big[1]} of {big[0]} bytes")
+        for mode, says in (("truncate", "failed after 3 tries"), ("lie", "another file"),
+                           ("stall", "timed out"), ("loop", "redirect loop"),
+                           ("missing", "HTTP 404")):
+            start = time.time()
+            r = run(f"{base}/ok/{mod.name}", "--against", f"{base}/{mode}/{torch.name}")
+            took = time.time() - start
+            err = r.stderr.strip().splitlines()
+            check(r.returncode == 3, f"{mode}: exit {r.returncode} (3 wanted): {r.stderr.strip()}")
+            check(len(err) == 1 and torch.name in err[0] and says in err[0],
+                  f"{mode}: one line naming {torch.name} and '{says}': {err}")
+            check(took < 60, f"{mode}: gave up in {took:.0f} s")
+        server.shutdown()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
