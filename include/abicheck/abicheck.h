@@ -83,6 +83,13 @@ struct CheckOptions {
   // are looked for, besides the directory the wheel is in: pip's --find-links
   // (docs/loader-model.md E10).
   std::vector<std::string> find_links;
+  // `pip:REQ` inputs (a module, or a build with --against) are resolved by pip to the wheels an
+  // index publishes, read by HTTP range requests: these are passed to pip ("--index-url", URL,
+  // "--extra-index-url", URL); find_links too. pip's own configuration decides the rest.
+  std::vector<std::string> pip_index_args;
+  // The Python the `pip:` wheels are for ("3.12"; an environment checked gives its own): "" for
+  // the interpreter pip runs under.
+  std::string pip_python_version;
 };
 
 enum class ProblemKind {

@@ -23,6 +23,7 @@
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/inputs/inputs.h"
+#include "lib/inputs/pip.h"
 #include "lib/inputs/python_env.h"
 #include "lib/resolve/loader.h"
 #include "lib/resolve/world.h"
@@ -496,6 +497,33 @@ absl::StatusOr<Report> Check(const std::string& module, const Build& build,
   return r;
 }
 
+absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::string>& inputs,
+                                                         const CheckOptions& options,
+                                                         const std::string& python_version,
+                                                         std::vector<Warning>* notes) {
+  std::vector<std::string> out;
+  PipTarget target;
+  target.python_version = python_version.empty() ? options.pip_python_version : python_version;
+  target.index_args = options.pip_index_args;
+  for (const std::string& d : options.find_links) target.index_args.insert(target.index_args.end(), {"--find-links", d});
+  for (const std::string& in : inputs) {
+    if (!IsPipInput(in)) {
+      out.push_back(in);
+      continue;
+    }
+    std::vector<std::string> said;
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<PipWheel> wheels, ResolvePipInput(in, target, &said));
+    for (std::string& n : said) notes->push_back({in, std::move(n)});
+    for (const PipWheel& w : wheels) {
+      notes->push_back({w.location, absl::StrCat("pip resolves ", w.requirement, " to this wheel",
+                                                 w.sha256.empty() ? "" : " (sha256 ",
+                                                 w.sha256, w.sha256.empty() ? "" : ")")});
+      out.push_back(w.location);
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // The same input given twice (by the same name, or another name of the same file) is checked
@@ -766,9 +794,13 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
                                    const std::vector<std::string>& build_args,
                                    const CheckOptions& options, const InputLimits& limits) {
   Matrix m;
-  const std::vector<std::string> unique_modules = Dedupe(module_inputs, "a module input", &m.notes);
+  ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::string> module_args,
+                            ExpandPipInputs(module_inputs, options, "", &m.notes));
+  ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::string> build_paths,
+                            ExpandPipInputs(build_args, options, "", &m.notes));
+  const std::vector<std::string> unique_modules = Dedupe(module_args, "a module input", &m.notes);
   const std::vector<std::string> unique_builds =
-      Dedupe(build_args, "a build (--against)", &m.notes);
+      Dedupe(build_paths, "a build (--against)", &m.notes);
   // Each build input read once; an index of several builds is several columns.
   std::vector<Build> builds;
   for (const std::string& b : unique_builds) {

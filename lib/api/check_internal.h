@@ -49,6 +49,13 @@ absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module,
                                     const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
                                     const Object* set_aside);
 
+// `inputs` with each "pip:REQ" replaced by the wheels pip resolves it to (issue 33), each said in
+// `notes` with its sha256; `python_version` the target's ("" for pip's own interpreter's).
+absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::string>& inputs,
+                                                         const CheckOptions& options,
+                                                         const std::string& python_version,
+                                                         std::vector<Warning>* notes);
+
 // Fills m->recommendation from the cells (two or more builds): the build with the fewest failing
 // modules, the newest among equals. A build marked in `unusable` (import torch itself fails with
 // it) fails every module.

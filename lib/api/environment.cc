@@ -321,7 +321,11 @@ class EnvironmentCheck {
  private:
   const InputFile* python() const { return python_ ? &*python_ : nullptr; }
 
-  absl::Status OpenTorchBuilds(const std::vector<std::string>& against, const InputLimits& limits) {
+  absl::Status OpenTorchBuilds(const std::vector<std::string>& given, const InputLimits& limits) {
+    // `pip:torch==X` for this environment's Python (issue 33).
+    ABICHECK_ASSIGN_OR_RETURN(
+        const std::vector<std::string> against,
+        ExpandPipInputs(given, opts_, env_.python_version, &out_.matrix.notes));
     if (against.empty()) {
       ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env_, limits));
       builds_.push_back(std::move(b));

@@ -47,6 +47,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         f = self.root / name
+        if name == "" and mode == "ok":  # a --find-links page for pip: the wheels, linked
+            page = "".join(f'<a href="{w.name}">{w.name}</a>\n'
+                           for w in sorted(self.root.glob("*.whl"))).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         if mode == "missing" or not f.is_file():
             self.send_response(404)
             self.send_header("Content-Length", "0")
@@ -100,6 +109,10 @@ class Server(http.server.ThreadingHTTPServer):
         pass
 
 
+WHEEL = ("Wheel-Version: 1.0\nGenerator: abicheck-test\nRoot-Is-Purelib: false\n"
+         "Tag: cp312-cp312-manylinux_2_28_x86_64\n")
+
+
 def build(d):
     (d / "foo.c").write_text("int foo(void) { return 1; }\n")
     (d / "mod.c").write_text("extern int foo(void);\nextern int bar(void);\n"
@@ -113,6 +126,7 @@ def build(d):
     with zipfile.ZipFile(torch, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("torch-9.0.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\n"
                    "Version: 9.0.0\n\n")
+        z.writestr("torch-9.0.0.dist-info/WHEEL", WHEEL)
         z.writestr("torch/version.py", "__version__ = '9.0.0'\n")
         z.write(d / "libfoo.so", "torch/lib/libfoo.so")
         z.writestr(zipfile.ZipInfo("torch/data.bin"), rnd.randbytes(8 << 20),
@@ -121,6 +135,7 @@ def build(d):
     with zipfile.ZipFile(mod, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("mod-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
                    "Version: 1.0\n\n")
+        z.writestr("mod-1.0.dist-info/WHEEL", WHEEL)
         z.write(d / "mod.so", "mod/mod.so")
     return torch, mod
 
@@ -185,6 +200,26 @@ def main():
             check(len(err) == 1 and torch.name in err[0] and says in err[0],
                   f"{mode}: one line naming {torch.name} and '{says}': {err}")
             check(took < 60, f"{mode}: gave up in {took:.0f} s")
+        # pip:REQ resolved by the user's pip against this server's --find-links page, then read
+        # by range requests: the same verdicts; a requirement nothing satisfies, one line.
+        pip = ["--no-index", "--find-links", f"{base}/ok/", "--python-version", "3.12"]
+        r = run("pip:mod==1.0", "--against", "pip:torch==9.0.0", *pip)
+        check(r.returncode == 1, f"pip: exit {r.returncode}: {r.stderr.strip()}")
+        if r.returncode == 1:
+            doc = json.loads(r.stdout)
+            check(verdicts(doc) == want, "pip: the verdicts differ from the local files'")
+            notes = " ".join(n["message"] for n in doc["notes"])
+            check("pip resolves torch==9.0.0 to this wheel (sha256 " in notes, f"pip: {notes}")
+        r = run("pip:mod==1.0", "--against", "pip:torch==9.9.9", *pip)
+        err = r.stderr.strip().splitlines()
+        check(r.returncode == 3 and len(err) == 1 and "pip:torch==9.9.9" in err[0] and
+              "No matching distribution" in err[0], f"pip, nothing matches: {r.returncode} {err}")
+        r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against", str(torch), *pip],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(env, ABICHECK_PIP_PYTHON="/nonexistent/python3"))
+        err = r.stderr.strip().splitlines()
+        check(r.returncode == 3 and len(err) == 1 and "pip could not be run" in err[0],
+              f"pip missing: {r.returncode} {err}")
         server.shutdown()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -34,10 +34,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                  "a torch build (wheel, installed torch/lib directory, index, or file) to check "
                  "against, or a Python environment (its installed torch); repeat for a "
                  "compatibility matrix, one column per build");
-  app.add_option("--find-links", options.find_links,
-                 "a directory of wheels where a wheel build's pinned dependencies (its "
-                 "Requires-Dist: nvidia-*, cuda-toolkit, ...) are looked for, besides the "
-                 "wheel's own directory; they are laid out as pip installs them (repeatable)");
+  AddIndexOptions(app, &options);
   app.add_option("-p,--provider", extra_providers,
                  "with --against: a library loaded in every column");
   app.add_option("--preload", options.preload,

@@ -36,6 +36,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                  "holding the driver's libcuda.so.1");
   bool ignore_env = false;
   AddLoaderOptions(app, &options, &ignore_env);
+  AddIndexOptions(app, &options);
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");

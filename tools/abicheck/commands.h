@@ -43,6 +43,8 @@ bool EmitResult(const std::string& prog, const Result& result, const OutputOptio
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
 // --sysroot (must exist), --ignore-env and --glibc (MAJOR.MINOR), for check and env.
 void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env);
+// --find-links, --index-url, --extra-index-url: where wheels and `pip:REQ` inputs come from.
+void AddIndexOptions(CLI::App& app, CheckOptions* options);
 // A command-line parse error, in our words: "abicheck: --gpu: ..." and where to read the usage
 // (exit 2); --help and --version print and return 0.
 int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog);

@@ -35,6 +35,35 @@ void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver)
                  "'host' (the version in the name of the host's libcuda.so.1, never loaded)");
 }
 
+void AddIndexOptions(CLI::App& app, CheckOptions* options) {
+  app.add_option("--find-links", options->find_links,
+                 "a directory of wheels where a wheel build's pinned dependencies (its "
+                 "Requires-Dist: nvidia-*, cuda-toolkit, ...) are looked for, besides the "
+                 "wheel's own directory; they are laid out as pip installs them; also given to "
+                 "pip for pip: inputs (repeatable)");
+  app.add_option_function<std::vector<std::string>>(
+      "--index-url",
+      [options](const std::vector<std::string>& urls) {
+        for (const std::string& u : urls) options->pip_index_args.insert(
+            options->pip_index_args.end(), {"--index-url", u});
+      },
+      "given to pip for pip:REQ inputs (a module, or a build with --against: "
+      "pip:torch==2.10.0, 'pip:torch>=2.8,<2.13'), which are read by HTTP range requests");
+  app.add_option_function<std::vector<std::string>>(
+      "--extra-index-url",
+      [options](const std::vector<std::string>& urls) {
+        for (const std::string& u : urls) options->pip_index_args.insert(
+            options->pip_index_args.end(), {"--extra-index-url", u});
+      },
+      "given to pip for pip:REQ inputs (repeatable)");
+  app.add_flag_callback(
+      "--no-index", [options] { options->pip_index_args.push_back("--no-index"); },
+      "given to pip for pip:REQ inputs: no index, only --find-links");
+  app.add_option("--python-version", options->pip_python_version,
+                 "the Python the pip:REQ wheels are for (X.Y; default: pip's own interpreter's, "
+                 "or the environment's with env)");
+}
+
 void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env) {
   app.add_option("--sysroot", options->sysroot,
                  "search the host directories and ld.so.cache under this root")

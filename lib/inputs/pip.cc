@@ -1,0 +1,231 @@
+// ResolvePipInput: pip run as a subprocess (posix_spawnp, no shell), its report read back.
+#include "lib/inputs/pip.h"
+
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "lib/inputs/python_env.h"
+#include "lib/inputs/requirements.h"
+#include "lib/util/status_macros.h"
+#include "nlohmann/json.hpp"
+
+extern char** environ;
+
+namespace abicheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxReleases = 16;
+
+// A scratch directory, removed with everything in it.
+struct Scratch {
+  std::string dir;
+  Scratch() {
+    std::string t = (fs::temp_directory_path() / "abicheck-pip-XXXXXX").string();
+    if (::mkdtemp(t.data()) != nullptr) dir = t;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+struct Ran {
+  int status = -1;  // the exit status; -1 when it could not be run
+  std::string out, err;
+};
+
+// `argv` with stdout and stderr into files of `scratch`, then read back.
+Ran Run(const std::vector<std::string>& argv, const Scratch& scratch) {
+  Ran r;
+  const std::string out = scratch.dir + "/stdout", err = scratch.dir + "/stderr";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.err = std::strerror(rc);
+    return r;
+  }
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  r.out = ReadSmallTextFile(out).value_or("");
+  r.err = ReadSmallTextFile(err).value_or("");
+  return r;
+}
+
+// pip's own last error line ("ERROR: No matching distribution found for torch==9.9").
+std::string LastErrorLine(const std::string& err) {
+  std::vector<absl::string_view> lines = absl::StrSplit(err, '\n', absl::SkipWhitespace());
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (absl::StartsWith(*it, "ERROR:")) return std::string(absl::StripAsciiWhitespace(*it));
+  }
+  return lines.empty() ? "no message" : std::string(absl::StripAsciiWhitespace(lines.back()));
+}
+
+// The target's tags, as pip takes them: every manylinux the target's glibc (this machine's) can
+// load, newest first, then plain linux — pip does not widen a --platform it is given.
+std::vector<std::string> TargetArgs(const PipTarget& t) {
+  if (t.python_version.empty()) return {};
+  std::vector<std::string> args = {"--python-version", t.python_version, "--only-binary=:all:"};
+  const std::string m = t.machine.empty() ? "x86_64" : t.machine;
+  int minor = 28;
+  std::vector<absl::string_view> v = absl::StrSplit(gnu_get_libc_version(), '.');
+  if (v.size() >= 2) (void)absl::SimpleAtoi(v[1], &minor);
+  for (int g = std::max(minor, 17); g >= 17; --g) {
+    args.insert(args.end(), {"--platform", absl::StrCat("manylinux_2_", g, "_", m)});
+  }
+  for (const char* legacy : {"manylinux2014", "manylinux2010", "manylinux1", "linux"}) {
+    args.insert(args.end(), {"--platform", absl::StrCat(legacy, "_", m)});
+  }
+  return args;
+}
+
+std::string Python(const PipTarget& t) {
+  if (!t.python.empty()) return t.python;
+  const char* env = std::getenv("ABICHECK_PIP_PYTHON");
+  return env != nullptr && *env != '\0' ? env : "python3";
+}
+
+absl::Status PipFailed(const std::string& req, const Ran& r) {
+  if (r.status < 0) {
+    return absl::UnavailableError(absl::StrCat("pip:", req, ": pip could not be run (", r.err,
+                                               "); set ABICHECK_PIP_PYTHON to a Python with pip"));
+  }
+  const std::string last = LastErrorLine(r.err);
+  if (absl::StrContains(r.err, "No module named pip")) {
+    return absl::UnavailableError(absl::StrCat("pip:", req, ": ", last,
+                                               " (set ABICHECK_PIP_PYTHON to a Python with pip)"));
+  }
+  return absl::NotFoundError(absl::StrCat("pip:", req, ": pip resolves nothing: ", last));
+}
+
+// The releases of `name` the index has, by `pip index versions`.
+absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const std::string& name,
+                                                  const PipTarget& t, const Scratch& s) {
+  std::vector<std::string> argv = {Python(t), "-m", "pip", "--disable-pip-version-check",
+                                   "index", "versions", name};
+  for (const std::string& a : TargetArgs(t)) argv.push_back(a);
+  for (const std::string& a : t.index_args) argv.push_back(a);
+  const Ran r = Run(argv, s);
+  if (r.status != 0) return PipFailed(req, r);
+  for (absl::string_view line : absl::StrSplit(r.out, '\n')) {
+    if (!absl::ConsumePrefix(&line, "Available versions:")) continue;
+    std::vector<std::string> out;
+    for (absl::string_view v : absl::StrSplit(line, ',', absl::SkipWhitespace()))
+      out.emplace_back(absl::StripAsciiWhitespace(v));
+    return out;
+  }
+  return absl::NotFoundError(absl::StrCat("pip:", req, ": pip lists no release of ", name));
+}
+
+// One exact requirement to its wheel, by `pip install --dry-run --report`.
+absl::StatusOr<PipWheel> Locate(const std::string& exact, const PipTarget& t, const Scratch& s) {
+  const std::string report = s.dir + "/report.json";
+  std::vector<std::string> argv = {Python(t), "-m", "pip", "--disable-pip-version-check",
+                                   "install", "--dry-run", "--no-deps", "--ignore-installed",
+                                   "--quiet", "--target", s.dir + "/target", "--report", report};
+  for (const std::string& a : TargetArgs(t)) argv.push_back(a);
+  if (t.python_version.empty()) argv.push_back("--only-binary=:all:");
+  for (const std::string& a : t.index_args) argv.push_back(a);
+  argv.push_back(exact);
+  const Ran r = Run(argv, s);
+  if (r.status != 0) return PipFailed(exact, r);
+  const std::string text = ReadSmallTextFile(report).value_or("");
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("install") || !j["install"].is_array() ||
+      j["install"].empty() || !j["install"][0].is_object())
+    return absl::NotFoundError(absl::StrCat("pip:", exact, ": pip's report names no wheel"));
+  const nlohmann::json& item = j["install"][0];
+  PipWheel w;
+  w.requirement = exact;
+  const nlohmann::json& info = item.value("download_info", nlohmann::json::object());
+  w.location = info.value("url", "");
+  const nlohmann::json& archive = info.value("archive_info", nlohmann::json::object());
+  if (archive.contains("hashes") && archive["hashes"].is_object())
+    w.sha256 = archive["hashes"].value("sha256", "");
+  const std::string hash_text = archive.value("hash", "");
+  absl::string_view hash = hash_text;
+  if (w.sha256.empty() && absl::ConsumePrefix(&hash, "sha256=")) w.sha256 = std::string(hash);
+  if (absl::StartsWith(w.location, "file://")) w.location = w.location.substr(7);  // a local wheel
+  if (w.location.empty())
+    return absl::NotFoundError(absl::StrCat("pip:", exact, ": pip's report gives no URL"));
+  return w;
+}
+
+}  // namespace
+
+bool IsPipInput(absl::string_view input) { return absl::StartsWith(input, "pip:"); }
+
+absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
+                                                      const PipTarget& target,
+                                                      std::vector<std::string>* notes) {
+  std::string text(input);
+  absl::ConsumePrefix(&input, "pip:");
+  const std::string req_text(input);
+  absl::StatusOr<Requirement> req = ParseRequirement(req_text);
+  if (!req.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(text, ": ", req.status().message()));
+  }
+  Scratch s;
+  if (s.dir.empty()) return absl::UnavailableError(absl::StrCat(text, ": no temporary directory"));
+  std::vector<std::string> exact;
+  absl::string_view spec = req->specifier;
+  if (absl::ConsumePrefix(&spec, "==") && !absl::StrContains(spec, ",") &&
+      !absl::StrContains(spec, "*")) {
+    exact.push_back(absl::StrCat(req->name, "==", spec));
+  } else {
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> releases,
+                              Releases(req_text, req->name, target, s));
+    std::vector<std::string> matching;
+    for (const std::string& v : releases) {
+      absl::StatusOr<bool> ok = VersionSatisfies(v, req->specifier);
+      if (req->specifier.empty() || (ok.ok() && *ok)) matching.push_back(v);
+    }
+    std::sort(matching.begin(), matching.end(),
+              [](const std::string& a, const std::string& b) { return CompareVersions(a, b) > 0; });
+    if (matching.empty()) {
+      return absl::NotFoundError(absl::StrCat(text, ": no release matches (the index has ",
+                                              absl::StrJoin(releases, ", "), ")"));
+    }
+    if (matching.size() > kMaxReleases) {
+      notes->push_back(absl::StrCat(text, ": ", matching.size(), " releases match; the newest ",
+                                    kMaxReleases, " are checked (narrow the range for others)"));
+      matching.resize(kMaxReleases);
+    }
+    for (const std::string& v : matching) exact.push_back(absl::StrCat(req->name, "==", v));
+  }
+  std::vector<PipWheel> out;
+  for (const std::string& e : exact) {
+    ABICHECK_ASSIGN_OR_RETURN(PipWheel w, Locate(e, target, s));
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace abicheck
