@@ -611,7 +611,8 @@ class EnvironmentCheck {
     std::stable_sort(failing.begin(), failing.end(),
                      [&](size_t x, size_t y) { return kept_with[x] < kept_with[y]; });
     for (size_t i : failing) {
-      const std::vector<InputFile> then(providers.begin(), providers.begin() + kept_with[i]);
+      const std::vector<InputFile> then(
+          providers.begin(), providers.begin() + static_cast<std::ptrdiff_t>(kept_with[i]));
       ABICHECK_ASSIGN_OR_RETURN(
           (*reports)[i][b], diagnosis.Check(objects[i], then, build.preload, python(), opts_,
                                             ModuleAlreadyLoaded::kLoads, &parses_));
