@@ -32,9 +32,9 @@ Build MakeBuild(ExpandedInput in) { return Build(MakeState(std::move(in))); }
 // own objects are the providers as before; the dependencies' are found where torch's RPATH
 // points, and those torch's __init__.py preloads (E4) are loaded with it.
 absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::string>& find_links,
-                                     const InputLimits& limits) {
+                                     const InputLimits& limits, const PipTarget* pip) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
-                            GatherBuildWorld(in, find_links, limits));
+                            GatherBuildWorld(in, find_links, limits, nullptr, pip));
   if (!world) return MakeBuild(std::move(in));
   const std::string init = TorchText(in, "__init__.py");
   const std::string version = TorchText(in, "version.py");
@@ -114,7 +114,8 @@ absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const Inp
 
 absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const InputLimits& limits,
                                                 WheelDependencies deps,
-                                                const std::vector<std::string>& find_links) {
+                                                const std::vector<std::string>& find_links,
+                                                const PipTarget* pip) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> torch, ExpandInstalledTorch(path, limits));
   if (torch) return std::vector<Build>{MakeBuild(*std::move(torch))};
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded, ExpandBuilds(path, limits));
@@ -122,7 +123,8 @@ absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const I
   out.reserve(expanded.size());
   for (ExpandedInput& in : expanded) {
     if (in.kind == "archive" && deps == WheelDependencies::kLaidOut) {
-      ABICHECK_ASSIGN_OR_RETURN(Build b, MakeWheelBuild(std::move(in), find_links, limits));
+      ABICHECK_ASSIGN_OR_RETURN(Build b,
+                                MakeWheelBuild(std::move(in), find_links, limits, pip));
       out.push_back(std::move(b));
     } else {
       out.push_back(MakeBuild(std::move(in)));

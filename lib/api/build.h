@@ -9,6 +9,7 @@
 
 #include "abicheck/abicheck.h"
 #include "lib/inputs/inputs.h"
+#include "lib/inputs/pip.h"
 #include "lib/io/file_tree.h"
 #include "lib/resolve/parse_cache.h"
 
@@ -46,9 +47,12 @@ absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::str
 // which places it in an environment's site-packages) or laid out with the wheels its
 // Requires-Dist pins (kLaidOut, docs/loader-model.md E10).
 enum class WheelDependencies { kAlone, kLaidOut };
+// `pip`: for a wheel given as a URL, its dependencies no given wheel satisfies are resolved by
+// pip (issue 33); null: not.
 absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const InputLimits& limits,
                                                 WheelDependencies deps,
-                                                const std::vector<std::string>& find_links);
+                                                const std::vector<std::string>& find_links,
+                                                const PipTarget* pip = nullptr);
 
 // The error for `builds` (of `path`) where one build is wanted.
 absl::Status SeveralBuilds(const std::string& path, const std::vector<Build>& builds);

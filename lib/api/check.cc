@@ -497,15 +497,21 @@ absl::StatusOr<Report> Check(const std::string& module, const Build& build,
   return r;
 }
 
+PipTarget PipTargetOf(const CheckOptions& options, const std::string& python_version) {
+  PipTarget target;
+  target.python_version = python_version.empty() ? options.pip_python_version : python_version;
+  target.index_args = options.pip_index_args;
+  for (const std::string& d : options.find_links)
+    target.index_args.insert(target.index_args.end(), {"--find-links", d});
+  return target;
+}
+
 absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::string>& inputs,
                                                          const CheckOptions& options,
                                                          const std::string& python_version,
                                                          std::vector<Warning>* notes) {
   std::vector<std::string> out;
-  PipTarget target;
-  target.python_version = python_version.empty() ? options.pip_python_version : python_version;
-  target.index_args = options.pip_index_args;
-  for (const std::string& d : options.find_links) target.index_args.insert(target.index_args.end(), {"--find-links", d});
+  const PipTarget target = PipTargetOf(options, python_version);
   for (const std::string& in : inputs) {
     if (!IsPipInput(in)) {
       out.push_back(in);
@@ -804,7 +810,10 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   // Each build input read once; an index of several builds is several columns.
   std::vector<Build> builds;
   for (const std::string& b : unique_builds) {
-    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened, OpenBuilds(b, limits, options.find_links));
+    const PipTarget pip = PipTargetOf(options, "");
+    ABICHECK_ASSIGN_OR_RETURN(
+        std::vector<Build> opened,
+        OpenBuildsAs(b, limits, WheelDependencies::kLaidOut, options.find_links, &pip));
     for (Build& o : opened) builds.push_back(std::move(o));
   }
   std::vector<ModuleEntry> modules;

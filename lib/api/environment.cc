@@ -121,7 +121,8 @@ WorldPlacement PlacementIn(const PythonEnvironment& env) {
 
 absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build& opened,
                                       const std::vector<std::string>& find_links,
-                                      const InputLimits& limits, std::string* changes) {
+                                      const PipTarget* pip, const InputLimits& limits,
+                                      std::string* changes) {
   TorchBuild b;
   b.name = opened.name();
   const std::string& arg = b.name;
@@ -132,7 +133,7 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
   }
   const WorldPlacement into = PlacementIn(env);
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
-                            GatherBuildWorld(in, find_links, limits, &into));
+                            GatherBuildWorld(in, find_links, limits, &into, pip));
   if (world) {
     b.overlay = std::move(world->tree);
     b.replaced = std::move(world->replaced);
@@ -336,8 +337,9 @@ class EnvironmentCheck {
                                 OpenBuildsAs(a, limits, WheelDependencies::kAlone, {}));
       for (const Build& o : opened) {
         std::string changes;
-        ABICHECK_ASSIGN_OR_RETURN(TorchBuild b,
-                                  OtherBuild(env_, o, opts_.find_links, limits, &changes));
+        const PipTarget pip = PipTargetOf(opts_, env_.python_version);
+        ABICHECK_ASSIGN_OR_RETURN(
+            TorchBuild b, OtherBuild(env_, o, opts_.find_links, &pip, limits, &changes));
         builds_.push_back(std::move(b));
         out_.build_changes.push_back(std::move(changes));
       }

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
+#include "lib/io/byte_source.h"
 #include "lib/io/zip_archive.h"
 #include "lib/util/parallel.h"
 #include "lib/util/paths.h"
@@ -91,12 +92,17 @@ class Gatherer {
  public:
   Gatherer(const ExpandedInput& wheel, MarkerEnvironment target,
            absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog,
-           const InputLimits& limits, const WorldPlacement* into)
+           const InputLimits& limits, const WorldPlacement* into, const PipTarget* pip)
       : wheel_(wheel),
         target_(std::move(target)),
         catalog_(std::move(catalog)),
         limits_(limits),
         into_(into) {
+    if (pip != nullptr && IsUrl(wheel_.path)) {
+      pip_ = *pip;
+      pip_->python_version = target_.python_version;
+      pip_->machine = target_.platform_machine;
+    }
     for (size_t i = 0; into_ != nullptr && i < into_->installed.size(); ++i)
       installed_.emplace(into_->installed[i].name, &into_->installed[i]);
   }
@@ -263,6 +269,18 @@ class Gatherer {
   absl::StatusOr<std::optional<WheelFile>> Choose(const Requirement& req, const std::string& by) {
     auto it = catalog_.find(req.name);
     const bool pinned = absl::StrContains(req.specifier, "==");
+    if (it == catalog_.end() && pip_) {
+      // A published build: the wheel pip would install for it, read where the index has it.
+      absl::StatusOr<PipWheel> w = LocateRequirement(req.Short(), *pip_);
+      std::optional<WheelName> name =
+          w.ok() ? ParseWheelName(Basename(UrlFileName(w->location))) : std::nullopt;
+      if (name) {
+        used_.push_back(absl::StrCat(name->distribution, " ", name->version, " (by pip)"));
+        return WheelFile{w->location, *std::move(name)};
+      }
+      world_.notes.push_back(absl::StrCat(req.Short(), " (required by ", by, "): ",
+                                          w.ok() ? "pip names no wheel" : w.status().message()));
+    }
     if (it == catalog_.end()) {
       if (pinned) world_.not_given.push_back(req.Short());
       return std::nullopt;
@@ -322,6 +340,7 @@ class Gatherer {
   const absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog_;
   const InputLimits& limits_;
   const WorldPlacement* into_;
+  std::optional<PipTarget> pip_;  // a URL wheel's: dependencies resolved by pip
   absl::flat_hash_map<std::string, const InstalledVersion*> installed_;  // by normalized name
   std::string root_name_;
   std::vector<std::string> used_;    // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
@@ -335,7 +354,7 @@ class Gatherer {
 
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
-    const InputLimits& limits, const WorldPlacement* into) {
+    const InputLimits& limits, const WorldPlacement* into, const PipTarget* pip) {
   if (wheel.kind != "archive") return std::nullopt;
   const std::string metadata = TextMember(wheel, ".dist-info/METADATA");
   if (metadata.empty()) return std::nullopt;
@@ -345,10 +364,10 @@ absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
   if (!target) return std::nullopt;
   std::vector<std::string> dirs = find_links;
   const size_t slash = wheel.path.rfind('/');
-  dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
+  if (!IsUrl(wheel.path)) dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
   absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog = WheelsIn(dirs);
   catalog.erase(name->distribution);  // the build itself, and other builds of it beside it
-  Gatherer g(wheel, *std::move(target), std::move(catalog), limits, into);
+  Gatherer g(wheel, *std::move(target), std::move(catalog), limits, into, pip);
   ABICHECK_ASSIGN_OR_RETURN(BuildWorld world, g.Run(ParseMetadata(metadata)));
   return world;
 }

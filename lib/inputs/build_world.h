@@ -13,6 +13,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/inputs/inputs.h"
+#include "lib/inputs/pip.h"
 #include "lib/io/file_tree.h"
 
 namespace abicheck {
@@ -53,10 +54,14 @@ struct BuildWorld {
 // (kInvalidArgument, naming the METADATA), a dependency wheel that cannot be read (as
 // ExpandInput says).
 // With `into`: placed over that environment (E11) — a requirement an installed distribution
-// satisfies keeps it (pip's "already satisfied"); one it does not replaces it.
+// satisfies keeps it (pip's "already satisfied"); one it does not replaces it. With `pip` and a
+// wheel given as a URL (a published build, issue 33): a requirement no given wheel satisfies is
+// resolved by pip (its index options; the wheel's own Python and machine) and read by range
+// requests as the wheel is.
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
-    const InputLimits& limits, const WorldPlacement* into = nullptr);
+    const InputLimits& limits, const WorldPlacement* into = nullptr,
+    const PipTarget* pip = nullptr);
 
 }  // namespace abicheck
 

@@ -182,6 +182,13 @@ absl::StatusOr<PipWheel> Locate(const std::string& exact, const PipTarget& t, co
 
 bool IsPipInput(absl::string_view input) { return absl::StartsWith(input, "pip:"); }
 
+absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement,
+                                           const PipTarget& target) {
+  Scratch s;
+  if (s.dir.empty()) return absl::UnavailableError(absl::StrCat(requirement, ": no temporary directory"));
+  return Locate(requirement, target, s);
+}
+
 absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
                                                       const PipTarget& target,
                                                       std::vector<std::string>* notes) {

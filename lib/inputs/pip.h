@@ -40,6 +40,11 @@ absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
                                                       const PipTarget& target,
                                                       std::vector<std::string>* notes);
 
+// The one wheel `pip install REQ` would take (no dependencies followed): a pinned dependency of
+// a remote torch wheel (docs/loader-model.md E10), fetched the way the wheel was.
+absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement,
+                                           const PipTarget& target);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_INPUTS_PIP_H_

@@ -131,6 +131,30 @@ def build(d):
         z.write(d / "libfoo.so", "torch/lib/libfoo.so")
         z.writestr(zipfile.ZipInfo("torch/data.bin"), rnd.randbytes(8 << 20),
                    compress_type=zipfile.ZIP_STORED)
+    # torch 9.1.0: its libfoo.so needs the CUDA-like runtime its Requires-Dist pins, through its
+    # RPATH into the nvidia/ tree pip lays out (docs/loader-model.md E10).
+    (d / "rt.c").write_text("int rt(void) { return 2; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "librt_like.so.99", d / "rt.c",
+                    "-Wl,-soname,librt_like.so.99"], check=True)
+    (d / "foo2.c").write_text("extern int rt(void);\nint foo(void) { return rt(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "libfoo2.so", d / "foo2.c",
+                    "-Wl,-soname,libfoo.so", "-L", d, "-l:librt_like.so.99",
+                    "-Wl,-rpath,$ORIGIN/../../nvidia/rt/lib", "-Wl,--disable-new-dtags"],
+                   check=True)
+    with zipfile.ZipFile(d / "torch-9.1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        z.writestr("torch-9.1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\n"
+                   "Version: 9.1.0\nRequires-Dist: nvidia-rt-cu99==1.2.3; "
+                   "platform_system == \"Linux\"\n\n")
+        z.writestr("torch-9.1.0.dist-info/WHEEL", WHEEL)
+        z.writestr("torch/version.py", "__version__ = '9.1.0'\n")
+        z.write(d / "libfoo2.so", "torch/lib/libfoo.so")
+    with zipfile.ZipFile(d / "nvidia_rt_cu99-1.2.3-py3-none-manylinux_2_28_x86_64.whl", "w") as z:
+        z.writestr("nvidia_rt_cu99-1.2.3.dist-info/METADATA", "Metadata-Version: 2.1\n"
+                   "Name: nvidia-rt-cu99\nVersion: 1.2.3\n\n")
+        z.writestr("nvidia_rt_cu99-1.2.3.dist-info/WHEEL", WHEEL.replace(
+            "cp312-cp312", "py3-none"))
+        z.write(d / "librt_like.so.99", "nvidia/rt/lib/librt_like.so.99")
     mod = d / "mod-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
     with zipfile.ZipFile(mod, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("mod-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
@@ -210,6 +234,19 @@ def main():
             check(verdicts(doc) == want, "pip: the verdicts differ from the local files'")
             notes = " ".join(n["message"] for n in doc["notes"])
             check("pip resolves torch==9.0.0 to this wheel (sha256 " in notes, f"pip: {notes}")
+        # A published torch's pinned wheels are resolved by pip too, and read by ranges: the
+        # runtime it needs is read, not assumed (the verdict rests on nothing unread).
+        r = run("pip:mod==1.0", "--against", "pip:torch==9.1.0", *pip)
+        check(r.returncode == 1, f"pip, pinned: exit {r.returncode}: {r.stderr.strip()}")
+        if r.returncode == 1:
+            doc = json.loads(r.stdout)
+            notes = " ".join(n["message"] for n in doc["notes"])
+            cell = doc["cells"][0]["report"]
+            check(cell["verdict"] == "fails" and not cell["summary"]["unknown_because"] and
+                  "nvidia-rt-cu99 1.2.3 (by pip)" in notes,
+                  f"pip, pinned: {cell['verdict']} {cell['summary']['unknown_because']} {notes}")
+            check(not cell["summary"]["assumed_loaded"],
+                  f"pip, pinned: nothing assumed loaded: {cell['summary']['assumed_loaded']}")
         r = run("pip:mod==1.0", "--against", "pip:torch==9.9.9", *pip)
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip:torch==9.9.9" in err[0] and
