@@ -102,6 +102,24 @@ print(json.dumps(out))
 '''
 
 
+class Tally:
+    """check(ok, what): counts, and prints each mismatch; summary() ends the run."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print("MISMATCH", what)
+
+    def summary(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else 0
+
+
 def needed_and_sonames(paths):
     """DT_NEEDED and DT_SONAME of each path, by binutils (the test may run tools)."""
     needed, soname = {}, {}
@@ -170,16 +188,7 @@ def main():
     if not venvs:
         print("no virtualenvs built under", cache / "venvs")
         return 1
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("MISMATCH", what)
-
+    check = Tally()
     for v in venvs:
         rep = subprocess.run([abicheck, "env", str(v), "-L", str(stub), "--format", "json"],
                              capture_output=True, text=True)
@@ -202,8 +211,7 @@ def main():
         print(f"{v.name}: import torch {'loads' if imp['loads'] else 'fails'}; {n_objects} shared objects "
               f"of {len(packages)} packages, {n_fail} fail to load, {n_crashed} loaded but crashed in an "
               f"initializer (no GPU); checked against the real loader")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -103,16 +103,7 @@ def main():
     if len(venvs) < 2:
         print("fewer than two virtualenvs built under", cache / "venvs")
         return 1
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("MISMATCH", what)
-
+    check = differential.Tally()
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="whatif-", dir=cache))
     try:
         for v in venvs:
@@ -166,8 +157,7 @@ def main():
                 shutil.rmtree(work)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

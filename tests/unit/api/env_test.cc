@@ -99,6 +99,19 @@ struct Venv {
   }
 };
 
+// Two torch directories laid out like site-packages, torch-2.10.0/torch and torch-2.9.0/torch;
+// the newer one kept c10_gone.
+void TwoTorchDirectories(const TempDir& other) {
+  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"2.10.0", {"c10_kept", "c10_gone"}}, {"2.9.0", {"c10_kept"}}}) {
+    const std::string t = "torch-" + ver + "/torch/";
+    fs::create_directories(other.path() + "/" + t + "lib");
+    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
+    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
+  }
+}
+
 const EnvironmentPackage* Package(const EnvironmentReport& r, const std::string& name) {
   for (const EnvironmentPackage& p : r.packages) {
     if (p.name == name) return &p;
@@ -245,15 +258,7 @@ TEST(EnvTest, ADiffOfTwoEnvironmentsIsADiffOfTheirTorch) {
 TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   Venv v;
   TempDir other;
-  // Two torch directories laid out like site-packages; the newer one kept c10_gone.
-  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"2.10.0", {"c10_kept", "c10_gone"}}, {"2.9.0", {"c10_kept"}}}) {
-    const std::string t = "torch-" + ver + "/torch/";
-    fs::create_directories(other.path() + "/" + t + "lib");
-    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
-    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
-    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
-  }
+  TwoTorchDirectories(other);
   absl::StatusOr<EnvironmentReport> r = CheckEnvironment(
       v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
       NoHost());
@@ -532,14 +537,7 @@ TEST(EnvTest, AFailureNoTorchFixesIsSaidApart) {
   Venv v;
   v.Dist("media", "1.0", "", {{"media/_ext.so", Mod({"libavutil_x.so.60"}, {})}});
   TempDir other;
-  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"2.10.0", {"c10_kept", "c10_gone"}}, {"2.9.0", {"c10_kept"}}}) {
-    const std::string t = "torch-" + ver + "/torch/";
-    fs::create_directories(other.path() + "/" + t + "lib");
-    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
-    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
-    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
-  }
+  TwoTorchDirectories(other);
   const std::vector<std::string> builds = {other.path() + "/torch-2.10.0/torch",
                                            other.path() + "/torch-2.9.0/torch"};
   absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, builds, NoHost());
