@@ -123,8 +123,7 @@ absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const I
   out.reserve(expanded.size());
   for (ExpandedInput& in : expanded) {
     if (in.kind == "archive" && deps == WheelDependencies::kLaidOut) {
-      ABICHECK_ASSIGN_OR_RETURN(Build b,
-                                MakeWheelBuild(std::move(in), find_links, limits, pip));
+      ABICHECK_ASSIGN_OR_RETURN(Build b, MakeWheelBuild(std::move(in), find_links, limits, pip));
       out.push_back(std::move(b));
     } else {
       out.push_back(MakeBuild(std::move(in)));

@@ -522,8 +522,8 @@ absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::
     for (std::string& n : said) notes->push_back({in, std::move(n)});
     for (const PipWheel& w : wheels) {
       notes->push_back({w.location, absl::StrCat("pip resolves ", w.requirement, " to this wheel",
-                                                 w.sha256.empty() ? "" : " (sha256 ",
-                                                 w.sha256, w.sha256.empty() ? "" : ")")});
+                                                 w.sha256.empty() ? "" : " (sha256 ", w.sha256,
+                                                 w.sha256.empty() ? "" : ")")});
       out.push_back(w.location);
     }
   }
@@ -722,15 +722,14 @@ class PackageChecks {
         if (!IsVendoredLibrary(o->path) || !o->elf || o->elf->soname().empty()) continue;
         const absl::string_view soname = o->elf->soname();
         if (soname == Basename(o->path)) continue;  // found by its own name: a search finds it
-        if (std::find(probe.needed().begin(), probe.needed().end(), soname) ==
-            probe.needed().end())
+        if (std::find(probe.needed().begin(), probe.needed().end(), soname) == probe.needed().end())
           continue;
         for (size_t j : DependentsOf(*w, o, pw.given)) bringers.insert(j);
       }
     }
     if (w && slot != kNotGiven && bringers.empty() && w->set_aside_ok[slot] &&
-        probe.machine() == w->machine &&
-        probe.is_64() == w->is_64 && probe.big_endian() == w->big_endian) {
+        probe.machine() == w->machine && probe.is_64() == w->is_64 &&
+        probe.big_endian() == w->big_endian) {
       return CheckInWorld(*w, e.module(), pw.inputs[b], options_, ModuleAlreadyLoaded::kIsAnError,
                           w->given[slot]);
     }
@@ -743,9 +742,7 @@ class PackageChecks {
     } else if (w) {  // loaded as what another needed: the same bytes, or the same file on disk
       const std::optional<FileId>& id = parses_.Given(e.module()).file_id;
       for (const Object* o : w->loader->loaded()) {
-        if (o->blob == e.module().blob ||
-            (id && o->file_id && *o->file_id == *id))
-          self = o;
+        if (o->blob == e.module().blob || (id && o->file_id && *o->file_id == *id)) self = o;
       }
     }
     const absl::flat_hash_set<size_t> dependents =

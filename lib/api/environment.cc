@@ -82,9 +82,9 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
   // E4: the CUDA libraries torch preloads once libtorch_global_deps (and so libcudart) loaded,
   // where the build's overlay (E11) or the disk has them.
   const FileTree* overlay = b->overlay.get();
-  for (const std::string& p :
-       TorchPreloadPaths(env.site_packages, !b->preload.empty(), init_py, version_py,
-                         [overlay](const std::string& dir) { return NamesInOverlay(overlay, dir); })) {
+  for (const std::string& p : TorchPreloadPaths(
+           env.site_packages, !b->preload.empty(), init_py, version_py,
+           [overlay](const std::string& dir) { return NamesInOverlay(overlay, dir); })) {
     if (const InputFile* f = overlay ? overlay->File(p) : nullptr) {
       b->providers.push_back(*f);
       continue;
@@ -338,8 +338,8 @@ class EnvironmentCheck {
       for (const Build& o : opened) {
         std::string changes;
         const PipTarget pip = PipTargetOf(opts_, env_.python_version);
-        ABICHECK_ASSIGN_OR_RETURN(
-            TorchBuild b, OtherBuild(env_, o, opts_.find_links, &pip, limits, &changes));
+        ABICHECK_ASSIGN_OR_RETURN(TorchBuild b,
+                                  OtherBuild(env_, o, opts_.find_links, &pip, limits, &changes));
         builds_.push_back(std::move(b));
         out_.build_changes.push_back(std::move(changes));
       }
@@ -593,9 +593,9 @@ class EnvironmentCheck {
           changed = true;
           if (!IsVendoredLibrary(objects[i].name)) providers.push_back(objects[i]);
         }
-        const bool ready = !own_needs[i].empty() &&
-                           std::all_of(own_needs[i].begin(), own_needs[i].end(),
-                                       [&](size_t j) { return loaded[j]; });
+        const bool ready =
+            !own_needs[i].empty() && std::all_of(own_needs[i].begin(), own_needs[i].end(),
+                                                 [&](size_t j) { return loaded[j]; });
         if (loads || !attempted[i] || ready) {
           (*reports)[i][b] = std::move(r);
           kept_with[i] = providers.size() - (loads && !IsVendoredLibrary(objects[i].name) ? 1 : 0);
@@ -615,9 +615,9 @@ class EnvironmentCheck {
     for (size_t i : failing) {
       const std::vector<InputFile> then(
           providers.begin(), providers.begin() + static_cast<std::ptrdiff_t>(kept_with[i]));
-      ABICHECK_ASSIGN_OR_RETURN(
-          (*reports)[i][b], diagnosis.Check(objects[i], then, build.preload, python(), opts_,
-                                            ModuleAlreadyLoaded::kLoads, &parses_));
+      ABICHECK_ASSIGN_OR_RETURN((*reports)[i][b],
+                                diagnosis.Check(objects[i], then, build.preload, python(), opts_,
+                                                ModuleAlreadyLoaded::kLoads, &parses_));
       NameOwnLibraries(objects, loaded, &(*reports)[i][b]);
     }
     return absl::OkStatus();
@@ -634,7 +634,8 @@ class EnvironmentCheck {
         for (size_t j = 0; j < objects.size(); ++j) {
           if (j == i || IsVendoredLibrary(objects[j].name)) continue;
           const ParsedObject& d = parses_.Given(objects[j]);
-          if (n == Basename(objects[j].name) || (d.elf && n == d.elf->soname())) out[i].push_back(j);
+          if (n == Basename(objects[j].name) || (d.elf && n == d.elf->soname()))
+            out[i].push_back(j);
         }
       }
     }

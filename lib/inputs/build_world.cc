@@ -364,7 +364,8 @@ absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
   if (!target) return std::nullopt;
   std::vector<std::string> dirs = find_links;
   const size_t slash = wheel.path.rfind('/');
-  if (!IsUrl(wheel.path)) dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
+  if (!IsUrl(wheel.path))
+    dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
   absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog = WheelsIn(dirs);
   catalog.erase(name->distribution);  // the build itself, and other builds of it beside it
   Gatherer g(wheel, *std::move(target), std::move(catalog), limits, into, pip);

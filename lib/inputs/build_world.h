@@ -23,7 +23,7 @@ namespace abicheck {
 struct InstalledVersion {
   std::string name;  // PEP 503-normalized
   std::string version;
-  std::vector<std::string> requirements;  // its Requires-Dist, as written
+  std::vector<std::string> requirements;    // its Requires-Dist, as written
   std::vector<std::string> shared_objects;  // its ELF files' absolute paths (RECORD)
 };
 struct WorldPlacement {

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -119,8 +121,8 @@ absl::Status PipFailed(const std::string& req, const Ran& r) {
   }
   const std::string last = LastErrorLine(r.err);
   if (absl::StrContains(r.err, "No module named pip")) {
-    return absl::UnavailableError(absl::StrCat("pip:", req, ": ", last,
-                                               " (set ABICHECK_PIP_PYTHON to a Python with pip)"));
+    return absl::UnavailableError(
+        absl::StrCat("pip:", req, ": ", last, " (set ABICHECK_PIP_PYTHON to a Python with pip)"));
   }
   return absl::NotFoundError(absl::StrCat("pip:", req, ": pip resolves nothing: ", last));
 }
@@ -128,8 +130,8 @@ absl::Status PipFailed(const std::string& req, const Ran& r) {
 // The releases of `name` the index has, by `pip index versions`.
 absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const std::string& name,
                                                   const PipTarget& t, const Scratch& s) {
-  std::vector<std::string> argv = {Python(t), "-m", "pip", "--disable-pip-version-check",
-                                   "index", "versions", name};
+  std::vector<std::string> argv = {Python(t), "-m",       "pip", "--disable-pip-version-check",
+                                   "index",   "versions", name};
   for (const std::string& a : TargetArgs(t)) argv.push_back(a);
   for (const std::string& a : t.index_args) argv.push_back(a);
   const Ran r = Run(argv, s);
@@ -147,9 +149,19 @@ absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const 
 // One exact requirement to its wheel, by `pip install --dry-run --report`.
 absl::StatusOr<PipWheel> Locate(const std::string& exact, const PipTarget& t, const Scratch& s) {
   const std::string report = s.dir + "/report.json";
-  std::vector<std::string> argv = {Python(t), "-m", "pip", "--disable-pip-version-check",
-                                   "install", "--dry-run", "--no-deps", "--ignore-installed",
-                                   "--quiet", "--target", s.dir + "/target", "--report", report};
+  std::vector<std::string> argv = {Python(t),
+                                   "-m",
+                                   "pip",
+                                   "--disable-pip-version-check",
+                                   "install",
+                                   "--dry-run",
+                                   "--no-deps",
+                                   "--ignore-installed",
+                                   "--quiet",
+                                   "--target",
+                                   s.dir + "/target",
+                                   "--report",
+                                   report};
   for (const std::string& a : TargetArgs(t)) argv.push_back(a);
   if (t.python_version.empty()) argv.push_back("--only-binary=:all:");
   for (const std::string& a : t.index_args) argv.push_back(a);
@@ -185,7 +197,8 @@ bool IsPipInput(absl::string_view input) { return absl::StartsWith(input, "pip:"
 absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement,
                                            const PipTarget& target) {
   Scratch s;
-  if (s.dir.empty()) return absl::UnavailableError(absl::StrCat(requirement, ": no temporary directory"));
+  if (s.dir.empty())
+    return absl::UnavailableError(absl::StrCat(requirement, ": no temporary directory"));
   return Locate(requirement, target, s);
 }
 

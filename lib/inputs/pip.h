@@ -42,8 +42,7 @@ absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
 
 // The one wheel `pip install REQ` would take (no dependencies followed): a pinned dependency of
 // a remote torch wheel (docs/loader-model.md E10), fetched the way the wheel was.
-absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement,
-                                           const PipTarget& target);
+absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement, const PipTarget& target);
 
 }  // namespace abicheck
 

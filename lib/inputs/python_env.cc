@@ -353,10 +353,10 @@ std::vector<CudaPreload> TorchCudaPreloads(absl::string_view init_py) {
       if (!quoted(&i, &b)) continue;
       const size_t close = s.find(')', i);
       const bool optional =
-          best_effort || absl::StrContains(s.substr(i, close == absl::string_view::npos
-                                                           ? absl::string_view::npos
-                                                           : close - i),
-                                           "required=False");
+          best_effort ||
+          absl::StrContains(
+              s.substr(i, close == absl::string_view::npos ? absl::string_view::npos : close - i),
+              "required=False");
       if (absl::StrContains(b, ".so")) to->push_back({a, b, !optional});
     }
   };
@@ -364,7 +364,8 @@ std::vector<CudaPreload> TorchCudaPreloads(absl::string_view init_py) {
   if (call != absl::string_view::npos && !block.substr(call).empty() &&
       (absl::StartsWith(block.substr(call), "_preload_cuda_deps()") ||
        absl::StartsWith(block.substr(call), "_preload_cuda_deps(required="))) {
-    const bool best_effort = absl::StartsWith(block.substr(call), "_preload_cuda_deps(required=False)");
+    const bool best_effort =
+        absl::StartsWith(block.substr(call), "_preload_cuda_deps(required=False)");
     const size_t body = init_py.find("def _preload_cuda_deps(");
     if (body != absl::string_view::npos) {
       const size_t next = init_py.find("\ndef ", body + 1);

@@ -67,7 +67,8 @@ const absl::StatusOr<LibCurl>& LoadLibCurl() {
         !load(&c.easy_strerror, "curl_easy_strerror") ||
         !load(&c.slist_append, "curl_slist_append") ||
         !load(&c.slist_free_all, "curl_slist_free_all"))
-      return absl::UnavailableError(absl::StrCat(ABICHECK_LIBCURL_SONAME, ": a function is missing"));
+      return absl::UnavailableError(
+          absl::StrCat(ABICHECK_LIBCURL_SONAME, ": a function is missing"));
     if (c.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
       return absl::UnavailableError("libcurl could not be initialized");
     return c;
@@ -144,7 +145,7 @@ struct Shared {
   uint64_t size = 0;
   std::mutex mu;
   std::map<uint64_t, std::shared_ptr<const std::string>> cache;  // by start offset
-  std::map<uint64_t, uint64_t> last_use;                          // start -> tick
+  std::map<uint64_t, uint64_t> last_use;                         // start -> tick
   uint64_t cached = 0, tick = 0;
   std::atomic<uint64_t> fetched{0};
   FILE* whole = nullptr;  // a server that ignores ranges: the archive, read once
@@ -245,8 +246,9 @@ class HttpSource : public ByteSource {
     s_->cache[start] = std::move(bytes);
     s_->last_use[start] = ++s_->tick;
     while (s_->cached > kMaxCached && s_->cache.size() > 1) {  // the least recently used go
-      auto oldest = std::min_element(s_->last_use.begin(), s_->last_use.end(),
-                                     [](const auto& x, const auto& y) { return x.second < y.second; });
+      auto oldest =
+          std::min_element(s_->last_use.begin(), s_->last_use.end(),
+                           [](const auto& x, const auto& y) { return x.second < y.second; });
       s_->cached -= s_->cache[oldest->first]->size();
       s_->cache.erase(oldest->first);
       s_->last_use.erase(oldest);
@@ -269,9 +271,9 @@ class HttpSource : public ByteSource {
       uint64_t first = 0, last = 0, total = 0;
       if (a.status == 206 && ParseContentRange(a.content_range, &first, &last, &total)) {
         if (total != s_->size)
-          return absl::DataLossError(absl::StrCat(
-              s_->file, ": the server now answers for another file (", total, " bytes, not ",
-              s_->size, ") (", s_->url, ")"));
+          return absl::DataLossError(
+              absl::StrCat(s_->file, ": the server now answers for another file (", total,
+                           " bytes, not ", s_->size, ") (", s_->url, ")"));
         if (first == start && last + 1 == end && a.body.size() == end - start) {
           Keep(start, std::make_shared<const std::string>(std::move(a.body)));
           return absl::OkStatus();
@@ -285,8 +287,8 @@ class HttpSource : public ByteSource {
         return ReadWhole();
       }
       why = a.over ? "it sent more than was asked for"
-                   : absl::StrCat("HTTP ", a.status, a.status == 206 ? " without a Content-Range"
-                                                                     : "");
+                   : absl::StrCat("HTTP ", a.status,
+                                  a.status == 206 ? " without a Content-Range" : "");
       if (a.status >= 400 && a.status < 500) break;  // a retry will not mend a client error
     }
     return Bad(absl::StrCat("reading bytes ", start, "-", end - 1, " failed after ", tries,
@@ -315,9 +317,10 @@ class HttpSource : public ByteSource {
     std::lock_guard<std::mutex> lock(s_->mu);
     s_->size = a.sink_bytes;
     s_->whole = f;
-    s_->notes.push_back(absl::StrCat("the server ignores range requests (HTTP 200 for a ranged "
-                                     "GET): ",
-                                     s_->file, " was read whole, ", a.sink_bytes, " bytes"));
+    s_->notes.push_back(
+        absl::StrCat("the server ignores range requests (HTTP 200 for a ranged "
+                     "GET): ",
+                     s_->file, " was read whole, ", a.sink_bytes, " bytes"));
     return absl::OkStatus();
   }
 

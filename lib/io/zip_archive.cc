@@ -100,8 +100,8 @@ zip_int64_t ReadSource(void* user, void* data, zip_uint64_t len, zip_source_cmd_
       return static_cast<zip_int64_t>(*n);
     }
     case ZIP_SOURCE_SEEK: {
-      const zip_int64_t at = Z().source_seek_compute_offset(r->pos, r->bytes->size(), data, len,
-                                                           &r->error);
+      const zip_int64_t at =
+          Z().source_seek_compute_offset(r->pos, r->bytes->size(), data, len, &r->error);
       if (at < 0) return -1;
       r->pos = static_cast<uint64_t>(at);
       return 0;
@@ -119,10 +119,9 @@ zip_int64_t ReadSource(void* user, void* data, zip_uint64_t len, zip_source_cmd_
     case ZIP_SOURCE_ERROR:
       return Z().error_to_data(&r->error, data, len);
     case ZIP_SOURCE_SUPPORTS:
-      return Z().source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
-                                            ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE,
-                                            ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS,
-                                            -1);
+      return Z().source_make_command_bitmap(
+          ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR,
+          ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS, -1);
     default:
       Z().error_set(&r->error, ZIP_ER_OPNOTSUPP, 0);
       return -1;
@@ -165,8 +164,8 @@ absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle(bool 
       if (h->za == nullptr) Z().source_free(src);
     }
     if (h->za == nullptr) {
-      std::string msg = !h->reader->failure.empty() ? h->reader->failure
-                                                    : std::string(Z().error_strerror(&ze));
+      std::string msg =
+          !h->reader->failure.empty() ? h->reader->failure : std::string(Z().error_strerror(&ze));
       Z().error_fini(&ze);
       return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", msg));
     }

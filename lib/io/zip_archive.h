@@ -1,6 +1,7 @@
 // Wheels and other zip archives, read in place (a file, or a URL through HTTP range requests:
-// lib/io/http_source.h): the central directory through libzip, member bytes streamed raw (ZIP_FL_COMPRESSED) through Intel ISA-L's inflate into a SparseImage that
-// keeps only the ranges asked for. Nothing is written to disk; member names are never paths.
+// lib/io/http_source.h): the central directory through libzip, member bytes streamed raw
+// (ZIP_FL_COMPRESSED) through Intel ISA-L's inflate into a SparseImage that keeps only the ranges
+// asked for. Nothing is written to disk; member names are never paths.
 #ifndef ABICHECK_LIB_IO_ZIP_ARCHIVE_H_
 #define ABICHECK_LIB_IO_ZIP_ARCHIVE_H_
 

@@ -152,8 +152,8 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
   // What installing each build here would change (E11), once, above the table.
   for (size_t b = 0; b < env.build_changes.size() && b < labels.size(); ++b) {
     if (!env.build_changes[b].empty())
-      absl::StrAppend(&out, "  installing ", Printable(labels[b]), " here: ",
-                      Printable(env.build_changes[b]), "\n");
+      absl::StrAppend(&out, "  installing ", Printable(labels[b]),
+                      " here: ", Printable(env.build_changes[b]), "\n");
   }
   AppendTorchImports(env, labels, color, &out);
   out.push_back('\n');

@@ -44,16 +44,16 @@ void AddIndexOptions(CLI::App& app, CheckOptions* options) {
   app.add_option_function<std::vector<std::string>>(
       "--index-url",
       [options](const std::vector<std::string>& urls) {
-        for (const std::string& u : urls) options->pip_index_args.insert(
-            options->pip_index_args.end(), {"--index-url", u});
+        for (const std::string& u : urls)
+          options->pip_index_args.insert(options->pip_index_args.end(), {"--index-url", u});
       },
       "given to pip for pip:REQ inputs (a module, or a build with --against: "
       "pip:torch==2.10.0, 'pip:torch>=2.8,<2.13'), which are read by HTTP range requests");
   app.add_option_function<std::vector<std::string>>(
       "--extra-index-url",
       [options](const std::vector<std::string>& urls) {
-        for (const std::string& u : urls) options->pip_index_args.insert(
-            options->pip_index_args.end(), {"--extra-index-url", u});
+        for (const std::string& u : urls)
+          options->pip_index_args.insert(options->pip_index_args.end(), {"--extra-index-url", u});
       },
       "given to pip for pip:REQ inputs (repeatable)");
   app.add_flag_callback(

@@ -248,13 +248,13 @@ TEST(BuildWorldTest, AVendoredLibraryIsNoProviderOfItsOwn) {
   image.needed = {"libcudart_x-1a2b3c4d.so.12"};
   image.rpath = "$ORIGIN/../pkg.libs";
   image.syms.push_back({"PyInit_image"});
-  const std::string wheel =
-      WriteZip(d, "pkg-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
-               {{"pkg-1.0.dist-info/METADATA", Text("Name: pkg\nVersion: 1.0\n\n")},
-                {"pkg.libs/libcudart_x-1a2b3c4d.so.12", cudart.Build()},
-                {"pkg/image.so", image.Build()},
-                {"pkg/_C.so", testing::Mod({"libcudart_x.so.12", "libtorch_like.so"},
-                                           {"cudaMalloc_x", "t_gone"})}});
+  const std::string wheel = WriteZip(
+      d, "pkg-1.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+      {{"pkg-1.0.dist-info/METADATA", Text("Name: pkg\nVersion: 1.0\n\n")},
+       {"pkg.libs/libcudart_x-1a2b3c4d.so.12", cudart.Build()},
+       {"pkg/image.so", image.Build()},
+       {"pkg/_C.so",
+        testing::Mod({"libcudart_x.so.12", "libtorch_like.so"}, {"cudaMalloc_x", "t_gone"})}});
   CheckOptions o;
   o.use_host = false;
   o.providers = {d.Write("libtorch_like.so", testing::Lib("libtorch_like.so", {"t"}))};

@@ -602,7 +602,8 @@ TEST(EnvTest, TheFirstErrorIsTheOneTheImportMeets) {
                 HasSubstr("import fails with: libcudart_x.so.12: cannot open shared object file"))
         << "diagnose=" << diagnose;
     EXPECT_THAT(RenderText(cell("codec/_ops.so"), false),
-                HasSubstr("import fails with: " + v.site + "/codec/_ops.so: undefined symbol: "
+                HasSubstr("import fails with: " + v.site +
+                          "/codec/_ops.so: undefined symbol: "
                           "c10_gone"))
         << "diagnose=" << diagnose;
   }
@@ -618,8 +619,7 @@ TEST(EnvTest, MetadataAndPreloadsAreReadNotRun) {
   EXPECT_THAT(md.torch_requirements, ElementsAre("torch (==2.9.1)", "Torch>=2.10"));
   EXPECT_EQ(NormalizeDistName("Sgl_Kernel.x"), "sgl-kernel-x");
   // torch 2.9's success path names its preloads; 2.12's calls _preload_cuda_deps() for a list.
-  EXPECT_THAT(
-      TorchCudaPreloads(R"(
+  EXPECT_THAT(TorchCudaPreloads(R"(
 def _load_global_deps() -> None:
     try:
         ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
@@ -631,8 +631,8 @@ def _load_global_deps() -> None:
     except OSError as err:
         cuda_libs = {"cublas": "libcublas.so.*[0-9]"}
 )"),
-      ElementsAre(CudaPreload{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
-                  CudaPreload{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
+              ElementsAre(CudaPreload{"cuda_nvrtc", "libnvrtc.so.*[0-9]"},
+                          CudaPreload{"nvjitlink", "libnvJitLink.so.*[0-9]"}));
   EXPECT_THAT(TorchCudaPreloads(R"(
 def _preload_cuda_deps(err: OSError | None = None) -> None:
     cuda_libs: list[tuple[str, str]] = [
@@ -683,9 +683,9 @@ def _load_global_deps() -> None:
                           {{"cublas", "libcublasLt.so.*[0-9]"}, {"cudnn", "libcudnn.so.*[0-9]"}}),
       ElementsAre(d.path() + "/nvidia/cu13/lib/libcublasLt.so.13"));
   // A required one not found (no cudnn) ends the preloading: libcudart is not reached.
-  EXPECT_THAT(ResolveCudaPreloads(d.path(), "13",
-                                  {{"cudnn", "libcudnn.so.*[0-9]"},
-                                   {"cuda_runtime", "libcudart.so.*[0-9]"}}),
+  EXPECT_THAT(ResolveCudaPreloads(
+                  d.path(), "13",
+                  {{"cudnn", "libcudnn.so.*[0-9]"}, {"cuda_runtime", "libcudart.so.*[0-9]"}}),
               ::testing::IsEmpty());
   // Best-effort, it is; and nvidia/<folder>/lib comes before nvidia/cu13/lib (a CUDA 12 runtime
   // left beside a CUDA 13 torch is the one preloaded, as _get_cuda_dep_paths orders them).

@@ -48,11 +48,10 @@ TEST(ZipInputTest, WheelAgainstWheel) {
   TempDir d;
   std::string torch =
       WriteZip(d, "torch.whl", {{"torch/lib/libtorch.so", Lib("libtorch.so", {"kept"})}});
-  std::string ext =
-      WriteZip(d, "ext.whl",
-               {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"}, {"kept", "gone", "helper"},
-                                  "$ORIGIN/../ext.libs")},
-                {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
+  std::string ext = WriteZip(d, "ext.whl",
+                             {{"ext/_C.so", Mod({"libtorch.so", "libext_helper.so"},
+                                                {"kept", "gone", "helper"}, "$ORIGIN/../ext.libs")},
+                              {"ext.libs/libext_helper.so", Lib("libext_helper.so", {"helper"})}});
   absl::StatusOr<Matrix> m = CheckMatrix({ext}, {torch}, NoHostOptions());
   ASSERT_TRUE(m.ok()) << m.status();
   // docs/loader-model.md E6: the wheel's own library is checked too (it loads: it needs nothing),
