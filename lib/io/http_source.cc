@@ -148,10 +148,10 @@ struct Shared {
   std::map<uint64_t, uint64_t> last_use;                         // start -> tick
   uint64_t cached = 0, tick = 0;
   std::atomic<uint64_t> fetched{0};
-  FILE* whole = nullptr;  // a server that ignores ranges: the archive, read once
+  std::atomic<FILE*> whole{nullptr};  // a server that ignores ranges: the archive, read once
   std::vector<std::string> notes;
   ~Shared() {
-    if (whole != nullptr) std::fclose(whole);
+    if (FILE* f = whole.load()) std::fclose(f);
   }
 };
 
@@ -193,14 +193,17 @@ class HttpSource : public ByteSource {
   absl::StatusOr<size_t> ReadAt(uint64_t offset, absl::Span<uint8_t> out) override {
     if (offset >= s_->size) return 0;
     const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), s_->size - offset));
-    if (s_->whole != nullptr) {
-      const ssize_t got = ::pread(::fileno(s_->whole), out.data(), n, static_cast<off_t>(offset));
-      if (got != static_cast<ssize_t>(n)) return Bad("its temporary copy could not be read back");
-      return n;
-    }
     size_t done = 0;
     while (done < n) {
       const uint64_t at = offset + done;
+      // Read whole (a server that stopped answering ranges, maybe only now): from that copy.
+      if (FILE* whole = s_->whole.load()) {
+        const ssize_t got =
+            ::pread(::fileno(whole), out.data() + done, n - done, static_cast<off_t>(at));
+        if (got != static_cast<ssize_t>(n - done))
+          return Bad("its temporary copy could not be read back");
+        return n;
+      }
       if (size_t copied = FromCache(at, out.subspan(done, n - done)); copied > 0) {
         done += copied;
         continue;
@@ -298,7 +301,7 @@ class HttpSource : public ByteSource {
   // A server that ignores ranges: the archive, read once into a temporary file, said once.
   absl::Status ReadWhole() {
     std::lock_guard<std::mutex> once(whole_mu_);
-    if (s_->whole != nullptr) return absl::OkStatus();
+    if (s_->whole.load() != nullptr) return absl::OkStatus();
     FILE* f = std::tmpfile();
     if (f == nullptr) return Bad("no temporary file to read it into");
     Answer a;
@@ -316,7 +319,7 @@ class HttpSource : public ByteSource {
     std::fflush(f);
     std::lock_guard<std::mutex> lock(s_->mu);
     s_->size = a.sink_bytes;
-    s_->whole = f;
+    s_->whole.store(f);
     s_->notes.push_back(
         absl::StrCat("the server ignores range requests (HTTP 200 for a ranged "
                      "GET): ",
