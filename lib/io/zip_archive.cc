@@ -340,7 +340,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
                                                                  const RetainPlan& plan) const {
   const std::string where = absl::StrCat(path_, "!", m.name);
   if (m.method != 0 && m.method != 8) {
-    return absl::UnimplementedError(absl::StrFormat(
+    // Bad input for this reader (exit 3, issue 37 item 13), not a usage error.
+    return absl::InvalidArgumentError(absl::StrFormat(
         "%s: compression method %d is not supported (stored and deflated are)", where, m.method));
   }
   if (m.size > limits_.max_member_bytes) {

@@ -3,6 +3,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
@@ -42,6 +44,26 @@ TEST(ZipInputTest, ReadsStoredAndDeflatedMembers) {
   absl::Span<const uint8_t> got = in->objects[1].blob->bytes();
   ASSERT_EQ(got.size(), lib.size());
   EXPECT_EQ(std::memcmp(got.data(), lib.data(), lib.size()), 0);
+}
+
+// Issue 37 item 13: a member compressed another way (bzip2: method 12) is bad input, exit 3 —
+// not a usage error.
+TEST(ZipInputTest, AnotherCompressionMethodIsBadInput) {
+  TempDir d;
+  const std::string path =
+      WriteZip(d, "x.whl", {{"x/libx.so", Lib("libx.so", {"f"}), /*deflate=*/false}});
+  std::ifstream f(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // The method field of the local header (offset 8) and of the central directory entry (10).
+  const size_t local = bytes.find("PK\x03\x04"), central = bytes.find("PK\x01\x02");
+  ASSERT_NE(local, std::string::npos);
+  ASSERT_NE(central, std::string::npos);
+  bytes[local + 8] = 12;
+  bytes[central + 10] = 12;
+  d.Write("bz.whl", bytes);
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/bz.whl", InputLimits{});
+  EXPECT_THAT(in, StatusIs(absl::StatusCode::kInvalidArgument, "compression method 12"));
+  EXPECT_EQ(ExitCodeForStatus(in.status()), 3);
 }
 
 TEST(ZipInputTest, WheelAgainstWheel) {
