@@ -9,32 +9,71 @@
 namespace abicheck {
 namespace {
 
+// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlong forms,
+// no surrogates, nothing past U+10FFFF), 0 when there is none.
+size_t Utf8Length(absl::string_view s) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char c = b(0);
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
+  for (size_t i = 2; i < n; ++i) {
+    if (b(i) < 0x80 || b(i) > 0xbf) return 0;
+  }
+  return n;
+}
+
+// Text as XML 1.0 character data or an attribute value: markup escaped, and what XML cannot hold
+// — control characters but tab, newline and carriage return, bytes that are not UTF-8 (a module
+// name is bytes, issue 37 item 12) — written as \xNN.
 std::string Xml(absl::string_view s) {
   std::string out;
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '&':
         out += "&amp;";
-        break;
+        continue;
       case '<':
         out += "&lt;";
-        break;
+        continue;
       case '>':
         out += "&gt;";
-        break;
+        continue;
       case '"':
         out += "&quot;";
-        break;
+        continue;
       case '\'':
         out += "&apos;";
-        break;
+        continue;
       default:
-        // XML 1.0 has no control characters but tab, newline and carriage return.
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          absl::StrAppendFormat(&out, "\\x%02x", c);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+        break;
+    }
+    if (c >= 0x80) {
+      const size_t n = Utf8Length(s.substr(i));
+      if (n == 0) {
+        absl::StrAppendFormat(&out, "\\x%02x", c);
+      } else {
+        out.append(s.data() + i, n);
+        i += n - 1;
+      }
+    } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      absl::StrAppendFormat(&out, "\\x%02x", c);
+    } else {
+      out.push_back(static_cast<char>(c));
     }
   }
   return out;

@@ -157,4 +157,27 @@ TEST(EnvironmentTextTest, WhatImportTorchWarnedOfIsNotRepeated) {
 }
 
 }  // namespace
+
+// Issue 37 item 12: a module name is bytes; JUnit is XML, which holds only characters. Bytes that
+// are not UTF-8 are written as \xNN (as the text report writes control bytes); UTF-8 stays.
+TEST(JunitTest, NamesThatAreNotUtf8AreWrittenAsEscapes) {
+  Matrix m;
+  m.modules = {"dir/mod\xff\xfe.so", "caf\xc3\xa9/mod.so", "bad\xed\xa0\x80/mod.so"};
+  m.builds = {"b"};
+  for (const std::string& mod : m.modules) {
+    MatrixCell c;
+    c.module = mod;
+    c.build = "b";
+    c.report.module = mod;
+    c.report.loads = true;
+    m.cells.push_back(c);
+  }
+  m.module_info.resize(3);
+  const std::string xml = RenderJunit(m);
+  EXPECT_THAT(xml, HasSubstr("dir/mod\\xff\\xfe.so"));
+  EXPECT_THAT(xml, HasSubstr("caf\xc3\xa9/mod.so"));
+  EXPECT_THAT(xml, HasSubstr("bad\\xed\\xa0\\x80/mod.so")) << "a surrogate is not UTF-8";
+  EXPECT_EQ(xml.find('\xff'), std::string::npos);
+}
+
 }  // namespace abicheck
