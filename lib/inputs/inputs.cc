@@ -210,7 +210,9 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
     out->notes.push_back(absl::StrFormat(
         "read by HTTP range requests: %d of its %d bytes (%.1f %%); the local headers of the "
         "members not read were not compared with the central directory%s",
-        zip->fetched(), zip->size(), zip->size() ? 100.0 * zip->fetched() / zip->size() : 0.0,
+        zip->fetched(), zip->size(),
+        zip->size() ? 100.0 * static_cast<double>(zip->fetched()) / static_cast<double>(zip->size())
+                    : 0.0,
         limits.verify_crc ? "" : ", and the members read in part have no CRC-32 checked"));
   }
   return absl::OkStatus();
