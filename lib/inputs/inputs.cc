@@ -136,6 +136,19 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   return absl::InternalError(absl::StrCat(name, ": retention did not converge"));
 }
 
+// A URL's archive, read by range requests (issue 33): how much, and what was not checked.
+void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, ExpandedInput* out) {
+  for (const std::string& n : zip.source_notes()) out->notes.push_back(n);
+  const double share =
+      zip.size() ? 100.0 * static_cast<double>(zip.fetched()) / static_cast<double>(zip.size())
+                 : 0.0;
+  out->notes.push_back(absl::StrFormat(
+      "read by HTTP range requests: %d of its %d bytes (%.1f %%); the local headers of the "
+      "members not read were not compared with the central directory%s",
+      zip.fetched(), zip.size(), share,
+      limits.verify_crc ? "" : ", and the members read in part have no CRC-32 checked"));
+}
+
 absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, ExpandedInput* out) {
   out->kind = "archive";
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
@@ -204,17 +217,7 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
   }
   out->inflated_bytes = inflated;
   out->retained_bytes = retained;
-  if (IsUrl(path)) {
-    // Read by range requests: how much, and what was not checked (issue 33).
-    for (const std::string& n : zip->source_notes()) out->notes.push_back(n);
-    out->notes.push_back(absl::StrFormat(
-        "read by HTTP range requests: %d of its %d bytes (%.1f %%); the local headers of the "
-        "members not read were not compared with the central directory%s",
-        zip->fetched(), zip->size(),
-        zip->size() ? 100.0 * static_cast<double>(zip->fetched()) / static_cast<double>(zip->size())
-                    : 0.0,
-        limits.verify_crc ? "" : ", and the members read in part have no CRC-32 checked"));
-  }
+  if (IsUrl(path)) AddRangeReadNotes(*zip, limits, out);
   return absl::OkStatus();
 }
 
