@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
+
+#include "absl/functional/function_ref.h"
 
 namespace abicheck {
 namespace {
@@ -71,15 +74,26 @@ struct SmallCode {
 constexpr uint32_t kWindow = 32768;
 // Bounds, whatever the data: the bytes wanted from the end, the bytes a decode may make before
 // them, and the compressed bytes searched for one start.
-constexpr uint64_t kMaxWanted = uint64_t{32} << 20;
+constexpr uint64_t kMaxWanted = uint64_t{512} << 20;
 constexpr uint64_t kMaxLeadIn = uint64_t{32} << 20;
 constexpr uint64_t kMaxSearchBits = uint64_t{8} << 20;
+// The member's last bytes kept besides the ranges needed: where patchelf appends the tables it
+// moves, which PT_DYNAMIC names only once it is read (ZipArchive::FromTheEnd).
+constexpr uint64_t kHeldTail = uint64_t{32} << 20;
+// What a start should make before the first needed byte, where it can: the bytes just after a
+// start may come from the window, which is not known.
+constexpr uint64_t kLeadIn = uint64_t{4} << 20;
+// How far past the first start the second is looked for: far enough to be found on its own.
+constexpr uint64_t kApartBits = uint64_t{64} << 10;
 
-// One decode of the stream from bit `bit` of `data` to its end with `window` before it. nullopt
-// unless it ends exactly where the data ends (the final block, then only the last byte's padding)
-// with at most `cap` bytes out.
-std::optional<std::vector<uint8_t>> DecodeFrom(absl::Span<const uint8_t> data, uint64_t bit,
-                                               uint8_t window_byte, uint64_t cap) {
+// Where a decode's output goes: its offset from the decode's start and the bytes.
+using Sink = absl::FunctionRef<void(uint64_t, const uint8_t*, size_t)>;
+
+// One decode of the stream from bit `bit` of `data` to its end with `window` before it, each
+// chunk of output given to `sink`: how many bytes it made. nullopt unless it ends exactly where
+// the data ends (the final block, then only the last byte's padding) with at most `cap` bytes out.
+std::optional<uint64_t> DecodeFrom(absl::Span<const uint8_t> data, uint64_t bit,
+                                   uint8_t window_byte, uint64_t cap, Sink sink) {
   static thread_local inflate_state state;
   isal_inflate_init(&state);
   std::vector<uint8_t> window(kWindow, window_byte);
@@ -96,49 +110,84 @@ std::optional<std::vector<uint8_t>> DecodeFrom(absl::Span<const uint8_t> data, u
     state.next_in = const_cast<uint8_t*>(data.data() + byte + 1);
     state.avail_in = static_cast<uint32_t>(data.size() - byte - 1);
   }
-  std::vector<uint8_t> out;
   constexpr size_t kChunk = size_t{1} << 20;
+  static thread_local std::vector<uint8_t> chunk(kChunk);
+  uint64_t made = 0;
   while (true) {
-    const size_t at = out.size();
-    const uint64_t room = std::min<uint64_t>(kChunk, cap - at + 1);
-    out.resize(at + room);
-    state.next_out = out.data() + at;
+    const uint64_t room = std::min<uint64_t>(kChunk, cap - made + 1);
+    state.next_out = chunk.data();
     state.avail_out = static_cast<uint32_t>(room);
     if (isal_inflate(&state) != ISAL_DECOMP_OK) return std::nullopt;
-    out.resize(at + (room - state.avail_out));
-    if (out.size() > cap) return std::nullopt;
+    const uint64_t n = room - state.avail_out;
+    if (made + n > cap) return std::nullopt;
+    sink(made, chunk.data(), n);
+    made += n;
     if (state.block_state == ISAL_BLOCK_FINISH) break;
     if (state.avail_out != 0 && state.avail_in == 0) return std::nullopt;  // the data ran out
   }
   // Exactly at the end: no whole byte left unread.
   if (state.avail_in != 0 || state.read_in_length >= 8) return std::nullopt;
-  return out;
+  return made;
 }
 
-// The first boundary at or after bit `from` (and before `to`) whose two decodes (windows of 0x00
-// and of 0xff) end where the data ends; at most `max_tries` full decodes.
+// A boundary whose decode (with a window of 0x00) ends where the data ends, and how many bytes
+// that decode makes.
 struct Start {
   uint64_t bit = 0;
-  std::vector<uint8_t> zero, ones;
+  uint64_t length = 0;
 };
-std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, uint64_t to,
-                               uint64_t cap) {
+
+// The first such boundary at or after bit `from` (searching at most kMaxSearchBits); at most
+// kMaxTries decodes.
+std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, uint64_t cap) {
   constexpr int kMaxTries = 16;
   int tries = 0;
-  to = std::min(to, from + kMaxSearchBits);
+  const uint64_t to = std::min(uint64_t{data.size()} * 8, from + kMaxSearchBits);
   for (uint64_t bit = from; bit < to && tries < kMaxTries; ++bit) {
     if (!PlausibleDynamicHeader(data, bit)) continue;
     ++tries;
-    std::optional<std::vector<uint8_t>> zero = DecodeFrom(data, bit, 0x00, cap);
-    if (!zero) continue;
-    std::optional<std::vector<uint8_t>> ones = DecodeFrom(data, bit, 0xff, cap);
-    if (!ones || ones->size() != zero->size()) continue;
-    return Start{bit, std::move(*zero), std::move(*ones)};
+    std::optional<uint64_t> n =
+        DecodeFrom(data, bit, 0x00, cap, [](uint64_t, const uint8_t*, size_t) {});
+    if (n) return Start{bit, *n};
   }
   return std::nullopt;
 }
 
+// The `held` bytes (member offsets; the stream ends at `size`) of one decode from `start`, in
+// order into `out`; false when it makes another length than the first decode did.
+bool Collect(absl::Span<const uint8_t> data, const Start& start, uint8_t window_byte, uint64_t size,
+             const RangeSet& held, std::vector<uint8_t>* out) {
+  out->assign(held.TotalBytes(), 0);
+  const uint64_t begin = size - start.length;
+  std::optional<uint64_t> n = DecodeFrom(
+      data, start.bit, window_byte, start.length, [&](uint64_t at, const uint8_t* p, size_t len) {
+        const uint64_t lo = begin + at, hi = lo + len;
+        uint64_t pos = 0;  // where a held range's bytes start in `out`
+        for (const auto& [b, e] : held.ranges()) {
+          const uint64_t x = std::max(b, lo), y = std::min(e, hi);
+          if (x < y) std::memcpy(out->data() + pos + (x - b), p + (x - lo), y - x);
+          pos += e - b;
+        }
+      });
+  return n && *n == start.length;
+}
+
 }  // namespace
+
+bool DeflateTail::CopyKnown(uint64_t lo, uint64_t hi, uint8_t* out) const {
+  uint64_t pos = 0;
+  for (const auto& [b, e] : held.ranges()) {
+    if (lo >= b && hi <= e) {
+      for (uint64_t k = lo; k < hi; ++k) {
+        if (!known[pos + (k - b)]) return false;
+      }
+      std::memcpy(out, bytes.data() + pos + (lo - b), hi - lo);
+      return true;
+    }
+    pos += e - b;
+  }
+  return false;
+}
 
 bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
   BitReader bits(data, bit);
@@ -191,8 +240,11 @@ bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
   return used <= 1 || KraftSum(dist, static_cast<int>(hdist), 15) == (1u << 15);
 }
 
+// Long: the search backwards, each step's two starts, and the four decodes compared byte by byte
+// share the bounds and the held ranges; apart they would pass all of it along.
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
-                                             const RangeSet& need) {
+                                             const RangeSet& need, uint64_t* further) {
+  if (further != nullptr) *further = 0;
   if (need.ranges().empty() || need.ranges().back().second > size || stream_end.size() < 64 ||
       stream_end.size() > UINT32_MAX) {
     return std::nullopt;
@@ -201,36 +253,52 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
   const uint64_t want = size - from;
   if (want > kMaxWanted) return std::nullopt;
   const uint64_t cap = std::min(size, want + kMaxLeadIn);
-  const uint64_t bits = uint64_t{stream_end.size()} * 8;
+  const uint64_t n = stream_end.size();
   // Start a quarter of a MiB of compressed data before the end, then further back.
-  for (uint64_t back = uint64_t{1} << 18;; back *= 4) {
-    const uint64_t b = std::min<uint64_t>(back, stream_end.size());
-    // Two starts found independently: one from `b` before the end, one from half as far.
-    const uint64_t a_from = (stream_end.size() - b) * 8;
-    const uint64_t b_from = (stream_end.size() - b / 2) * 8;
-    std::optional<Start> first = FindStart(stream_end, a_from, b_from, cap);
-    std::optional<Start> second = first && first->zero.size() >= want
-                                      ? FindStart(stream_end, b_from, bits, cap)
+  for (uint64_t back = uint64_t{1} << 18;;) {
+    const uint64_t b = std::min<uint64_t>(back, n);
+    // Two starts found independently: the second searched for well past the first.
+    std::optional<Start> first = FindStart(stream_end, (n - b) * 8, cap);
+    std::optional<Start> second = first && first->length >= want
+                                      ? FindStart(stream_end, first->bit + kApartBits, cap)
                                       : std::nullopt;
-    if (second && second->zero.size() >= want) {
+    if (second && second->length >= want) {
       DeflateTail out;
-      out.begin = from;
-      out.bytes.resize(want);
-      out.known.resize(want);
-      const size_t a_off = first->zero.size() - want, b_off = second->zero.size() - want;
-      for (size_t k = 0; k < want; ++k) {
-        const uint8_t v = first->zero[a_off + k];
-        out.bytes[k] = v;
-        out.known[k] = v == first->ones[a_off + k] && v == second->zero[b_off + k] &&
-                       v == second->ones[b_off + k];
+      out.begin = size - second->length;
+      out.held = need;
+      out.held.Add(size - std::min(second->length, kHeldTail), size);
+      std::vector<uint8_t> other;
+      if (!Collect(stream_end, *first, 0x00, size, out.held, &out.bytes)) return std::nullopt;
+      out.known.assign(out.bytes.size(), 1);
+      for (const auto& [start, window] :
+           {std::pair{*first, uint8_t{0xff}}, {*second, 0x00}, {*second, 0xff}}) {
+        if (!Collect(stream_end, start, window, size, out.held, &other)) return std::nullopt;
+        for (size_t k = 0; k < other.size(); ++k) out.known[k] &= other[k] == out.bytes[k];
       }
       bool all_known = true;
       for (const auto& [lo, hi] : need.ranges()) {
-        for (uint64_t k = lo; k < hi && all_known; ++k) all_known = out.known[k - from] != 0;
+        std::vector<uint8_t> scratch(hi - lo);
+        all_known = all_known && out.CopyKnown(lo, hi, scratch.data());
       }
       if (all_known) return out;
     }
-    if (b == stream_end.size()) return std::nullopt;
+    if (first && first->length > 0 && first->length < want + kLeadIn) {
+      // Further back by what is still wanted and a lead-in (bytes just after a start may still
+      // depend on the unknown window), at a little more than the rate the decode made bytes
+      // here (the bytes further back compress worse than a library's symbol tables at its end;
+      // going too far costs bytes read, too short another try).
+      const double per = static_cast<double>(b) / static_cast<double>(first->length);
+      back =
+          b +
+          static_cast<uint64_t>(per * static_cast<double>(want + kLeadIn - first->length) * 1.3) +
+          (uint64_t{1} << 18);
+    } else {
+      back = b * 2;  // no start here, or not far enough back to know every needed byte
+    }
+    if (b == n) {
+      if (further != nullptr) *further = back;
+      return std::nullopt;
+    }
   }
 }
 

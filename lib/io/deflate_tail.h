@@ -21,20 +21,27 @@
 namespace abicheck {
 
 struct DeflateTail {
-  uint64_t begin = 0;          // the member offset of bytes[0]; bytes end at the member's end
-  std::vector<uint8_t> bytes;  // [begin, size)
+  uint64_t begin = 0;  // where the later decode starts: nothing before it is held
+  // The member ranges kept: those needed, and the member's last 32 MiB from `begin` on (where
+  // patchelf appends the tables it moves, which are known only once PT_DYNAMIC is read).
+  RangeSet held;
+  std::vector<uint8_t> bytes;  // held's bytes, range after range
   std::vector<uint8_t> known;  // 1 where every decode gave the same byte
+  // Copies member bytes [lo, hi) to `out` when all of them are held and known; false otherwise.
+  bool CopyKnown(uint64_t lo, uint64_t hi, uint8_t* out) const;
 };
 
 // `stream_end`: the last bytes of a member's raw deflate data (its end is the stream's end);
-// `size`: the member's declared size; `need`: the member ranges wanted (non-empty). The bytes
-// from the first of them to the end, every needed one known, or nullopt when no pair of block
+// `size`: the member's declared size; `need`: the member ranges wanted (non-empty). The needed
+// bytes (and the last ones, see `held`), every needed one known, or nullopt when no pair of block
 // boundaries was found whose decodes end exactly where the stream ends and agree on every needed
-// byte (then the caller inflates from the start). Bounded, whatever `stream_end` holds: at most
-// 32 MiB wanted and 32 MiB decoded before them, 1 MiB searched for each start, 16 decodes tried
-// for each, four distances back.
+// byte (then the caller inflates from the start). Each decode is streamed, keeping only the held
+// bytes; bounded, whatever `stream_end` holds: at most 512 MiB from the first needed byte to the
+// end and 32 MiB decoded before it, 1 MiB searched for each start, 16 decodes tried for each.
+// `further`, when not null, is set to how many compressed bytes from the end the next try would
+// start from when `stream_end` was too short to reach the needed bytes (0: no better guess).
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
-                                             const RangeSet& need);
+                                             const RangeSet& need, uint64_t* further = nullptr);
 
 // Whether a dynamic-Huffman block header that a decoder accepts starts at bit `bit` of `data`
 // (LSB first, as deflate packs them): type 2, at most 286 literal/length and 30 distance codes,

@@ -24,9 +24,12 @@ namespace {
 
 constexpr size_t kChunk = size_t{1} << 20;
 // --fast: a wanted range at least this far past the inflated bytes is decoded from the stream's
-// end (DecodeDeflateTail) from at most the last kMaxTail compressed bytes.
+// end (DecodeDeflateTail) from at most the last kMaxTail compressed bytes. Up to kNearEnd from
+// the end it always is; further, only while decoding from there to the end (counting passes and
+// four decodes, the price of knowing where the bytes are) costs less than inflating on to it.
 constexpr uint64_t kTailGap = uint64_t{8} << 20;
-constexpr uint64_t kMaxTail = uint64_t{16} << 20;
+constexpr uint64_t kMaxTail = uint64_t{256} << 20;
+constexpr uint64_t kNearEnd = uint64_t{32} << 20;
 
 // libzip is loaded on first use rather than linked: linked, it brings libcrypto into every run
 // (3,377 symbol relocations, about a third of abicheck's start-up) though most runs open no
@@ -295,8 +298,14 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
                                             SparseImage* img, RangeSet* want) const {
   const zip_int64_t at = Z().ftell(zf);
   if (at < 0 || m.comp_size <= static_cast<uint64_t>(at)) return false;
-  const uint64_t n = std::min<uint64_t>(kMaxTail, m.comp_size - static_cast<uint64_t>(at));
-  std::vector<uint8_t> end(n);
+  const uint64_t left = m.comp_size - static_cast<uint64_t>(at);
+  const uint64_t from = ahead.ranges().front().first, past = m.size - from;
+  if (past > kNearEnd) {
+    // From a file, the price is decoding (about six passes over what lies past `from`); over
+    // HTTP, the bytes fetched, unknown until decoded: tried (up to kMaxTail) whenever the member
+    // is large.
+    if (source_ == nullptr ? past * 6 > from - produced : left < kTailGap) return false;
+  }
   auto restore = [&]() -> absl::StatusOr<bool> {
     if (Z().fseek(zf, at, SEEK_SET) != 0) {
       return absl::DataLossError(
@@ -304,18 +313,30 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
     }
     return false;
   };
-  if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0 ||
-      Z().fread(zf, end.data(), n) != static_cast<zip_int64_t>(n)) {
-    return restore();
+  // The compressed bytes read from the end: a few MiB, then as far back as the decode of those
+  // says the needed bytes lie (the member's average ratio says little: libtorch_cuda.so's
+  // symbol tables, its last 90 MB, are 3 % of its compressed bytes). Each try reads only what
+  // the last did not.
+  uint64_t n = std::min({left, kMaxTail, uint64_t{4} << 20});
+  std::optional<DeflateTail> tail;
+  std::vector<uint8_t> end;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    const uint64_t had = end.size();
+    end.insert(end.begin(), n - had, 0);
+    if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0) return restore();
+    for (uint64_t got = 0; got < n - had;) {  // a URL's reads may come short
+      const zip_int64_t k = Z().fread(zf, end.data() + got, n - had - got);
+      if (k <= 0) return restore();
+      got += static_cast<uint64_t>(k);
+    }
+    uint64_t further = 0;
+    tail = DecodeDeflateTail(end, m.size, ahead, &further);
+    if (tail || further <= n || n == std::min(left, kMaxTail)) break;
+    n = std::min({left, kMaxTail, further});
   }
-  std::optional<DeflateTail> tail = DecodeDeflateTail(end, m.size, ahead);
   if (!tail) return restore();
   auto copy = [&](uint64_t lo, uint64_t hi) {
-    for (uint64_t k = lo; k < hi; ++k) {
-      if (k < tail->begin || !tail->known[k - tail->begin]) return false;
-    }
-    std::memcpy(img->mutable_data() + lo, tail->bytes.data() + (lo - tail->begin), hi - lo);
-    return true;
+    return tail->CopyKnown(lo, hi, img->mutable_data() + lo);
   };
   for (const auto& [lo, hi] : ahead.ranges()) copy(lo, hi);  // all known (DecodeDeflateTail)
   if (plan.on_dynamic && dynamic_end != 0) {

@@ -83,8 +83,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::optional<abicheck::DeflateTail> tail =
       abicheck::DecodeDeflateTail(stream, declared, need);
   if (tail && whole) {
-    for (size_t k = 0; k < tail->bytes.size(); ++k) {
-      if (tail->known[k] && tail->bytes[k] != (*whole)[tail->begin + k]) std::abort();
+    size_t k = 0;
+    for (const auto& [lo, hi] : tail->held.ranges()) {
+      for (uint64_t at = lo; at < hi; ++at, ++k) {
+        if (tail->known[k] && tail->bytes[k] != (*whole)[at]) std::abort();
+      }
     }
   }
   return 0;
