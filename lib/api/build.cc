@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lib/api/check_internal.h"
 #include "lib/inputs/build_world.h"
 #include "lib/inputs/python_env.h"
@@ -28,6 +29,22 @@ std::shared_ptr<Build::State> MakeState(ExpandedInput in) {
 
 Build MakeBuild(ExpandedInput in) { return Build(MakeState(std::move(in))); }
 
+// A published build read by range requests (issue 33): what the torch wheel and the wheels it
+// pins cost together, said once for the build.
+void AddBuildReadNote(const std::vector<ExpandedInput>& dependencies, ExpandedInput* in) {
+  uint64_t fetched = in->fetched_bytes, size = in->remote_size;
+  int wheels = in->remote_size != 0 ? 1 : 0;
+  for (const ExpandedInput& d : dependencies) {
+    fetched += d.fetched_bytes;
+    size += d.remote_size;
+    wheels += d.remote_size != 0 ? 1 : 0;
+  }
+  if (wheels < 2 || size == 0) return;
+  in->notes.push_back(absl::StrFormat(
+      "the build's %d wheels read by HTTP range requests: %d of their %d bytes (%.1f %%)", wheels,
+      fetched, size, 100.0 * static_cast<double>(fetched) / static_cast<double>(size)));
+}
+
 // E10: a wheel build with the wheels its Requires-Dist pins, laid out as pip lays them out. Its
 // own objects are the providers as before; the dependencies' are found where torch's RPATH
 // points, and those torch's __init__.py preloads (E4) are loaded with it.
@@ -39,6 +56,7 @@ absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::st
   const std::string init = TorchText(in, "__init__.py");
   const std::string version = TorchText(in, "version.py");
   for (std::string& n : world->notes) in.notes.push_back(std::move(n));
+  AddBuildReadNote(world->dependencies, &in);
   std::shared_ptr<Build::State> state = MakeState(std::move(in));
   Build::State& s = *state;
   for (const ExpandedInput& dep : world->dependencies) {

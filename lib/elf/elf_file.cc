@@ -106,6 +106,19 @@ std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<cons
   return std::nullopt;
 }
 
+std::optional<uint64_t> FirstSegmentEnd(absl::Span<const uint8_t> head) {
+  if (head.size() < elf::EhdrSize(true) || !HasElfMagic(head)) return std::nullopt;
+  const bool is64 = head[elf::EI_CLASS] == elf::ELFCLASS64;
+  const ByteReader r(head, head[elf::EI_DATA] == elf::ELFDATA2MSB);
+  const elf::Ehdr h = *elf::ReadEhdr(r, is64);  // the size was checked
+  for (uint32_t i = 0; i < h.phnum && h.phentsize != 0; ++i) {
+    const std::optional<elf::Phdr> p = elf::ReadPhdr(r, h.phoff + uint64_t{i} * h.phentsize, is64);
+    if (!p) return std::nullopt;
+    if (p->type == elf::PT_LOAD && p->offset == 0) return p->filesz;
+  }
+  return std::nullopt;
+}
+
 std::string ElfFile::MachineName() const { return abicheck::MachineName(e_machine_); }
 
 absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_t> bytes) {

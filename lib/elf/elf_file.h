@@ -142,6 +142,10 @@ class ElfFile {
 // first bytes (lib/io/zip_archive.h RetainPlan). The first PT_DYNAMIC: a hint only, every parse
 // of the kept bytes is checked for completeness (ARCHITECTURE.md "Wheels").
 std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<const uint8_t> head);
+// Where the PT_LOAD segment that starts the file ends (its file size), from the file's first
+// bytes: with every linker's -z separate-code, the segment of the headers and the dynamic tables
+// ld.so reads (symbols, hash, versions, relocations), before the code. nullopt: none there.
+std::optional<uint64_t> FirstSegmentEnd(absl::Span<const uint8_t> head);
 
 // "x86-64", "AArch64", "Intel 80386", or "machine 0x..".
 std::string MachineName(uint16_t e_machine);

@@ -87,20 +87,45 @@ bool ParseIsExact(const std::string& name, const SparseImage& img,
 }
 
 // The dynamic tables `img`'s dynamic section names, as file ranges: sized ones exactly, the
-// others (symbols, hash, versions) to the end of their segment. Read once PT_DYNAMIC has streamed
-// by, so that tables patchelf moved past it (auditwheel's torch libraries: .dynstr and .gnu.hash
-// in a segment at the end of the file) are kept in the same pass.
+// others (symbols, hash, versions) to the next table's start, or to the end of their segment
+// when none follows in it. Read once PT_DYNAMIC has streamed by, so that tables patchelf moved
+// past it (auditwheel's torch libraries: .dynstr and .gnu.hash in a segment at the end of the
+// file) are kept in the same pass. (Bounded by the next table, the ranges of libcublasLt.so.13,
+// whose first segment is its 390 MB of code too, end at 8 MB; a table that reaches past the next
+// one's start fails ParseIsExact's footprint, and the next pass keeps more.)
 RangeSet DynamicTableRanges(const std::string& name, const SparseImage& img) {
   RangeSet out;
   absl::StatusOr<ElfFile> elf = ElfFile::Parse(name, img.bytes());
   if (!elf.ok()) return out;
+  std::vector<uint64_t> starts;
+  std::vector<std::pair<uint64_t, uint64_t>> unsized;  // (start, segment end)
   for (int64_t tag :
        {elf::DT_SYMTAB, elf::DT_STRTAB, elf::DT_HASH, elf::DT_GNU_HASH, elf::DT_VERSYM,
         elf::DT_VERDEF, elf::DT_VERNEED, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {
-    if (std::optional<uint64_t> v = elf->DynamicValue(tag)) {
-      if (std::optional<ByteReader> r = elf->VaddrToSegmentEnd(*v))
-        out.Add(elf->OffsetOf(*r), elf->OffsetOf(*r) + r->size());
+    std::optional<uint64_t> v = elf->DynamicValue(tag);
+    if (!v) continue;
+    std::optional<ByteReader> r = elf->VaddrToSegmentEnd(*v);
+    if (!r) continue;
+    const uint64_t at = elf->OffsetOf(*r), segment_end = at + r->size();
+    starts.push_back(at);
+    const int64_t size_tag = tag == elf::DT_STRTAB   ? elf::DT_STRSZ
+                             : tag == elf::DT_RELA   ? elf::DT_RELASZ
+                             : tag == elf::DT_REL    ? elf::DT_RELSZ
+                             : tag == elf::DT_JMPREL ? elf::DT_PLTRELSZ
+                                                     : 0;
+    std::optional<uint64_t> n = size_tag ? elf->DynamicValue(size_tag) : std::nullopt;
+    if (n) {
+      out.Add(at, at + std::min(*n, r->size()));
+    } else {
+      unsized.emplace_back(at, segment_end);
     }
+  }
+  for (const auto& [at, segment_end] : unsized) {
+    uint64_t end = segment_end;
+    for (uint64_t s : starts) {
+      if (s > at && s < end) end = s;
+    }
+    out.Add(at, end);
   }
   return out;
 }
@@ -114,6 +139,12 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   plan.verify_crc = verify_crc;
   plan.on_bytes = std::move(on_bytes);
   plan.dynamic_range = DynamicSegmentRange;
+  if (zip.remote()) {
+    // Each byte read is a byte fetched: the first segment's tables, not the first 32 MiB
+    // (libtorch_python.so's are 1.7 MB; the 32 MiB were all of it).
+    plan.prefix = 65536;
+    plan.head_end = FirstSegmentEnd;
+  }
   plan.on_dynamic = [&name](const SparseImage& so_far, uint64_t) {
     return DynamicTableRanges(name, so_far);
   };
@@ -139,6 +170,8 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
 // A URL's archive, read by range requests (issue 33): how much, and what was not checked.
 void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, ExpandedInput* out) {
   for (const std::string& n : zip.source_notes()) out->notes.push_back(n);
+  out->fetched_bytes = zip.fetched();
+  out->remote_size = zip.size();
   const double share =
       zip.size() ? 100.0 * static_cast<double>(zip.fetched()) / static_cast<double>(zip.size())
                  : 0.0;
@@ -149,8 +182,12 @@ void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, Expande
       limits.verify_crc ? "" : ", and the members read in part have no CRC-32 checked"));
 }
 
-absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, ExpandedInput* out) {
+absl::Status ExpandArchive(const std::string& path, const InputLimits& given, ExpandedInput* out) {
   out->kind = "archive";
+  // A URL's wheel is read in part whatever --fast says (every byte is a byte fetched: a CRC-32
+  // needs the whole member); --verify (whole_members) reads it whole and checks them (issue 33).
+  InputLimits limits = given;
+  if (IsUrl(path)) limits.verify_crc = given.verify_crc && given.whole_members;
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
   for (const std::string& n : zip->notes()) out->notes.push_back(n);
   std::vector<const ZipMember*> candidates;
@@ -212,8 +249,9 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& limits, E
             [](const InputFile& a, const InputFile& b) { return a.name < b.name; });
   if (!limits.verify_crc && !out->objects.empty()) {
     out->notes.push_back(absl::StrFormat(
-        "--fast: the CRC-32 of its %d shared objects was not checked (they were read in part)",
-        out->objects.size()));
+        "%s: the CRC-32 of its %d shared objects was not checked (they were read in part%s)",
+        given.verify_crc ? "a URL" : "--fast", out->objects.size(),
+        given.verify_crc ? "; --verify reads them whole" : ""));
   }
   out->inflated_bytes = inflated;
   out->retained_bytes = retained;

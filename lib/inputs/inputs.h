@@ -19,6 +19,8 @@ struct ExpandedInput {
   std::vector<std::string> notes;  // what was skipped and why (for --verbose and JSON)
   uint64_t inflated_bytes = 0;     // archive members: bytes streamed through inflate
   uint64_t retained_bytes = 0;     // ... of which kept in memory
+  // A URL's archive: the bytes read by range requests, and its size (0, 0: not a URL).
+  uint64_t fetched_bytes = 0, remote_size = 0;
   // Archives: small text members that say what the wheel is — "x.dist-info/METADATA",
   // "torch/__init__.py", "torch/version.py" — by member name.
   std::vector<std::pair<std::string, std::string>> texts;

@@ -94,7 +94,12 @@ std::string LastErrorLine(const std::string& err) {
 // load, newest first, then plain linux — pip does not widen a --platform it is given.
 std::vector<std::string> TargetArgs(const PipTarget& t) {
   if (t.python_version.empty()) return {};
-  std::vector<std::string> args = {"--python-version", t.python_version, "--only-binary=:all:"};
+  // --ignore-requires-python: pip (23.2) still checks Requires-Python against its own
+  // interpreter under --dry-run --target, whatever --python-version says ("networkx requires a
+  // different Python: 3.11.7 not in '>=3.12'" for a cp312 torch); the tags of the target's
+  // Python pick the wheels with shared objects, and a pure-Python one loads nothing.
+  std::vector<std::string> args = {"--python-version", t.python_version,
+                                   "--only-binary=:all:", "--ignore-requires-python"};
   const std::string m = t.machine.empty() ? "x86_64" : t.machine;
   int minor = 28;
   std::vector<absl::string_view> v = absl::StrSplit(gnu_get_libc_version(), '.');

@@ -81,8 +81,10 @@ constexpr uint64_t kMaxSearchBits = uint64_t{8} << 20;
 // moves, which PT_DYNAMIC names only once it is read (ZipArchive::FromTheEnd).
 constexpr uint64_t kHeldTail = uint64_t{32} << 20;
 // What a start should make before the first needed byte, where it can: the bytes just after a
-// start may come from the window, which is not known.
-constexpr uint64_t kLeadIn = uint64_t{4} << 20;
+// start may come from the window, which is not known. An eighth of what is wanted, up to 4 MiB:
+// no more, or a start would be looked for in the stored blocks of incompressible data (a fatbin)
+// before the compressible end, where there is none.
+constexpr uint64_t kMaxLeadInWanted = uint64_t{4} << 20;
 // How far past the first start the second is looked for: far enough to be found on its own.
 constexpr uint64_t kApartBits = uint64_t{64} << 10;
 
@@ -252,9 +254,11 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
   const uint64_t from = need.ranges().front().first;
   const uint64_t want = size - from;
   if (want > kMaxWanted) return std::nullopt;
-  const uint64_t cap = std::min(size, want + kMaxLeadIn);
+  const uint64_t cap = std::min(size, want + std::max(kMaxLeadIn, want / 2));
   const uint64_t n = stream_end.size();
+  const uint64_t lead = std::min(kMaxLeadInWanted, want / 8 + (uint64_t{64} << 10));
   // Start a quarter of a MiB of compressed data before the end, then further back.
+  uint64_t short_of = 0;  // the furthest back a start was found that did not reach far enough
   for (uint64_t back = uint64_t{1} << 18;;) {
     const uint64_t b = std::min<uint64_t>(back, n);
     // Two starts found independently: the second searched for well past the first.
@@ -282,16 +286,20 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
       }
       if (all_known) return out;
     }
-    if (first && first->length > 0 && first->length < want + kLeadIn) {
+    if (first && first->length > 0 && first->length < want + lead) {
       // Further back by what is still wanted and a lead-in (bytes just after a start may still
       // depend on the unknown window), at a little more than the rate the decode made bytes
       // here (the bytes further back compress worse than a library's symbol tables at its end;
       // going too far costs bytes read, too short another try).
       const double per = static_cast<double>(b) / static_cast<double>(first->length);
-      back =
-          b +
-          static_cast<uint64_t>(per * static_cast<double>(want + kLeadIn - first->length) * 1.3) +
-          (uint64_t{1} << 18);
+      back = b +
+             static_cast<uint64_t>(per * static_cast<double>(want + lead - first->length) * 1.3) +
+             (uint64_t{1} << 18);
+      short_of = b;
+    } else if (!first && short_of != 0 && b > short_of + (uint64_t{1} << 18)) {
+      // No start here, but one closer in fell short: this went too far (a decode that makes more
+      // than `cap` is refused), so halfway back.
+      back = short_of + (b - short_of) / 2;
     } else {
       back = b * 2;  // no start here, or not far enough back to know every needed byte
     }

@@ -37,9 +37,10 @@ struct DeflateTail {
 // boundaries was found whose decodes end exactly where the stream ends and agree on every needed
 // byte (then the caller inflates from the start). Each decode is streamed, keeping only the held
 // bytes; bounded, whatever `stream_end` holds: at most 512 MiB from the first needed byte to the
-// end and 32 MiB decoded before it, 1 MiB searched for each start, 16 decodes tried for each.
-// `further`, when not null, is set to how many compressed bytes from the end the next try would
-// start from when `stream_end` was too short to reach the needed bytes (0: no better guess).
+// end and 32 MiB (or half as much again) decoded before it, 1 MiB searched for each start, 16
+// decodes tried for each. `further`, when not null, is set to how many compressed bytes from the
+// end the next try would start from when `stream_end` was too short to reach the needed bytes (0:
+// no better guess).
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
                                              const RangeSet& need, uint64_t* further = nullptr);
 

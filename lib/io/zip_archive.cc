@@ -295,7 +295,8 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
 absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
                                             const RangeSet& ahead, uint64_t produced,
                                             uint64_t dynamic_end, const RetainPlan& plan,
-                                            SparseImage* img, RangeSet* want) const {
+                                            SparseImage* img, RangeSet* want,
+                                            RangeSet* before) const {
   const zip_int64_t at = Z().ftell(zf);
   if (at < 0 || m.comp_size <= static_cast<uint64_t>(at)) return false;
   const uint64_t left = m.comp_size - static_cast<uint64_t>(at);
@@ -317,10 +318,10 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   // says the needed bytes lie (the member's average ratio says little: libtorch_cuda.so's
   // symbol tables, its last 90 MB, are 3 % of its compressed bytes). Each try reads only what
   // the last did not.
-  uint64_t n = std::min({left, kMaxTail, uint64_t{4} << 20});
+  uint64_t n = std::min({left, kMaxTail, uint64_t{1} << 20});
   std::optional<DeflateTail> tail;
   std::vector<uint8_t> end;
-  for (int attempt = 0; attempt < 6; ++attempt) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
     const uint64_t had = end.size();
     end.insert(end.begin(), n - had, 0);
     if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0) return restore();
@@ -332,7 +333,7 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
     uint64_t further = 0;
     tail = DecodeDeflateTail(end, m.size, ahead, &further);
     if (tail || further <= n || n == std::min(left, kMaxTail)) break;
-    n = std::min({left, kMaxTail, further});
+    n = std::min({left, kMaxTail, further, n * 3});  // the rate changes further back
   }
   if (!tail) return restore();
   auto copy = [&](uint64_t lo, uint64_t hi) {
@@ -341,15 +342,30 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   for (const auto& [lo, hi] : ahead.ranges()) copy(lo, hi);  // all known (DecodeDeflateTail)
   if (plan.on_dynamic && dynamic_end != 0) {
     // The tables PT_DYNAMIC names past its end, where patchelf may have moved them: from the tail
-    // too. (Streaming keeps what lies past the point it had reached then, as here.)
+    // too. (Streaming keeps what lies past the point it had reached then, as here.) Those between
+    // the bytes inflated and PT_DYNAMIC are taken from the tail when it holds them (patchelf puts
+    // .dynstr just before it, at the end of libcusparseLt.so.0), else set in `before`: the
+    // caller streams on to them (a URL's member, read tail first: the tables of the first
+    // segment).
     img->mutable_retained() = *want;
     const RangeSet more = plan.on_dynamic(*img, dynamic_end);
     for (const auto& [lo, hi] : more.ranges()) {
-      const uint64_t b = std::max(lo, dynamic_end), e = std::min(hi, m.size);
+      const uint64_t b = std::max(lo, produced), e = std::min(hi, m.size);
       if (b >= e) continue;
-      if (!copy(b, e)) return restore();
-      want->Add(b, e);
+      if (copy(b, e)) {
+        want->Add(b, e);
+        continue;
+      }
+      if (b < from) before->Add(b, std::min(e, from));  // streamed to by the caller
+      const uint64_t kept = std::max(b, dynamic_end);   // what streaming would have kept
+      if (kept >= e) continue;
+      if (!copy(kept, e)) return restore();
+      want->Add(kept, e);
     }
+  }
+  if (!before->ranges().empty() && Z().fseek(zf, at, SEEK_SET) != 0) {  // streamed on from here
+    return absl::DataLossError(
+        absl::StrCat(path_, "!", m.name, ": cannot seek: ", Z().file_strerror(zf)));
   }
   GlobalReadTrace().tail_decodes.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -379,8 +395,13 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   want.Add(0, std::min(plan.prefix, m.size));
   // Stop as soon as everything wanted is in, unless PT_DYNAMIC may still come.
   bool dynamic_known = !plan.dynamic_range;
+  uint64_t head_goal = 0;    // plan.head_end's, once known
   uint64_t dynamic_end = 0;  // where PT_DYNAMIC ends, once known (0: none, or asked already)
-  auto wanted_end = [&] { return want.ranges().empty() ? 0 : want.ranges().back().second; };
+  uint64_t stream_goal = 0;  // after the tail: the tables before it, streamed to here
+  auto wanted_end = [&] {
+    if (stream_goal != 0) return stream_goal;
+    return want.ranges().empty() ? 0 : want.ranges().back().second;
+  };
 
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Borrow());
   zip_file_t* zf = Z().fopen_index(h->za, m.index, ZIP_FL_COMPRESSED);
@@ -416,11 +437,21 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     if (plan.on_bytes) plan.on_bytes(len);
     if (!dynamic_known && produced >= std::min<uint64_t>(m.size, 65536)) {
       dynamic_known = true;
-      if (auto dyn = plan.dynamic_range(
-              img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix)))) {
+      const absl::Span<const uint8_t> head =
+          img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix));
+      if (auto dyn = plan.dynamic_range(head)) {
         const uint64_t b = std::min(dyn->first, m.size);
         want.Add(b, std::min(m.size, b + std::min(dyn->second, m.size - b)));
         dynamic_end = std::min(m.size, b + std::min(dyn->second, m.size - b));
+      }
+      if (plan.head_end) {
+        if (std::optional<uint64_t> e = plan.head_end(head))
+          head_goal = std::min({*e, m.size, RetainPlan::kMaxHead});
+        // PT_DYNAMIC far ahead: from the tail first, then only the tables it names; else (or
+        // when the tail fails) the first segment.
+        const bool tail_first = !plan.verify_crc && m.method == 8 && dynamic_end != 0 &&
+                                want.ranges().back().first >= produced + kTailGap;
+        if (!tail_first && head_goal > produced) want.Add(0, head_goal);
       }
     }
     if (dynamic_end != 0 && produced >= dynamic_end && plan.on_dynamic) {
@@ -451,9 +482,18 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       }
       if (!ahead.ranges().empty() && ahead.ranges().front().first >= produced + kTailGap) {
         tail_tried = true;
-        ABICHECK_ASSIGN_OR_RETURN(
-            tail_done, FromTheEnd(zf, m, ahead, produced, dynamic_end, plan, img.get(), &want));
-        if (tail_done) break;
+        RangeSet before;
+        ABICHECK_ASSIGN_OR_RETURN(tail_done, FromTheEnd(zf, m, ahead, produced, dynamic_end, plan,
+                                                        img.get(), &want, &before));
+        if (tail_done) {
+          if (before.ranges().empty()) break;
+          // Tables between here and the tail: streamed on to them (the tail's bytes are in).
+          for (const auto& [lo, hi] : before.ranges()) want.Add(lo, hi);
+          stream_goal = before.ranges().back().second;
+          dynamic_end = 0;
+          continue;
+        }
+        if (head_goal > produced) want.Add(0, head_goal);  // the tail failed: as a file's
       }
     }
     if (m.method == 0) {
@@ -497,7 +537,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
                                                  where, produced, m.size));
     }
   }
-  if (!tail_done && produced < wanted_end() && produced < m.size) {
+  if ((!tail_done || stream_goal != 0) && produced < wanted_end() && produced < m.size) {
     return absl::DataLossError(absl::StrFormat("%s: ends at %d bytes, shorter than its declared %d",
                                                where, produced, m.size));
   }

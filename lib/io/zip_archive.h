@@ -42,6 +42,11 @@ struct RetainPlan {
   // they stream by (the ELF stage's DynamicSegmentRange: this stage knows no ELF); null: none.
   std::function<std::optional<std::pair<uint64_t, uint64_t>>(absl::Span<const uint8_t> head)>
       dynamic_range;
+  // Where the first bytes to keep end, read from them as they stream by (the ELF stage's
+  // FirstSegmentEnd); kept up to kMaxHead. With a small `prefix`, what a URL's member is read
+  // with: the tables where they are, not the first 32 MiB. Null: `prefix` alone.
+  std::function<std::optional<uint64_t>(absl::Span<const uint8_t> head)> head_end;
+  static constexpr uint64_t kMaxHead = uint64_t{32} << 20;
   RangeSet extra;  // and these
   bool everything = false;
   std::function<void(uint64_t)> on_bytes;  // bytes inflated since the last call
@@ -63,6 +68,7 @@ class ZipArchive {
   const std::string& path() const { return path_; }
   // A URL's archive (read by HTTP range requests): its bytes fetched so far, its size, and what
   // its reader had to do (a server ignoring ranges). A file's: 0, 0, none.
+  bool remote() const { return source_ != nullptr; }
   uint64_t fetched() const { return source_ ? source_->fetched() : 0; }
   uint64_t size() const { return source_ ? source_->size() : 0; }
   std::vector<std::string> source_notes() const {
@@ -92,7 +98,7 @@ class ZipArchive {
   // --fast: the wanted ranges far past the inflated bytes, from the member's end (zip_archive.cc).
   absl::StatusOr<bool> FromTheEnd(::zip_file* zf, const ZipMember& m, const RangeSet& ahead,
                                   uint64_t produced, uint64_t dynamic_end, const RetainPlan& plan,
-                                  SparseImage* img, RangeSet* want) const;
+                                  SparseImage* img, RangeSet* want, RangeSet* before) const;
 
   std::string path_;
   std::unique_ptr<ByteSource> source_;  // a URL's (each handle reads through a clone); else null

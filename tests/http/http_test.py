@@ -115,14 +115,25 @@ WHEEL = ("Wheel-Version: 1.0\nGenerator: abicheck-test\nRoot-Is-Purelib: false\n
 
 
 def build(d):
-    (d / "foo.c").write_text("int foo(void) { return 1; }\n")
+    # libfoo.so as torch's libraries are laid out: its dynamic tables first, 40 MB that no
+    # check needs (libtorch_cuda.so's code) before its dynamic section, and data after it: a
+    # URL's read takes the tables and the end, not the first 32 MiB. (Bytes of 17 letters:
+    # deflate codes them in dynamic-Huffman blocks, as it does code; the tail decoder starts at
+    # such a block.)
+    rnd = random.Random(33)
+    letters = bytes(b"abcdefghijklmnopq"[i % 17] for i in range(256))
+    (d / "big.bin").write_bytes(rnd.randbytes(40 << 20).translate(letters))
+    (d / "letters.bin").write_bytes(rnd.randbytes(512 << 10).translate(letters))
+    (d / "foo.c").write_text(
+        "int foo(void) { return 1; }\n"
+        "__asm__(\".section .rodata.big,\\\"a\\\"\\n.incbin \\\"big.bin\\\"\\n"
+        ".section .data.letters,\\\"aw\\\"\\n.incbin \\\"letters.bin\\\"\\n.previous\");\n")
     (d / "mod.c").write_text("extern int foo(void);\nextern int bar(void);\n"
                              "int PyInit_mod(void) { return foo() + bar(); }\n")
     subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "libfoo.so", d / "foo.c",
-                    "-Wl,-soname,libfoo.so"], check=True)
+                    "-Wl,-soname,libfoo.so"], check=True, cwd=d)
     subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "mod.so", d / "mod.c", "-L", d, "-lfoo"],
                    check=True)
-    rnd = random.Random(33)
     torch = d / "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl"
     with zipfile.ZipFile(torch, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("torch-9.0.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\n"
@@ -215,7 +226,7 @@ def main():
             else:
                 m = [re.search(r": (\d+) of its (\d+) bytes", n) for n in read]
                 big = max((int(x.group(2)), int(x.group(1))) for x in m if x)
-                check(big[1] < big[0] // 4,
+                check(big[1] < big[0] // 10,
                       f"{mode}: the torch wheel is read in part: {big[1]} of {big[0]} bytes")
         for mode, says in (("truncate", "failed after 3 tries"), ("lie", "another file"),
                            ("stall", "timed out"), ("loop", "redirect loop"),

@@ -55,10 +55,15 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--all", all,
                "list every problem of a cause (by default a cause shows three and how many more)");
   bool fast = false;
+  bool verify = false;
   app.add_flag("--fast", fast,
                "read wheel members only where their loader tables are (a large member's end is "
                "decoded from the end of its deflate stream), without checking their CRC-32 (the "
                "report's notes say so)");
+  app.add_flag("--verify", verify,
+               "read wheels given as URLs (and pip: builds) whole and check every shared "
+               "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
+               "reads a file (the notes say so)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
@@ -102,6 +107,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     ProgressBar bar(out.quiet);
     limits.progress = bar.Callback();
     limits.verify_crc = !fast;
+    limits.whole_members = limits.whole_members || verify;
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
     bar.Finish();
     if (!m.ok()) {
@@ -126,6 +132,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     return kExitUsage;
   }
   limits.verify_crc = !fast;
+  limits.whole_members = limits.whole_members || verify;
   options.release_at_exit = true;  // the process ends after the report
   absl::StatusOr<Report> report = Check(module, options, limits);  // --max-*, --fast: providers too
   if (!report.ok()) {

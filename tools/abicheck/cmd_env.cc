@@ -42,10 +42,15 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
   bool fast = false;
+  bool verify = false;
   app.add_flag("--fast", fast,
                "read wheel members only where their loader tables are (a large member's end is "
                "decoded from the end of its deflate stream), without checking their CRC-32 (the "
                "report's notes say so)");
+  app.add_flag("--verify", verify,
+               "read wheels given as URLs (and pip: builds) whole and check every shared "
+               "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
+               "reads a file (the notes say so)");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
@@ -84,6 +89,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   ProgressBar bar(out.quiet);
   limits.progress = bar.Callback();
   limits.verify_crc = !fast;
+  limits.whole_members = limits.whole_members || verify;
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
   bar.Finish();
   if (!env.ok()) {
