@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "absl/strings/match.h"
@@ -22,6 +23,8 @@
 #include "absl/strings/strip.h"
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
+#include "lib/io/byte_source.h"
+#include "lib/io/output_file.h"
 #include "lib/util/status_macros.h"
 #include "nlohmann/json.hpp"
 
@@ -152,7 +155,78 @@ absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const 
 }
 
 // One exact requirement to its wheel, by `pip install --dry-run --report`.
+// What pip resolved an exact pin to, kept (issue 33): a release's files on an index do not
+// change, so `pip:torch==2.10.0` and the 28 pins of a torch build are resolved once, not by 28
+// runs of pip (a second each) every time. Keyed by all that decides pip's answer — the pin, the
+// interpreter, the index options, the target's Python, machine and glibc — and kept only for a
+// URL with its sha256 (a --find-links directory's files may change). In
+// $XDG_CACHE_HOME/abicheck/pip (default ~/.cache/abicheck/pip), one file per pin written whole
+// (rename); ABICHECK_NO_CACHE=1 reads and writes none.
+absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget& t,
+                                       const Scratch& s);
+
+class ResolutionCache {
+ public:
+  ResolutionCache(const std::string& exact, const PipTarget& t) {
+    // An exact pin only ("triton==3.6.0"): what a range resolves to changes with each release.
+    const size_t eq = exact.find("==");
+    if (eq == std::string::npos || exact.find_first_of(",*;<>!~", eq) != std::string::npos) return;
+    if (const char* off = std::getenv("ABICHECK_NO_CACHE"); off != nullptr && *off != '\0') return;
+    std::string base;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && x[0] == '/') {
+      base = x;
+    } else if (const char* h = std::getenv("HOME"); h != nullptr && h[0] == '/') {
+      base = absl::StrCat(h, "/.cache");
+    } else {
+      return;
+    }
+    key_ = absl::StrJoin({exact, Python(t), absl::StrJoin(t.index_args, " "), t.python_version,
+                          t.machine, std::string(gnu_get_libc_version())},
+                         "\n");
+    uint64_t h = 14695981039346656037u;  // FNV-1a: a file name, the key itself is compared
+    for (unsigned char c : key_) h = (h ^ c) * 1099511628211u;
+    dir_ = base + "/abicheck/pip";
+    path_ = absl::StrCat(dir_, "/", absl::Hex(h, absl::kZeroPad16), ".json");
+  }
+  std::optional<PipWheel> Get() const {
+    if (path_.empty()) return std::nullopt;
+    std::optional<std::string> text = ReadSmallTextFile(path_);
+    if (!text) return std::nullopt;
+    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || j.value("key", "") != key_) return std::nullopt;
+    PipWheel w;
+    w.requirement = j.value("requirement", "");
+    w.location = j.value("location", "");
+    w.sha256 = j.value("sha256", "");
+    if (w.location.empty() || w.sha256.empty()) return std::nullopt;
+    return w;
+  }
+  void Put(const PipWheel& w) const {
+    if (path_.empty() || w.sha256.empty() || !IsUrl(w.location)) return;
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    const nlohmann::json j = {{"key", key_},
+                              {"requirement", w.requirement},
+                              {"location", w.location},
+                              {"sha256", w.sha256}};
+    (void)WriteFileAtomically(path_, j.dump());  // a cache: not written is not an error
+  }
+
+ private:
+  std::string key_, dir_, path_;
+};
+
 absl::StatusOr<PipWheel> Locate(const std::string& exact, const PipTarget& t, const Scratch& s) {
+  const ResolutionCache cache(exact, t);
+  if (std::optional<PipWheel> w = cache.Get()) return *w;
+  ABICHECK_ASSIGN_OR_RETURN(PipWheel w, LocateWithPip(exact, t, s));
+  cache.Put(w);
+  return w;
+}
+
+// pip install --dry-run --report for one exact pin: the wheel it would take.
+absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget& t,
+                                       const Scratch& s) {
   const std::string report = s.dir + "/report.json";
   std::vector<std::string> argv = {Python(t),
                                    "-m",

@@ -63,21 +63,36 @@ bool FileTree::Add(absl::string_view relative, InputFile file) {
   return true;
 }
 
-bool FileTree::Contains(absl::string_view path) const {
-  // A relative path (an environment given as "venvs/x", its files named so) from the working
-  // directory, as the kernel takes it.
-  if (!absl::StartsWith(path, "/")) return Contains(absl::StrCat(cwd_, "/", path));
+namespace {
+
+// `path` from the working directory `cwd` when relative (an environment given as "venvs/x", its
+// files named so), as the kernel takes it, with each run of slashes one slash, as the kernel
+// reads them: a wheel read from a URL names its members "http://HOST/x.whl/torch/lib/...", and
+// the tree's root is that path normalized (docs/loader-model.md E10).
+std::string Rooted(absl::string_view path, absl::string_view cwd) {
+  std::string out;
+  if (!absl::StartsWith(path, "/")) absl::StrAppend(&out, cwd, "/");
+  for (char c : path) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool FileTree::Contains(absl::string_view given) const {
+  const std::string path = Rooted(given, cwd_);
   return absl::StartsWith(path, root_) &&
          (path.size() == root_.size() || path[root_.size()] == '/');
 }
 
 std::optional<std::string> FileTree::Resolve(absl::string_view given) const {
-  const std::string absolute =
-      absl::StartsWith(given, "/") ? std::string() : absl::StrCat(cwd_, "/", given);
-  const absl::string_view path = absolute.empty() ? given : absl::string_view(absolute);
+  const std::string path = Rooted(given, cwd_);
   if (!Contains(path)) return std::nullopt;
   std::string at = root_;
-  std::vector<absl::string_view> parts = absl::StrSplit(path.substr(root_.size()), '/');
+  std::vector<absl::string_view> parts =
+      absl::StrSplit(absl::string_view(path).substr(root_.size()), '/');
   for (size_t i = 0; i < parts.size(); ++i) {
     const absl::string_view c = parts[i];
     if (c.empty() || c == ".") continue;

@@ -153,8 +153,25 @@ def build(d):
                     "-Wl,-soname,libfoo.so", "-L", d, "-l:librt_like.so.99",
                     "-Wl,-rpath,$ORIGIN/../../nvidia/rt/lib", "-Wl,--disable-new-dtags"],
                    check=True)
+    # and its libtorch_global_deps.so, loaded RTLD_GLOBAL by import torch (E1), needs the runtime
+    # through its RPATH: a module that needs the runtime gets it so (sgl-kernel's libcudart.so.12
+    # with torch 2.9.1).
+    (d / "gd.c").write_text("extern int rt(void);\nint gd(void) { return rt(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "libtorch_global_deps.so", d / "gd.c",
+                    "-L", d, "-l:librt_like.so.99", "-Wl,-rpath,$ORIGIN/../../nvidia/rt/lib",
+                    "-Wl,--disable-new-dtags"], check=True)
+    (d / "modrt.c").write_text("extern int rt(void);\nint PyInit_modrt(void) { return rt(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "modrt.so", d / "modrt.c", "-L", d,
+                    "-l:librt_like.so.99"], check=True)
+    with zipfile.ZipFile(d / "modrt-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        z.writestr("modrt-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: modrt\n"
+                   "Version: 1.0\n\n")
+        z.writestr("modrt-1.0.dist-info/WHEEL", WHEEL)
+        z.write(d / "modrt.so", "modrt/modrt.so")
     with zipfile.ZipFile(d / "torch-9.1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
                          zipfile.ZIP_DEFLATED) as z:
+        z.write(d / "libtorch_global_deps.so", "torch/lib/libtorch_global_deps.so")
         z.writestr("torch-9.1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\n"
                    "Version: 9.1.0\nRequires-Dist: nvidia-rt-cu99==1.2.3; "
                    "platform_system == \"Linux\"\n\n")
@@ -195,7 +212,8 @@ def main():
         server = Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{server.server_address[1]}"
-        env = dict(os.environ, ABICHECK_HTTP_RETRIES="2", ABICHECK_HTTP_TIMEOUT="1")
+        env = dict(os.environ, ABICHECK_HTTP_RETRIES="2", ABICHECK_HTTP_TIMEOUT="1",
+                   XDG_CACHE_HOME=str(d / "cache"))
 
         def run(*args):
             return subprocess.run([abicheck, "check", *args, "--format", "json"],
@@ -218,6 +236,9 @@ def main():
             check(verdicts(doc) == want, f"{mode}: the verdicts differ from the local files'")
             notes = [n["message"] for n in doc["notes"]]
             read = [n for n in notes if n.startswith("read by HTTP range requests")]
+            if mode == "ok":
+                check(any("--verify reads them whole" in n for n in notes),
+                      f"ok: the notes say the CRC-32s went unchecked, and how to check them: {notes}")
             if mode in ("norange", "lateno"):
                 said = [n for n in notes if "ignores range requests" in n]
                 # lateno/: only a wheel larger than the first answer meets the fallback
@@ -228,6 +249,18 @@ def main():
                 big = max((int(x.group(2)), int(x.group(1))) for x in m if x)
                 check(big[1] < big[0] // 10,
                       f"{mode}: the torch wheel is read in part: {big[1]} of {big[0]} bytes")
+        # --verify: the wheels read whole, every CRC-32 checked; the same verdicts.
+        r = run(f"{base}/ok/{mod.name}", "--against", f"{base}/ok/{torch.name}", "--verify")
+        check(r.returncode == 1, f"--verify: exit {r.returncode}: {r.stderr.strip()}")
+        if r.returncode == 1:
+            doc = json.loads(r.stdout)
+            check(verdicts(doc) == want, "--verify: the verdicts differ from the local files'")
+            notes = " ".join(n["message"] for n in doc["notes"])
+            check("no CRC-32 checked" not in notes and "was not checked" not in notes,
+                  f"--verify: every CRC-32 checked: {notes}")
+            m = re.search(r"torch[^ ]*: read by HTTP range requests: (\d+) of its (\d+)", notes)
+            check(m is None or int(m.group(1)) >= int(m.group(2)) * 0.8,
+                  f"--verify: the torch wheel read whole: {notes}")
         for mode, says in (("truncate", "failed after 3 tries"), ("lie", "another file"),
                            ("stall", "timed out"), ("loop", "redirect loop"),
                            ("missing", "HTTP 404")):
@@ -262,13 +295,39 @@ def main():
                   f"pip, pinned: {cell['verdict']} {cell['summary']['unknown_because']} {notes}")
             check(not cell["summary"]["assumed_loaded"],
                   f"pip, pinned: nothing assumed loaded: {cell['summary']['assumed_loaded']}")
+        # The same through the RPATH of a URL's library (its $ORIGIN is "http://HOST/..."): the
+        # runtime the global deps bring is the module's, as from the files.
+        t91 = "torch-9.1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+        modrt = "modrt-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+        on_disk = run(str(d / modrt), "--against", str(d / t91), "--find-links", str(d))
+        by_url = run(f"{base}/ok/{modrt}", "--against", f"{base}/ok/{t91}", *pip)
+        check(on_disk.returncode == 0 and by_url.returncode == 0,
+              f"rpath by URL: exit {by_url.returncode} (from the files {on_disk.returncode}): "
+              f"{json.dumps(json.loads(by_url.stdout)['cells'][0]['report']['summary']) if by_url.stdout else by_url.stderr}")
         r = run("pip:mod==1.0", "--against", "pip:torch==9.9.9", *pip)
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip:torch==9.9.9" in err[0] and
               "No matching distribution" in err[0], f"pip, nothing matches: {r.returncode} {err}")
+        # The pins pip resolved are kept: the same check again needs no pip. (A Python of the
+        # test's own, whose pip fails once the marker exists: the interpreter is in the key.)
+        cached = sorted((d / "cache" / "abicheck" / "pip").glob("*.json"))
+        check(len(cached) >= 3 and all(json.loads(f.read_text())["sha256"] for f in cached),
+              f"pip: each exact pin's resolution kept whole: {[f.name for f in cached]}")
+        py = d / "python3"
+        py.write_text(f"#!/bin/sh\n[ -e {d}/no-pip ] && exit 1\nexec {sys.executable} \"$@\"\n")
+        py.chmod(0o755)
+        for round in ("pip", "cache"):
+            r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against",
+                                "pip:torch==9.0.0", *pip, "--format", "json"],
+                               capture_output=True, text=True, timeout=120,
+                               env=dict(env, ABICHECK_PIP_PYTHON=str(py)))
+            check(r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
+                  f"pip, {round}: exit {r.returncode}: {r.stderr.strip()}")
+            (d / "no-pip").touch()
         r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against", str(torch), *pip],
                            capture_output=True, text=True, timeout=120,
-                           env=dict(env, ABICHECK_PIP_PYTHON="/nonexistent/python3"))
+                           env=dict(env, ABICHECK_PIP_PYTHON="/nonexistent/python3",
+                                    ABICHECK_NO_CACHE="1"))
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip could not be run" in err[0],
               f"pip missing: {r.returncode} {err}")
