@@ -93,28 +93,36 @@ std::string MachineName(uint16_t e_machine) {
   }
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<const uint8_t> head) {
-  if (head.size() < elf::EhdrSize(true) || !HasElfMagic(head)) return std::nullopt;
+namespace {
+
+// The program headers a file's first bytes hold, in order, up to the first that is cut short;
+// none when they are not ELF.
+std::vector<elf::Phdr> HeadProgramHeaders(absl::Span<const uint8_t> head) {
+  std::vector<elf::Phdr> out;
+  if (head.size() < elf::EhdrSize(true) || !HasElfMagic(head)) return out;
   const bool is64 = head[elf::EI_CLASS] == elf::ELFCLASS64;
   const ByteReader r(head, head[elf::EI_DATA] == elf::ELFDATA2MSB);
   const elf::Ehdr h = *elf::ReadEhdr(r, is64);  // the size was checked
   for (uint32_t i = 0; i < h.phnum && h.phentsize != 0; ++i) {
     const std::optional<elf::Phdr> p = elf::ReadPhdr(r, h.phoff + uint64_t{i} * h.phentsize, is64);
-    if (!p) return std::nullopt;
-    if (p->type == elf::PT_DYNAMIC) return std::make_pair(p->offset, p->filesz);
+    if (!p) break;
+    out.push_back(*p);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<const uint8_t> head) {
+  for (const elf::Phdr& p : HeadProgramHeaders(head)) {
+    if (p.type == elf::PT_DYNAMIC) return std::make_pair(p.offset, p.filesz);
   }
   return std::nullopt;
 }
 
 std::optional<uint64_t> FirstSegmentEnd(absl::Span<const uint8_t> head) {
-  if (head.size() < elf::EhdrSize(true) || !HasElfMagic(head)) return std::nullopt;
-  const bool is64 = head[elf::EI_CLASS] == elf::ELFCLASS64;
-  const ByteReader r(head, head[elf::EI_DATA] == elf::ELFDATA2MSB);
-  const elf::Ehdr h = *elf::ReadEhdr(r, is64);  // the size was checked
-  for (uint32_t i = 0; i < h.phnum && h.phentsize != 0; ++i) {
-    const std::optional<elf::Phdr> p = elf::ReadPhdr(r, h.phoff + uint64_t{i} * h.phentsize, is64);
-    if (!p) return std::nullopt;
-    if (p->type == elf::PT_LOAD && p->offset == 0) return p->filesz;
+  for (const elf::Phdr& p : HeadProgramHeaders(head)) {
+    if (p.type == elf::PT_LOAD && p.offset == 0) return p.filesz;
   }
   return std::nullopt;
 }
