@@ -95,7 +95,7 @@ using Sink = absl::FunctionRef<void(uint64_t, const uint8_t*, size_t)>;
 // chunk of output given to `sink`: how many bytes it made. nullopt unless it ends exactly where
 // the data ends (the final block, then only the last byte's padding) with at most `cap` bytes out.
 std::optional<uint64_t> DecodeFrom(absl::Span<const uint8_t> data, uint64_t bit,
-                                   uint8_t window_byte, uint64_t cap, Sink sink) {
+                                   uint8_t window_byte, uint64_t cap, uint64_t* budget, Sink sink) {
   static thread_local inflate_state state;
   isal_inflate_init(&state);
   std::vector<uint8_t> window(kWindow, window_byte);
@@ -121,7 +121,8 @@ std::optional<uint64_t> DecodeFrom(absl::Span<const uint8_t> data, uint64_t bit,
     state.avail_out = static_cast<uint32_t>(room);
     if (isal_inflate(&state) != ISAL_DECOMP_OK) return std::nullopt;
     const uint64_t n = room - state.avail_out;
-    if (made + n > cap) return std::nullopt;
+    if (made + n > cap || n > *budget) return std::nullopt;
+    *budget -= n;
     sink(made, chunk.data(), n);
     made += n;
     if (state.block_state == ISAL_BLOCK_FINISH) break;
@@ -141,7 +142,8 @@ struct Start {
 
 // The first such boundary at or after bit `from` (searching at most kMaxSearchBits); at most
 // kMaxTries decodes.
-std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, uint64_t cap) {
+std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, uint64_t cap,
+                               uint64_t* budget) {
   constexpr int kMaxTries = 16;
   int tries = 0;
   const uint64_t to = std::min(uint64_t{data.size()} * 8, from + kMaxSearchBits);
@@ -149,7 +151,7 @@ std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, ui
     if (!PlausibleDynamicHeader(data, bit)) continue;
     ++tries;
     std::optional<uint64_t> n =
-        DecodeFrom(data, bit, 0x00, cap, [](uint64_t, const uint8_t*, size_t) {});
+        DecodeFrom(data, bit, 0x00, cap, budget, [](uint64_t, const uint8_t*, size_t) {});
     if (n) return Start{bit, *n};
   }
   return std::nullopt;
@@ -158,19 +160,20 @@ std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, ui
 // The `held` bytes (member offsets; the stream ends at `size`) of one decode from `start`, in
 // order into `out`; false when it makes another length than the first decode did.
 bool Collect(absl::Span<const uint8_t> data, const Start& start, uint8_t window_byte, uint64_t size,
-             const RangeSet& held, std::vector<uint8_t>* out) {
+             const RangeSet& held, uint64_t* budget, std::vector<uint8_t>* out) {
   out->assign(held.TotalBytes(), 0);
   const uint64_t begin = size - start.length;
-  std::optional<uint64_t> n = DecodeFrom(
-      data, start.bit, window_byte, start.length, [&](uint64_t at, const uint8_t* p, size_t len) {
-        const uint64_t lo = begin + at, hi = lo + len;
-        uint64_t pos = 0;  // where a held range's bytes start in `out`
-        for (const auto& [b, e] : held.ranges()) {
-          const uint64_t x = std::max(b, lo), y = std::min(e, hi);
-          if (x < y) std::memcpy(out->data() + pos + (x - b), p + (x - lo), y - x);
-          pos += e - b;
-        }
-      });
+  std::optional<uint64_t> n =
+      DecodeFrom(data, start.bit, window_byte, start.length, budget,
+                 [&](uint64_t at, const uint8_t* p, size_t len) {
+                   const uint64_t lo = begin + at, hi = lo + len;
+                   uint64_t pos = 0;  // where a held range's bytes start in `out`
+                   for (const auto& [b, e] : held.ranges()) {
+                     const uint64_t x = std::max(b, lo), y = std::min(e, hi);
+                     if (x < y) std::memcpy(out->data() + pos + (x - b), p + (x - lo), y - x);
+                     pos += e - b;
+                   }
+                 });
   return n && *n == start.length;
 }
 
@@ -245,15 +248,20 @@ bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
 // Long: the search backwards, each step's two starts, and the four decodes compared byte by byte
 // share the bounds and the held ranges; apart they would pass all of it along.
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
-                                             const RangeSet& need, uint64_t* further) {
+                                             const RangeSet& need, uint64_t* further,
+                                             uint64_t* budget) {
   if (further != nullptr) *further = 0;
+  uint64_t own_budget = kDecodeBudget;
+  if (budget == nullptr) budget = &own_budget;
   if (need.ranges().empty() || need.ranges().back().second > size || stream_end.size() < 64 ||
       stream_end.size() > UINT32_MAX) {
     return std::nullopt;
   }
   const uint64_t from = need.ranges().front().first;
   const uint64_t want = size - from;
-  if (want > kMaxWanted) return std::nullopt;
+  // Far from the end, but few: what is kept (the needed bytes and the last 32 MiB, four copies
+  // at most) stays small whatever a member declares.
+  if (want > kMaxWanted || need.TotalBytes() > kHeldTail) return std::nullopt;
   const uint64_t cap = std::min(size, want + std::max(kMaxLeadIn, want / 2));
   const uint64_t n = stream_end.size();
   const uint64_t lead = std::min(kMaxLeadInWanted, want / 8 + (uint64_t{64} << 10));
@@ -262,9 +270,9 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
   for (uint64_t back = uint64_t{1} << 18;;) {
     const uint64_t b = std::min<uint64_t>(back, n);
     // Two starts found independently: the second searched for well past the first.
-    std::optional<Start> first = FindStart(stream_end, (n - b) * 8, cap);
+    std::optional<Start> first = FindStart(stream_end, (n - b) * 8, cap, budget);
     std::optional<Start> second = first && first->length >= want
-                                      ? FindStart(stream_end, first->bit + kApartBits, cap)
+                                      ? FindStart(stream_end, first->bit + kApartBits, cap, budget)
                                       : std::nullopt;
     if (second && second->length >= want) {
       DeflateTail out;
@@ -272,11 +280,13 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
       out.held = need;
       out.held.Add(size - std::min(second->length, kHeldTail), size);
       std::vector<uint8_t> other;
-      if (!Collect(stream_end, *first, 0x00, size, out.held, &out.bytes)) return std::nullopt;
+      if (!Collect(stream_end, *first, 0x00, size, out.held, budget, &out.bytes))
+        return std::nullopt;
       out.known.assign(out.bytes.size(), 1);
       for (const auto& [start, window] :
            {std::pair{*first, uint8_t{0xff}}, {*second, 0x00}, {*second, 0xff}}) {
-        if (!Collect(stream_end, start, window, size, out.held, &other)) return std::nullopt;
+        if (!Collect(stream_end, start, window, size, out.held, budget, &other))
+          return std::nullopt;
         for (size_t k = 0; k < other.size(); ++k) out.known[k] &= other[k] == out.bytes[k];
       }
       bool all_known = true;

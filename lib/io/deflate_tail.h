@@ -40,9 +40,13 @@ struct DeflateTail {
 // end and 32 MiB (or half as much again) decoded before it, 1 MiB searched for each start, 16
 // decodes tried for each. `further`, when not null, is set to how many compressed bytes from the
 // end the next try would start from when `stream_end` was too short to reach the needed bytes (0:
-// no better guess).
+// no better guess). `budget`, when not null, is what all decodes may still make, shared by a
+// caller's tries and decremented (null: kDecodeBudget for this call): a hostile stream costs
+// seconds, not minutes. At most 32 MiB of needed bytes.
+inline constexpr uint64_t kDecodeBudget = uint64_t{8} << 30;
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
-                                             const RangeSet& need, uint64_t* further = nullptr);
+                                             const RangeSet& need, uint64_t* further = nullptr,
+                                             uint64_t* budget = nullptr);
 
 // Whether a dynamic-Huffman block header that a decoder accepts starts at bit `bit` of `data`
 // (LSB first, as deflate packs them): type 2, at most 286 literal/length and 30 distance codes,

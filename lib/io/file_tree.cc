@@ -82,9 +82,13 @@ std::string Rooted(absl::string_view path, absl::string_view cwd) {
 }  // namespace
 
 bool FileTree::Contains(absl::string_view given) const {
-  const std::string path = Rooted(given, cwd_);
-  return absl::StartsWith(path, root_) &&
-         (path.size() == root_.size() || path[root_.size()] == '/');
+  auto under = [&](absl::string_view path) {
+    return absl::StartsWith(path, root_) &&
+           (path.size() == root_.size() || path[root_.size()] == '/');
+  };
+  // Most paths asked are absolute and plain: no copy for them (the loader asks for every search).
+  if (absl::StartsWith(given, "/") && !absl::StrContains(given, "//")) return under(given);
+  return under(Rooted(given, cwd_));
 }
 
 std::optional<std::string> FileTree::Resolve(absl::string_view given) const {
