@@ -34,6 +34,9 @@ struct InputLimits {
   // as pip and Python's zipfile refuse it). false (--fast): stop once a member's loader tables
   // are in; the expansion's notes say how many CRCs went unchecked.
   bool verify_crc = true;
+  // A wheel given as a URL is read in part (each byte is a byte fetched), its CRC-32s unchecked
+  // and said so; true (--verify): read whole and checked as a file's are.
+  bool verify_remote = false;
   // Called from worker threads as archive members inflate: bytes done and bytes to do in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };

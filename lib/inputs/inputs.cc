@@ -185,9 +185,9 @@ void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, Expande
 absl::Status ExpandArchive(const std::string& path, const InputLimits& given, ExpandedInput* out) {
   out->kind = "archive";
   // A URL's wheel is read in part whatever --fast says (every byte is a byte fetched: a CRC-32
-  // needs the whole member); --verify (whole_members) reads it whole and checks them (issue 33).
+  // needs the whole member); --verify (verify_remote) reads it whole and checks them (issue 33).
   InputLimits limits = given;
-  if (IsUrl(path)) limits.verify_crc = given.verify_crc && given.whole_members;
+  if (IsUrl(path)) limits.verify_crc = given.verify_crc && given.verify_remote;
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
   for (const std::string& n : zip->notes()) out->notes.push_back(n);
   std::vector<const ZipMember*> candidates;

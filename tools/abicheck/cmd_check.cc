@@ -63,7 +63,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--verify", verify,
                "read wheels given as URLs (and pip: builds) whole and check every shared "
                "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
-               "reads a file (the notes say so)");
+               "reads a file (the notes say so); it overrides --fast");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
@@ -106,8 +106,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     options.providers = extra_providers;
     ProgressBar bar(out.quiet);
     limits.progress = bar.Callback();
-    limits.verify_crc = !fast;
-    limits.whole_members = limits.whole_members || verify;
+    limits.verify_crc = !fast || verify;
+    limits.verify_remote = verify;
     absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
     bar.Finish();
     if (!m.ok()) {
@@ -131,8 +131,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                  prog.c_str(), Printable(module).c_str());
     return kExitUsage;
   }
-  limits.verify_crc = !fast;
-  limits.whole_members = limits.whole_members || verify;
+  limits.verify_crc = !fast || verify;
+  limits.verify_remote = verify;
   options.release_at_exit = true;  // the process ends after the report
   absl::StatusOr<Report> report = Check(module, options, limits);  // --max-*, --fast: providers too
   if (!report.ok()) {

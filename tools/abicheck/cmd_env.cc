@@ -50,7 +50,7 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--verify", verify,
                "read wheels given as URLs (and pip: builds) whole and check every shared "
                "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
-               "reads a file (the notes say so)");
+               "reads a file (the notes say so); it overrides --fast");
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
@@ -88,8 +88,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   options.diagnose = !no_diagnose;
   ProgressBar bar(out.quiet);
   limits.progress = bar.Callback();
-  limits.verify_crc = !fast;
-  limits.whole_members = limits.whole_members || verify;
+  limits.verify_crc = !fast || verify;
+  limits.verify_remote = verify;
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
   bar.Finish();
   if (!env.ok()) {
