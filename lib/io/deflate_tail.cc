@@ -179,19 +179,33 @@ bool Collect(absl::Span<const uint8_t> data, const Start& start, uint8_t window_
 
 }  // namespace
 
-bool DeflateTail::CopyKnown(uint64_t lo, uint64_t hi, uint8_t* out) const {
+namespace {
+
+// Where member bytes [lo, hi) start in `t.bytes` when all of them are held and known.
+std::optional<uint64_t> Position(const DeflateTail& t, uint64_t lo, uint64_t hi) {
   uint64_t pos = 0;
-  for (const auto& [b, e] : held.ranges()) {
+  for (const auto& [b, e] : t.held.ranges()) {
     if (lo >= b && hi <= e) {
       for (uint64_t k = lo; k < hi; ++k) {
-        if (!known[pos + (k - b)]) return false;
+        if (!t.known[pos + (k - b)]) return std::nullopt;
       }
-      std::memcpy(out, bytes.data() + pos + (lo - b), hi - lo);
-      return true;
+      return pos + (lo - b);
     }
     pos += e - b;
   }
-  return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool DeflateTail::Knows(uint64_t lo, uint64_t hi) const {
+  return Position(*this, lo, hi).has_value();
+}
+
+bool DeflateTail::CopyKnown(uint64_t lo, uint64_t hi, uint8_t* out) const {
+  const std::optional<uint64_t> at = Position(*this, lo, hi);
+  if (at) std::memcpy(out, bytes.data() + *at, hi - lo);
+  return at.has_value();
 }
 
 bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
@@ -267,7 +281,11 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
   const uint64_t lead = std::min(kMaxLeadInWanted, want / 8 + (uint64_t{64} << 10));
   // Start a quarter of a MiB of compressed data before the end, then further back.
   uint64_t short_of = 0;  // the furthest back a start was found that did not reach far enough
-  for (uint64_t back = uint64_t{1} << 18;;) {
+  // Each step goes further back or halves a gap; bounded all the same (the halving and doubling
+  // could take turns forever when no start lies between), as is the decoding (`budget`).
+  constexpr int kMaxSteps = 24;
+  for (uint64_t back = uint64_t{1} << 18, step = 0;; ++step) {
+    if (step == kMaxSteps || *budget == 0) return std::nullopt;
     const uint64_t b = std::min<uint64_t>(back, n);
     // Two starts found independently: the second searched for well past the first.
     std::optional<Start> first = FindStart(stream_end, (n - b) * 8, cap, budget);
@@ -290,10 +308,7 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
         for (size_t k = 0; k < other.size(); ++k) out.known[k] &= other[k] == out.bytes[k];
       }
       bool all_known = true;
-      for (const auto& [lo, hi] : need.ranges()) {
-        std::vector<uint8_t> scratch(hi - lo);
-        all_known = all_known && out.CopyKnown(lo, hi, scratch.data());
-      }
+      for (const auto& [lo, hi] : need.ranges()) all_known = all_known && out.Knows(lo, hi);
       if (all_known) return out;
     }
     if (first && first->length > 0 && first->length < want + lead) {

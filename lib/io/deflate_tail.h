@@ -27,7 +27,8 @@ struct DeflateTail {
   RangeSet held;
   std::vector<uint8_t> bytes;  // held's bytes, range after range
   std::vector<uint8_t> known;  // 1 where every decode gave the same byte
-  // Copies member bytes [lo, hi) to `out` when all of them are held and known; false otherwise.
+  // Whether member bytes [lo, hi) are all held and known; CopyKnown also copies them to `out`.
+  bool Knows(uint64_t lo, uint64_t hi) const;
   bool CopyKnown(uint64_t lo, uint64_t hi, uint8_t* out) const;
 };
 

@@ -124,6 +124,37 @@ TEST_F(DeflateTailTest, ARangeFarFromTheEndIsDecodedKeepingOnlyWhatIsHeld) {
   EXPECT_GT(KnownBytesMatch(*tail), (uint64_t{32} << 20) - 1000);
 }
 
+// Incompressible bytes (a fatbin: deflate's stored blocks, no header to start at) before a
+// short compressible end, and a need just inside them: the search goes back and forth between
+// the start that falls short and the stored blocks that have none, and must end (it took turns
+// forever before the steps were bounded).
+TEST_F(DeflateTailTest, NoStartInStoredBlocksEnds) {
+  std::vector<uint8_t> noise(size_t{4} << 20);
+  uint64_t x = 0x243f6a8885a308d3u;
+  for (uint8_t& b : noise) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    b = static_cast<uint8_t>(x);
+  }
+  const std::vector<uint8_t> tail = Content(size_t{600} << 10, /*repeats=*/false);
+  original_ = noise;
+  original_.insert(original_.end(), tail.begin(), tail.end());
+  const std::string path = WriteZip(d_, "n.zip", {{"lib/libfat.so", original_, true}});
+  const std::vector<uint8_t> zip = Read(path);
+  uint32_t comp_size;
+  std::memcpy(&comp_size, &zip[18], 4);
+  stream_ = MemberData(zip, comp_size);
+  const uint64_t size = original_.size();
+  RangeSet need;
+  need.Add(size - (uint64_t{700} << 10), size - (uint64_t{700} << 10) + 512);
+  uint64_t further = 0;
+  std::optional<DeflateTail> got = DecodeDeflateTail(stream_, size, need, &further);
+  if (got.has_value()) {  // found after all: then every byte it calls known is right
+    EXPECT_EQ(KnownBytesMatch(*got), got->bytes.size());
+  }
+}
+
 // Where bytes go on depending on the window before the start, they are not called known, and
 // a range that needs them is not given (the caller inflates from the start).
 TEST_F(DeflateTailTest, BytesOfTheUnknownWindowAreNotKnown) {
