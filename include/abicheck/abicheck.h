@@ -37,6 +37,9 @@ struct InputLimits {
   // A wheel given as a URL is read in part (each byte is a byte fetched), its CRC-32s unchecked
   // and said so; true (--verify): read whole and checked as a file's are.
   bool verify_remote = false;
+  // Read nothing from the network: a wheel given as a URL (or a pip: build) is read from
+  // abicheck's cache ($XDG_CACHE_HOME/abicheck) or is an error, and pip is not run (--offline).
+  bool offline = false;
   // Called from worker threads as archive members inflate: bytes done and bytes to do in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
@@ -552,6 +555,22 @@ ABICHECK_EXPORT absl::Status ListSymbolsTo(const std::string& path,
                                            const SymbolListOptions& options,
                                            absl::FunctionRef<void(absl::string_view)> sink,
                                            const InputLimits& limits = {});
+
+// abicheck's cache (docs/cache.md): what was read of published wheels (by their sha256) and what
+// pip resolved requirements to, under $XDG_CACHE_HOME/abicheck (default ~/.cache/abicheck).
+struct CacheItem {
+  std::string kind;    // "wheel" (what was read of one) or "pip" (a resolution)
+  std::string name;    // the wheel's file name, or the requirement
+  std::string detail;  // "sha256 ..., read in part, 8.5 % of N bytes read", or the wheel's URL
+  std::string path;
+  uint64_t bytes = 0;
+  int64_t written = 0;  // seconds since the epoch
+};
+// The cache's directory ("" when there is none: no HOME, or ABICHECK_NO_CACHE set).
+ABICHECK_EXPORT std::string CacheDirectory();
+ABICHECK_EXPORT std::vector<CacheItem> ListCache();
+// Removes every entry; how many files and bytes.
+ABICHECK_EXPORT absl::StatusOr<std::pair<uint64_t, uint64_t>> ClearCache();
 
 // Exit codes of the CLI (and what build tooling should map results to).
 inline constexpr int kExitLoads = 0;

@@ -32,17 +32,35 @@ Build MakeBuild(ExpandedInput in) { return Build(MakeState(std::move(in))); }
 // A published build read by range requests (issue 33): what the torch wheel and the wheels it
 // pins cost together, said once for the build.
 void AddBuildReadNote(const std::vector<ExpandedInput>& dependencies, ExpandedInput* in) {
-  uint64_t fetched = in->fetched_bytes, size = in->remote_size;
-  int wheels = in->remote_size != 0 ? 1 : 0;
-  for (const ExpandedInput& d : dependencies) {
-    fetched += d.fetched_bytes;
-    size += d.remote_size;
-    wheels += d.remote_size != 0 ? 1 : 0;
-  }
+  uint64_t fetched = 0, size = 0, cached = 0;
+  int wheels = 0, from_cache = 0;
+  auto add = [&](const ExpandedInput& w) {
+    if (w.remote_size == 0) return;
+    ++wheels;
+    size += w.remote_size;
+    fetched += w.fetched_bytes;
+    if (w.from_cache) {
+      ++from_cache;
+      cached += w.cached_fetched_bytes;
+    }
+  };
+  add(*in);
+  for (const ExpandedInput& d : dependencies) add(d);
   if (wheels < 2 || size == 0) return;
-  in->notes.push_back(absl::StrFormat(
-      "the build's %d wheels read by HTTP range requests: %d of their %d bytes (%.1f %%)", wheels,
-      fetched, size, 100.0 * static_cast<double>(fetched) / static_cast<double>(size)));
+  const auto share = [size](uint64_t n) {
+    return 100.0 * static_cast<double>(n) / static_cast<double>(size);
+  };
+  if (from_cache == 0) {
+    in->notes.push_back(absl::StrFormat(
+        "the build's %d wheels read by HTTP range requests: %d of their %d bytes (%.1f %%)", wheels,
+        fetched, size, share(fetched)));
+  } else {
+    in->notes.push_back(absl::StrFormat(
+        "the build's %d wheels (%d bytes): %d read from abicheck's cache (%d bytes were read by "
+        "HTTP range requests then, %.1f %%), %d by HTTP range requests now (%d bytes, %.1f %%)",
+        wheels, size, from_cache, cached, share(cached), wheels - from_cache, fetched,
+        share(fetched)));
+  }
 }
 
 // E10: a wheel build with the wheels its Requires-Dist pins, laid out as pip lays them out. Its

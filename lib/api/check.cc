@@ -497,21 +497,24 @@ absl::StatusOr<Report> Check(const std::string& module, const Build& build,
   return r;
 }
 
-PipTarget PipTargetOf(const CheckOptions& options, const std::string& python_version) {
+PipTarget PipTargetOf(const CheckOptions& options, const InputLimits& limits,
+                      const std::string& python_version) {
   PipTarget target;
   target.python_version = python_version.empty() ? options.pip_python_version : python_version;
   target.index_args = options.pip_index_args;
   for (const std::string& d : options.find_links)
     target.index_args.insert(target.index_args.end(), {"--find-links", d});
+  target.offline = limits.offline;
   return target;
 }
 
 absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::string>& inputs,
                                                          const CheckOptions& options,
+                                                         const InputLimits& limits,
                                                          const std::string& python_version,
                                                          std::vector<Warning>* notes) {
   std::vector<std::string> out;
-  const PipTarget target = PipTargetOf(options, python_version);
+  const PipTarget target = PipTargetOf(options, limits, python_version);
   for (const std::string& in : inputs) {
     if (!IsPipInput(in)) {
       out.push_back(in);
@@ -798,16 +801,16 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
                                    const CheckOptions& options, const InputLimits& limits) {
   Matrix m;
   ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::string> module_args,
-                            ExpandPipInputs(module_inputs, options, "", &m.notes));
+                            ExpandPipInputs(module_inputs, options, limits, "", &m.notes));
   ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::string> build_paths,
-                            ExpandPipInputs(build_args, options, "", &m.notes));
+                            ExpandPipInputs(build_args, options, limits, "", &m.notes));
   const std::vector<std::string> unique_modules = Dedupe(module_args, "a module input", &m.notes);
   const std::vector<std::string> unique_builds =
       Dedupe(build_paths, "a build (--against)", &m.notes);
   // Each build input read once; an index of several builds is several columns.
   std::vector<Build> builds;
   for (const std::string& b : unique_builds) {
-    const PipTarget pip = PipTargetOf(options, "");
+    const PipTarget pip = PipTargetOf(options, limits, "");
     ABICHECK_ASSIGN_OR_RETURN(
         std::vector<Build> opened,
         OpenBuildsAs(b, limits, WheelDependencies::kLaidOut, options.find_links, &pip));

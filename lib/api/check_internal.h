@@ -51,11 +51,13 @@ absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module,
                                     const Object* set_aside);
 
 // What pip is given for `options` (its index options, --find-links, the target's Python).
-PipTarget PipTargetOf(const CheckOptions& options, const std::string& python_version);
+PipTarget PipTargetOf(const CheckOptions& options, const InputLimits& limits,
+                      const std::string& python_version);
 // `inputs` with each "pip:REQ" replaced by the wheels pip resolves it to (issue 33), each said in
 // `notes` with its sha256; `python_version` the target's ("" for pip's own interpreter's).
 absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::string>& inputs,
                                                          const CheckOptions& options,
+                                                         const InputLimits& limits,
                                                          const std::string& python_version,
                                                          std::vector<Warning>* notes);
 

@@ -326,7 +326,7 @@ class EnvironmentCheck {
     // `pip:torch==X` for this environment's Python (issue 33).
     ABICHECK_ASSIGN_OR_RETURN(
         const std::vector<std::string> against,
-        ExpandPipInputs(given, opts_, env_.python_version, &out_.matrix.notes));
+        ExpandPipInputs(given, opts_, limits, env_.python_version, &out_.matrix.notes));
     if (against.empty()) {
       ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env_, limits));
       builds_.push_back(std::move(b));
@@ -337,7 +337,7 @@ class EnvironmentCheck {
                                 OpenBuildsAs(a, limits, WheelDependencies::kAlone, {}));
       for (const Build& o : opened) {
         std::string changes;
-        const PipTarget pip = PipTargetOf(opts_, env_.python_version);
+        const PipTarget pip = PipTargetOf(opts_, limits, env_.python_version);
         ABICHECK_ASSIGN_OR_RETURN(TorchBuild b,
                                   OtherBuild(env_, o, opts_.find_links, &pip, limits, &changes));
         builds_.push_back(std::move(b));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
+#include "lib/inputs/wheel_cache.h"
 #include "lib/io/byte_source.h"
 #include "lib/io/zip_archive.h"
 #include "lib/util/parallel.h"
@@ -218,6 +219,20 @@ class Gatherer {
 
   // The METADATA member of a wheel (at its top level), "" when it has none.
   absl::StatusOr<std::string> WheelMetadata(const std::string& path) const {
+    if (IsUrl(path)) {  // read before: the cache has it (and its libraries, for Expand)
+      if (auto texts = CachedWheelTexts(path, limits_)) {
+        for (const auto& [name, text] : *texts) {
+          if (absl::EndsWith(name, ".dist-info/METADATA")) return text;
+        }
+        return std::string();
+      }
+      if (limits_.offline) {
+        return absl::UnavailableError(
+            absl::StrCat(path,
+                         ": not in abicheck's cache, and --offline reads nothing from the "
+                         "network"));
+      }
+    }
     ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits_));
     for (const ZipMember& m : zip->members()) {
       if (absl::EndsWith(m.name, ".dist-info/METADATA") &&

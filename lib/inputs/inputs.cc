@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -24,6 +25,7 @@
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
 #include "lib/index/index_file.h"
+#include "lib/inputs/wheel_cache.h"
 #include "lib/io/byte_source.h"
 #include "lib/io/zip_archive.h"
 #include "lib/symbols/symbol_table.h"
@@ -182,6 +184,22 @@ void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, Expande
       limits.verify_crc ? "" : ", and the members read in part have no CRC-32 checked"));
 }
 
+// What the shared objects of an archive declare they inflate to, within --max-total-size.
+absl::Status CountDeclared(const std::string& path, const std::vector<const ZipMember*>& candidates,
+                           const InputLimits& limits, ExpandedInput* out) {
+  for (const ZipMember* m : candidates) {
+    out->declared_bytes += m->size;
+    out->largest_member = std::max(out->largest_member, m->size);
+  }
+  if (out->declared_bytes > limits.max_total_inflated) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("%s: its shared objects declare %d bytes in all, more than the cap of %d "
+                        "(raise it with --max-total-size)",
+                        path, out->declared_bytes, limits.max_total_inflated));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ExpandArchive(const std::string& path, const InputLimits& given, ExpandedInput* out) {
   out->kind = "archive";
   // A URL's wheel is read in part whatever --fast says (every byte is a byte fetched: a CRC-32
@@ -191,7 +209,7 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& given, Ex
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
   for (const std::string& n : zip->notes()) out->notes.push_back(n);
   std::vector<const ZipMember*> candidates;
-  uint64_t declared = 0;
+  out->archive_members = zip->members().size();
   for (const ZipMember& m : zip->members()) {
     // What the wheel says it is: its METADATA (at the top level) and torch's own version files.
     const bool metadata = absl::EndsWith(m.name, ".dist-info/METADATA") &&
@@ -210,13 +228,8 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& given, Ex
   std::vector<std::optional<absl::StatusOr<InputFile>>> results(candidates.size());
   std::vector<std::string> skipped(candidates.size());
   std::atomic<uint64_t> inflated{0}, retained{0}, done{0};
-  for (const ZipMember* m : candidates) declared += m->size;
-  if (declared > limits.max_total_inflated) {
-    return absl::ResourceExhaustedError(
-        absl::StrFormat("%s: its shared objects declare %d bytes in all, more than the cap of %d "
-                        "(raise it with --max-total-size)",
-                        path, declared, limits.max_total_inflated));
-  }
+  ABICHECK_RETURN_IF_ERROR(CountDeclared(path, candidates, limits, out));
+  const uint64_t declared = out->declared_bytes;
   ParallelFor(candidates.size(), threads, [&](size_t i) {
     {
       const ZipMember& m = *candidates[i];
@@ -387,7 +400,23 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
     selected = path_arg.substr(hash + 1);
   }
   if (IsUrl(path_arg)) {  // a wheel on a server: read by HTTP range requests
-    ABICHECK_RETURN_IF_ERROR(ExpandArchive(path_arg, limits, &out));
+    // "URL#sha256=HEX", as an index's links carry it: the digest names the archive in the cache.
+    std::string url = path_arg;
+    if (const size_t f = url.find("#sha256="); f != std::string::npos) {
+      RememberDigest(url.substr(0, f), absl::AsciiStrToLower(url.substr(f + 8)));
+      url.resize(f);
+      out.path = url;
+    }
+    // Read before (its sha256 known from the index): from abicheck's cache, as it was read.
+    if (std::optional<ExpandedInput> cached = LoadCachedWheel(url, limits))
+      return *std::move(cached);
+    if (limits.offline) {
+      return absl::UnavailableError(absl::StrCat(
+          url, ": not in abicheck's cache (", CacheRoot().empty() ? "none" : CacheRoot(),
+          "), and --offline reads nothing from the network"));
+    }
+    ABICHECK_RETURN_IF_ERROR(ExpandArchive(url, limits, &out));
+    StoreCachedWheel(url, out, limits);
     return out;
   }
   struct stat st;

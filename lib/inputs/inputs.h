@@ -21,6 +21,12 @@ struct ExpandedInput {
   uint64_t retained_bytes = 0;     // ... of which kept in memory
   // A URL's archive: the bytes read by range requests, and its size (0, 0: not a URL).
   uint64_t fetched_bytes = 0, remote_size = 0;
+  // Read from abicheck's cache (lib/inputs/wheel_cache.h) instead: fetched_bytes is 0, and this
+  // is what range requests read when the entry was written.
+  bool from_cache = false;
+  uint64_t cached_fetched_bytes = 0;
+  // Archives: entries, the bytes their shared objects declare, the largest (the limits they met).
+  uint64_t archive_members = 0, declared_bytes = 0, largest_member = 0;
   // Archives: small text members that say what the wheel is — "x.dist-info/METADATA",
   // "torch/__init__.py", "torch/version.py" — by member name.
   std::vector<std::pair<std::string, std::string>> texts;

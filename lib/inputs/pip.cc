@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -23,6 +24,7 @@
 #include "absl/strings/strip.h"
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
+#include "lib/inputs/wheel_cache.h"
 #include "lib/io/byte_source.h"
 #include "lib/io/output_file.h"
 #include "lib/util/status_macros.h"
@@ -135,9 +137,70 @@ absl::Status PipFailed(const std::string& req, const Ran& r) {
   return absl::NotFoundError(absl::StrCat("pip:", req, ": pip resolves nothing: ", last));
 }
 
+// What pip resolved, kept (issue 33): a release's files on an index do not change, so
+// `pip:torch==2.10.0` and the 28 pins of a torch build are resolved once, not by 28 runs of pip
+// (a second each) every time. What an unpinned requirement or a range resolves to changes with
+// each release: kept a day (kFreshFor), used at any age under --offline. Keyed by all that decides
+// pip's answer — the requirement, the interpreter, the index options, the target's Python,
+// machine and glibc — and kept only for a URL with its sha256 (a --find-links directory's files
+// may change). In $XDG_CACHE_HOME/abicheck/pip (default ~/.cache/abicheck/pip), one file per
+// question written whole (rename); ABICHECK_NO_CACHE=1 reads and writes none.
+constexpr int64_t kFreshFor = int64_t{24} * 3600;
+
+class ResolutionCache {
+ public:
+  ResolutionCache(const std::string& kind, const std::string& what, const PipTarget& t)
+      : offline_(t.offline) {
+    const std::string root = CacheRoot();
+    if (root.empty()) return;
+    const size_t eq = what.find("==");
+    exact_ = kind == "wheel" && eq != std::string::npos &&
+             what.find_first_of(",*;<>!~", eq) == std::string::npos;
+    key_ = absl::StrJoin({kind, what, Python(t), absl::StrJoin(t.index_args, " "), t.python_version,
+                          t.machine, std::string(gnu_get_libc_version())},
+                         "\n");
+    uint64_t h = 14695981039346656037u;  // FNV-1a: a file name, the key itself is compared
+    for (unsigned char c : key_) h = (h ^ c) * 1099511628211u;
+    dir_ = root + "/pip";
+    path_ = absl::StrCat(dir_, "/", absl::Hex(h, absl::kZeroPad16), ".json");
+  }
+  // The answer kept, when there is one fresh enough.
+  std::optional<nlohmann::json> Get() const {
+    if (path_.empty()) return std::nullopt;
+    std::optional<std::string> text = ReadSmallTextFile(path_);
+    if (!text) return std::nullopt;
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || j.value("key", "") != key_) return std::nullopt;
+    const int64_t at =
+        j.contains("time") && j["time"].is_number_integer() ? j["time"].get<int64_t>() : 0;
+    if (!exact_ && !offline_ && std::time(nullptr) - at > kFreshFor) return std::nullopt;
+    return j;
+  }
+  void Put(nlohmann::json j) const {
+    if (path_.empty()) return;
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    j["key"] = key_;
+    j["time"] = static_cast<int64_t>(std::time(nullptr));
+    (void)WriteFileAtomically(path_, j.dump());  // a cache: not written is not an error
+  }
+  bool offline() const { return offline_; }
+
+ private:
+  bool offline_ = false, exact_ = false;
+  std::string key_, dir_, path_;
+};
+
+absl::Status NotCached(const std::string& what) {
+  return absl::UnavailableError(absl::StrCat("pip:", what, ": not in abicheck's cache (",
+                                             CacheRoot().empty() ? "none" : CacheRoot(),
+                                             "), and --offline runs no pip"));
+}
+
 // The releases of `name` the index has, by `pip index versions`.
-absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const std::string& name,
-                                                  const PipTarget& t, const Scratch& s) {
+absl::StatusOr<std::vector<std::string>> ReleasesByPip(const std::string& req,
+                                                       const std::string& name, const PipTarget& t,
+                                                       const Scratch& s) {
   std::vector<std::string> argv = {Python(t), "-m",       "pip", "--disable-pip-version-check",
                                    "index",   "versions", name};
   for (const std::string& a : TargetArgs(t)) argv.push_back(a);
@@ -154,73 +217,44 @@ absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const 
   return absl::NotFoundError(absl::StrCat("pip:", req, ": pip lists no release of ", name));
 }
 
-// One exact requirement to its wheel, by `pip install --dry-run --report`.
-// What pip resolved an exact pin to, kept (issue 33): a release's files on an index do not
-// change, so `pip:torch==2.10.0` and the 28 pins of a torch build are resolved once, not by 28
-// runs of pip (a second each) every time. Keyed by all that decides pip's answer — the pin, the
-// interpreter, the index options, the target's Python, machine and glibc — and kept only for a
-// URL with its sha256 (a --find-links directory's files may change). In
-// $XDG_CACHE_HOME/abicheck/pip (default ~/.cache/abicheck/pip), one file per pin written whole
-// (rename); ABICHECK_NO_CACHE=1 reads and writes none.
+// ... or as kept (a day; any age under --offline).
+absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const std::string& name,
+                                                  const PipTarget& t, const Scratch& s) {
+  const ResolutionCache cache("releases", name, t);
+  if (std::optional<nlohmann::json> j = cache.Get();
+      j && j->contains("releases") && (*j)["releases"].is_array()) {
+    std::vector<std::string> out;
+    for (const nlohmann::json& v : (*j)["releases"]) {
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    }
+    if (!out.empty()) return out;
+  }
+  if (cache.offline()) return NotCached(req);
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<std::string> out, ReleasesByPip(req, name, t, s));
+  cache.Put({{"requirement", name}, {"releases", out}});
+  return out;
+}
+
 absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget& t,
                                        const Scratch& s);
 
-class ResolutionCache {
- public:
-  ResolutionCache(const std::string& exact, const PipTarget& t) {
-    // An exact pin only ("triton==3.6.0"): what a range resolves to changes with each release.
-    const size_t eq = exact.find("==");
-    if (eq == std::string::npos || exact.find_first_of(",*;<>!~", eq) != std::string::npos) return;
-    if (const char* off = std::getenv("ABICHECK_NO_CACHE"); off != nullptr && *off != '\0') return;
-    std::string base;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && x[0] == '/') {
-      base = x;
-    } else if (const char* h = std::getenv("HOME"); h != nullptr && h[0] == '/') {
-      base = absl::StrCat(h, "/.cache");
-    } else {
-      return;
-    }
-    key_ = absl::StrJoin({exact, Python(t), absl::StrJoin(t.index_args, " "), t.python_version,
-                          t.machine, std::string(gnu_get_libc_version())},
-                         "\n");
-    uint64_t h = 14695981039346656037u;  // FNV-1a: a file name, the key itself is compared
-    for (unsigned char c : key_) h = (h ^ c) * 1099511628211u;
-    dir_ = base + "/abicheck/pip";
-    path_ = absl::StrCat(dir_, "/", absl::Hex(h, absl::kZeroPad16), ".json");
+// One requirement to its wheel, by `pip install --dry-run --report` or as kept.
+absl::StatusOr<PipWheel> Locate(const std::string& req, const PipTarget& t, const Scratch& s) {
+  const ResolutionCache cache("wheel", req, t);
+  PipWheel w;
+  if (std::optional<nlohmann::json> j = cache.Get()) {
+    w.requirement = j->value("requirement", "");
+    w.location = j->value("location", "");
+    w.sha256 = j->value("sha256", "");
   }
-  std::optional<PipWheel> Get() const {
-    if (path_.empty()) return std::nullopt;
-    std::optional<std::string> text = ReadSmallTextFile(path_);
-    if (!text) return std::nullopt;
-    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || j.value("key", "") != key_) return std::nullopt;
-    PipWheel w;
-    w.requirement = j.value("requirement", "");
-    w.location = j.value("location", "");
-    w.sha256 = j.value("sha256", "");
-    if (w.location.empty() || w.sha256.empty()) return std::nullopt;
-    return w;
+  if (w.location.empty() || w.sha256.empty()) {
+    if (cache.offline()) return NotCached(req);
+    ABICHECK_ASSIGN_OR_RETURN(w, LocateWithPip(req, t, s));
+    if (!w.sha256.empty() && IsUrl(w.location))
+      cache.Put({{"requirement", w.requirement}, {"location", w.location}, {"sha256", w.sha256}});
   }
-  void Put(const PipWheel& w) const {
-    if (path_.empty() || w.sha256.empty() || !IsUrl(w.location)) return;
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    const nlohmann::json j = {{"key", key_},
-                              {"requirement", w.requirement},
-                              {"location", w.location},
-                              {"sha256", w.sha256}};
-    (void)WriteFileAtomically(path_, j.dump());  // a cache: not written is not an error
-  }
-
- private:
-  std::string key_, dir_, path_;
-};
-
-absl::StatusOr<PipWheel> Locate(const std::string& exact, const PipTarget& t, const Scratch& s) {
-  const ResolutionCache cache(exact, t);
-  if (std::optional<PipWheel> w = cache.Get()) return *w;
-  ABICHECK_ASSIGN_OR_RETURN(PipWheel w, LocateWithPip(exact, t, s));
-  cache.Put(w);
+  // The archive's digest names what was read of it in the wheel cache.
+  if (IsUrl(w.location)) RememberDigest(w.location, w.sha256);
   return w;
 }
 

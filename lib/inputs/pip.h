@@ -21,6 +21,8 @@ struct PipTarget {
   std::vector<std::string> index_args;
   // The target's Python ("3.12") and machine ("x86_64"); "" for pip's own interpreter's.
   std::string python_version, machine;
+  // --offline: pip is not run; only what abicheck's cache kept of earlier resolutions answers.
+  bool offline = false;
 };
 
 struct PipWheel {

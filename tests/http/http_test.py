@@ -331,7 +331,67 @@ def main():
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip could not be run" in err[0],
               f"pip missing: {r.returncode} {err}")
+        # What was read of each wheel is kept by its sha256 (docs/cache.md): with the server gone
+        # and pip failing, --offline gives the same verdicts from the cache, and says so.
+        wheels = d / "cache" / "abicheck" / "wheels"
+        entries = sorted(wheels.glob("*.part")) if wheels.is_dir() else []
+        check(len(entries) >= 2, f"cache: an entry per wheel read: {[e.name for e in entries]}")
+        # Two runs filling one cache at once end with good entries and no temporary files.
+        both = dict(env, XDG_CACHE_HOME=str(d / "race-cache"))
+        procs = [subprocess.Popen([abicheck, "check", "pip:mod==1.0", "--against",
+                                   "pip:torch==9.0.0", *pip, "-q"], env=both,
+                                  stderr=subprocess.DEVNULL) for _ in range(2)]
+        codes = [p.wait(timeout=120) for p in procs]
+        raced = sorted(p.name for p in (d / "race-cache" / "abicheck" / "wheels").iterdir())
+        r = subprocess.run([abicheck, "check", *["pip:mod==1.0", "--against", "pip:torch==9.0.0"],
+                            *pip, "--offline", "--format", "json"], capture_output=True,
+                           text=True, env=both, timeout=60)
+        check(codes == [1, 1] and len(raced) == 2 and all(n.endswith(".part") for n in raced) and
+              r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
+              f"cache, two writers: {codes} {raced} {r.returncode} {r.stderr.strip()}")
         server.shutdown()
+        server.server_close()
+        offline = ["pip:mod==1.0", "--against", "pip:torch==9.0.0", *pip, "--offline"]
+        start = time.time()
+        r = run(*offline)
+        took = time.time() - start
+        check(r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
+              f"offline: exit {r.returncode} and the verdicts of the files: {r.stderr.strip()}")
+        if r.returncode == 1:
+            notes = " ".join(n["message"] for n in json.loads(r.stdout)["notes"])
+            check("read from abicheck's cache" in notes and "read by HTTP range requests:" not in
+                  notes,
+                  f"offline: the notes say the cache was read: {notes}")
+        check(took < 10, f"offline: {took:.1f} s")
+        # Not in the cache: one line, exit 3 (no network, no pip).
+        empty = dict(env, XDG_CACHE_HOME=str(d / "empty-cache"))
+        r = subprocess.run([abicheck, "check", *offline], capture_output=True, text=True,
+                           env=empty, timeout=60)
+        err = r.stderr.strip().splitlines()
+        check(r.returncode == 3 and len(err) == 1 and "not in abicheck's cache" in err[0] and
+              "--offline" in err[0], f"offline, not cached: {r.returncode} {err}")
+        # A damaged entry is never an answer: a byte of its tables flipped, --offline is exit 3.
+        torch_entry = max(entries, key=lambda e: e.stat().st_size)
+        good = torch_entry.read_bytes()
+        bad = bytearray(good)
+        bad[-100] ^= 0x40
+        torch_entry.write_bytes(bytes(bad))
+        r = run(*offline)
+        check(r.returncode == 3 and "not in abicheck's cache" in r.stderr,
+              f"cache, damaged: exit {r.returncode} {r.stderr.strip()}")
+        torch_entry.write_bytes(good)
+        # cache list names the wheels; cache clear empties it.
+        cache_cmd = lambda *a: subprocess.run([abicheck, "cache", *a], capture_output=True,
+                                              text=True, env=env, timeout=60)
+        r = cache_cmd("list")
+        check(r.returncode == 0 and torch.name in r.stdout and "mod-1.0" in r.stdout and
+              "torch==9.0.0" in r.stdout, f"cache list: {r.returncode} {r.stdout} {r.stderr}")
+        r = cache_cmd("clear")
+        left = list((d / "cache" / "abicheck").rglob("*.*"))
+        check(r.returncode == 0 and "removed" in r.stdout and not left,
+              f"cache clear: {r.returncode} {r.stdout} {[str(x) for x in left]}")
+        r = run(*offline)
+        check(r.returncode == 3, f"offline after clear: exit {r.returncode}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -34,7 +34,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
                  "a torch build (wheel, installed torch/lib directory, index, or file) to check "
                  "against, or a Python environment (its installed torch); repeat for a "
                  "compatibility matrix, one column per build");
-  AddIndexOptions(app, &options);
+  InputLimits limits;
+  AddIndexOptions(app, &options, &limits);
   app.add_option("-p,--provider", extra_providers,
                  "with --against: a library loaded in every column");
   app.add_option("--preload", options.preload,
@@ -69,7 +70,6 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
       "usage error, 3 unreadable or invalid input, 4 cannot tell: nothing fails, but a verdict "
       "rests on a library that was not given");
-  InputLimits limits;
   AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {

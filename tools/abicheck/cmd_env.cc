@@ -36,7 +36,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                  "holding the driver's libcuda.so.1");
   bool ignore_env = false;
   AddLoaderOptions(app, &options, &ignore_env);
-  AddIndexOptions(app, &options);
+  InputLimits limits;
+  AddIndexOptions(app, &options, &limits);
   app.add_flag("--no-host", no_host, "do not search the host's ld.so.cache and system directories");
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
@@ -56,7 +57,6 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
       "or invalid input (no torch installed, ...), 4 cannot tell: none fails, but a verdict "
       "rests on a library that was not given");
-  InputLimits limits;
   AddLimitOptions(app, &limits);
   std::reverse(args.begin(), args.end());
   try {

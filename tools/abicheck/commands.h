@@ -18,6 +18,7 @@ int RunDiff(const std::string& prog, std::vector<std::string> args);
 int RunIndex(const std::string& prog, std::vector<std::string> args);
 int RunEnv(const std::string& prog, std::vector<std::string> args);
 int RunGpu(const std::string& prog, std::vector<std::string> args);
+int RunCache(const std::string& prog, std::vector<std::string> args);
 
 // True when colour should be used on stdout: a terminal, and NO_COLOR unset.
 bool UseColor(const std::string& mode);
@@ -43,8 +44,9 @@ bool EmitResult(const std::string& prog, const Result& result, const OutputOptio
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
 // --sysroot (must exist), --ignore-env and --glibc (MAJOR.MINOR), for check and env.
 void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env);
-// --find-links, --index-url, --extra-index-url: where wheels and `pip:REQ` inputs come from.
-void AddIndexOptions(CLI::App& app, CheckOptions* options);
+// --find-links, --index-url, --extra-index-url: where wheels and `pip:REQ` inputs come from;
+// --offline: only from abicheck's cache.
+void AddIndexOptions(CLI::App& app, CheckOptions* options, InputLimits* limits);
 // A command-line parse error, in our words: "abicheck: --gpu: ..." and where to read the usage
 // (exit 2); --help and --version print and return 0.
 int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog);

@@ -34,6 +34,8 @@ constexpr Command kCommands[] = {
      "list a library's dynamic symbols with versions (like nm -D)"},
     {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},
     {"index", abicheck::cli::RunIndex, "store what builds export in one file, for fast checks"},
+    {"cache", abicheck::cli::RunCache,
+     "list or clear what was kept of published wheels read before (pip: builds, URLs)"},
 };
 
 size_t EditDistance(const std::string& a, const std::string& b) {

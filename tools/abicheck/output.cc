@@ -35,7 +35,7 @@ void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver)
                  "'host' (the version in the name of the host's libcuda.so.1, never loaded)");
 }
 
-void AddIndexOptions(CLI::App& app, CheckOptions* options) {
+void AddIndexOptions(CLI::App& app, CheckOptions* options, InputLimits* limits) {
   app.add_option("--find-links", options->find_links,
                  "a directory of wheels where a wheel build's pinned dependencies (its "
                  "Requires-Dist: nvidia-*, cuda-toolkit, ...) are looked for, besides the "
@@ -62,6 +62,10 @@ void AddIndexOptions(CLI::App& app, CheckOptions* options) {
   app.add_option("--python-version", options->pip_python_version,
                  "the Python the pip:REQ wheels are for (X.Y; default: pip's own interpreter's, "
                  "or the environment's with env)");
+  app.add_flag("--offline", limits->offline,
+               "read nothing from the network and run no pip: pip: inputs and wheels given as "
+               "URLs come from abicheck's cache ($XDG_CACHE_HOME/abicheck, filled by earlier "
+               "runs; `abicheck cache list`), else exit 3");
 }
 
 void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env) {

@@ -1,0 +1,59 @@
+// abicheck's cache of what was read from published wheels (issue 33; docs/cache.md): a wheel
+// given as a URL whose sha256 the index gave (pip's report) is read by range requests once; what
+// its expansion kept — each shared object's loader tables at their offsets, its METADATA and
+// torch's version files, the notes — is written under $XDG_CACHE_HOME/abicheck/wheels (default
+// ~/.cache/abicheck), keyed by that sha256, and later runs expand it from there without the
+// network. The same bytes go through the same parse: a verdict from the cache is the verdict
+// from the wheel. An entry is written whole (a temporary file renamed into place) and checked
+// whole (its CRC-32C) when read; a damaged one is a miss, read again and rewritten.
+#ifndef ABICHECK_LIB_INPUTS_WHEEL_CACHE_H_
+#define ABICHECK_LIB_INPUTS_WHEEL_CACHE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "abicheck/abicheck.h"
+#include "absl/status/status.h"
+#include "lib/inputs/inputs.h"
+
+namespace abicheck {
+
+// $XDG_CACHE_HOME/abicheck (an absolute XDG_CACHE_HOME), else $HOME/.cache/abicheck; "" when
+// neither is set or ABICHECK_NO_CACHE is set (non-empty): then nothing is read or written.
+std::string CacheRoot();
+
+// The sha256 an index gave for the archive at `url` (pip's report), remembered for the rest of
+// the process; "" when none was given. Thread-safe.
+void RememberDigest(const std::string& url, const std::string& sha256);
+std::string DigestOf(const std::string& url);
+
+// The expansion of the wheel at `url` as a run with these limits read it before; nullopt when
+// there is no such entry (no digest known, none written, another read mode, limits it exceeds,
+// or damaged). `whole_members` expansions are never cached.
+std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const InputLimits& limits);
+// The text members of that entry only (METADATA, torch/version.py): a world's requirements.
+std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
+    const std::string& url, const InputLimits& limits);
+// Writes `in` (the expansion of the wheel at `url`, read with `limits`) when its digest is known;
+// a cache not written is not an error.
+void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const InputLimits& limits);
+
+// `abicheck cache list|clear`: what the cache holds.
+struct CachedItem {
+  std::string kind;  // "wheel" (what was read of one) or "pip" (a resolution)
+  std::string name;  // the wheel's file name, or the requirement
+  std::string detail;  // "sha256 ..., 12.3 % read", or the wheel it resolved to
+  std::string path;
+  uint64_t bytes = 0;
+  int64_t written = 0;  // seconds since the epoch
+};
+std::vector<CachedItem> ListCachedItems();
+// Removes every entry (and temporary files left by interrupted writes); the count and bytes.
+absl::Status ClearCachedItems(uint64_t* files, uint64_t* bytes);
+
+}  // namespace abicheck
+
+#endif  // ABICHECK_LIB_INPUTS_WHEEL_CACHE_H_

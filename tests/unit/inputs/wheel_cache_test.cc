@@ -1,0 +1,168 @@
+// The cache of what was read from published wheels: an entry reads back as written, and a damaged
+// or hostile one — even with its checksum made to match again — is a miss, never an answer.
+#include "lib/inputs/wheel_cache.h"
+
+#include <isa-l/crc.h>
+#include <stdlib.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "gtest/gtest.h"
+#include "lib/io/blob.h"
+#include "tests/unit/test_util.h"
+
+namespace abicheck {
+namespace {
+
+using ::abicheck::testing::TempDir;
+
+constexpr char kUrl[] = "http://127.0.0.1:1/ok/t-1.0-py3-none-any.whl";
+const std::string kSha(64, 'a');
+
+// XDG_CACHE_HOME pointed at a directory of the test's own for its lifetime.
+class CacheHome {
+ public:
+  CacheHome() : old_(Env("XDG_CACHE_HOME")) { ::setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1); }
+  ~CacheHome() {
+    if (old_) {
+      ::setenv("XDG_CACHE_HOME", old_->c_str(), 1);
+    } else {
+      ::unsetenv("XDG_CACHE_HOME");
+    }
+  }
+  std::string entry() const { return dir_.path() + "/abicheck/wheels/" + kSha + ".part"; }
+
+ private:
+  static std::optional<std::string> Env(const char* n) {
+    const char* v = std::getenv(n);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  }
+  TempDir dir_;
+  std::optional<std::string> old_;
+};
+
+ExpandedInput Sample() {
+  ExpandedInput in;
+  in.path = kUrl;
+  in.kind = "archive";
+  in.remote_size = 1000;
+  in.fetched_bytes = 300;
+  in.archive_members = 3;
+  in.declared_bytes = 8192;
+  in.largest_member = 8192;
+  in.notes = {"read by HTTP range requests: 300 of its 1000 bytes (30.0 %)"};
+  in.texts = {{"t-1.0.dist-info/METADATA", "Name: t\nVersion: 1.0\n"}};
+  std::unique_ptr<SparseImage> img = SparseImage::Create(8192);
+  for (int i = 0; i < 64; ++i) img->mutable_data()[i] = static_cast<uint8_t>(i);
+  for (int i = 4096; i < 4200; ++i) img->mutable_data()[i] = static_cast<uint8_t>(i * 7);
+  img->mutable_retained().Add(0, 64);
+  img->mutable_retained().Add(4096, 4200);
+  in.objects.push_back(InputFile{std::string(kUrl) + "!t/libt.so", std::string(kUrl) + "/t/libt.so",
+                                 std::shared_ptr<const Blob>(std::move(img)), nullptr});
+  return in;
+}
+
+std::string ReadAll(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+void WriteAll(const std::string& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), bytes.size());
+}
+// The header's CRC-32C made to match the (edited) rest again.
+void Reseal(std::string* e) {
+  if (e->size() < 32) return;
+  const uint32_t crc = crc32_iscsi(reinterpret_cast<uint8_t*>(e->data() + 32),
+                                   static_cast<int>(e->size() - 32), 0);
+  std::memcpy(e->data() + 24, &crc, 4);
+}
+
+TEST(WheelCacheTest, AnEntryReadsBackAsWritten) {
+  CacheHome home;
+  RememberDigest(kUrl, kSha);
+  const ExpandedInput in = Sample();
+  StoreCachedWheel(kUrl, in, InputLimits{});
+  std::optional<ExpandedInput> back = LoadCachedWheel(kUrl, InputLimits{});
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(back->from_cache);
+  EXPECT_EQ(back->cached_fetched_bytes, 300u);
+  EXPECT_EQ(back->fetched_bytes, 0u);
+  EXPECT_EQ(back->texts, in.texts);
+  ASSERT_EQ(back->objects.size(), 1u);
+  EXPECT_EQ(back->objects[0].name, in.objects[0].name);
+  const RangeSet* kept = back->objects[0].blob->retained();
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->ranges(), in.objects[0].blob->retained()->ranges());
+  for (const auto& [b, e] : kept->ranges()) {
+    EXPECT_EQ(0, std::memcmp(back->objects[0].blob->bytes().data() + b,
+                             in.objects[0].blob->bytes().data() + b, e - b));
+  }
+  ASSERT_EQ(back->notes.size(), 1u);
+  EXPECT_NE(back->notes[0].find("read from abicheck's cache"), std::string::npos) << back->notes[0];
+  // Another read mode (--verify) or a narrower limit the wheel exceeds: not this entry.
+  InputLimits verify;
+  verify.verify_remote = true;
+  EXPECT_FALSE(LoadCachedWheel(kUrl, verify).has_value());
+  InputLimits narrow;
+  narrow.max_member_bytes = 4096;
+  EXPECT_FALSE(LoadCachedWheel(kUrl, narrow).has_value());
+  EXPECT_FALSE(CachedWheelTexts(kUrl, narrow).has_value());
+  // By another URL (a mirror) with the same digest: named by the URL asked for.
+  const std::string mirror = "http://127.0.0.2:1/m/t-1.0-py3-none-any.whl";
+  RememberDigest(mirror, kSha);
+  std::optional<ExpandedInput> m = LoadCachedWheel(mirror, InputLimits{});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->objects[0].name, mirror + "!t/libt.so");
+}
+
+TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
+  CacheHome home;
+  RememberDigest(kUrl, kSha);
+  StoreCachedWheel(kUrl, Sample(), InputLimits{});
+  const std::string good = ReadAll(home.entry());
+  ASSERT_GT(good.size(), 100u);
+  int loaded = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (uint8_t flip : {0x01, 0x80}) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ flip);
+      WriteAll(home.entry(), bad);
+      // Unsealed: the checksum catches every flip.
+      EXPECT_FALSE(LoadCachedWheel(kUrl, InputLimits{}).has_value()) << "byte " << i;
+      Reseal(&bad);
+      WriteAll(home.entry(), bad);
+      // Resealed: whatever the flip did, reading it neither crashes nor reads out of bounds
+      // (ASan), and what it gives holds only bytes inside its objects.
+      if (std::optional<ExpandedInput> r = LoadCachedWheel(kUrl, InputLimits{})) {
+        ++loaded;
+        for (const InputFile& f : r->objects) {
+          for (const auto& [b, e] : f.blob->retained()->ranges()) EXPECT_LE(e, f.blob->bytes().size());
+        }
+      }
+      (void)CachedWheelTexts(kUrl, InputLimits{});
+    }
+  }
+  // Some flips land in bytes that change nothing structural (a note's text, a stored byte).
+  EXPECT_GT(loaded, 0);
+  // Truncated at every length: a miss.
+  for (size_t n = 0; n < good.size(); n += 7) {
+    std::string cut = good.substr(0, n);
+    Reseal(&cut);
+    WriteAll(home.entry(), cut);
+    EXPECT_FALSE(LoadCachedWheel(kUrl, InputLimits{}).has_value()) << "length " << n;
+  }
+}
+
+TEST(WheelCacheTest, NoDigestNoEntry) {
+  CacheHome home;
+  const std::string url = "http://127.0.0.1:1/ok/other-1.0-py3-none-any.whl";
+  StoreCachedWheel(url, Sample(), InputLimits{});
+  EXPECT_FALSE(LoadCachedWheel(url, InputLimits{}).has_value());
+  EXPECT_TRUE(ListCachedItems().empty());
+}
+
+}  // namespace
+}  // namespace abicheck
