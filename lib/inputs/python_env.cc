@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "lib/inputs/inputs.h"
+#include "lib/io/mapped_file.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -45,24 +46,7 @@ bool IsRegular(const std::string& p) {
 
 // A small text file, read whole; nullopt when absent, unreadable or over the cap.
 std::optional<std::string> ReadText(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st;
-  std::optional<std::string> out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-      static_cast<size_t>(st.st_size) <= kMaxTextFile) {
-    std::string s(static_cast<size_t>(st.st_size), '\0');
-    size_t got = 0;
-    while (got < s.size()) {
-      const ssize_t n = ::read(fd, s.data() + got, s.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    s.resize(got);
-    out = std::move(s);
-  }
-  ::close(fd);
-  return out;
+  return ReadWholeFile(path, kMaxTextFile);
 }
 
 bool HasElfMagicFile(const std::string& path) {

@@ -26,6 +26,7 @@
 #include "absl/strings/str_replace.h"
 #include "lib/io/blob.h"
 #include "lib/io/byte_source.h"
+#include "lib/io/mapped_file.h"
 #include "lib/io/output_file.h"
 #include "nlohmann/json.hpp"
 
@@ -74,26 +75,6 @@ std::string EntryPath(const std::string& sha256, const InputLimits& l) {
   return absl::StrCat(root, "/wheels/", sha256, ReadWhole(l) ? ".whole" : ".part");
 }
 
-// The whole file, or nullopt.
-std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
-  std::optional<std::string> out;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= max) {
-    std::string s(static_cast<size_t>(st.st_size), '\0');
-    size_t got = 0;
-    while (got < s.size()) {
-      const ssize_t n = ::read(fd, s.data() + got, s.size() - got);
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    if (got == s.size()) out = std::move(s);
-  }
-  ::close(fd);
-  return out;
-}
-
 struct Entry {
   nlohmann::json meta;
   std::string file;  // the whole entry; the tables' bytes follow the header and meta
@@ -125,7 +106,8 @@ std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
     if (!f) return std::nullopt;
     e.file = *std::move(f);
   }
-  if (e.file.size() < kHeaderSize || std::memcmp(e.file.data(), kMagic, 8) != 0) return std::nullopt;
+  if (e.file.size() < kHeaderSize || std::memcmp(e.file.data(), kMagic, 8) != 0)
+    return std::nullopt;
   uint32_t version = 0, meta_size = 0, crc = 0, reserved = 0;
   uint64_t size = 0;
   std::memcpy(&reserved, e.file.data() + 28, 4);
@@ -133,7 +115,8 @@ std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
   std::memcpy(&meta_size, e.file.data() + 12, 4);
   std::memcpy(&size, e.file.data() + 16, 8);
   std::memcpy(&crc, e.file.data() + 24, 4);
-  if (version != kVersion || reserved != 0 || meta_size > kMaxMeta || e.file.size() < kHeaderSize + meta_size)
+  if (version != kVersion || reserved != 0 || meta_size > kMaxMeta ||
+      e.file.size() < kHeaderSize + meta_size)
     return std::nullopt;
   if (!meta_only && (size != e.file.size() ||
                      Crc(e.file.data() + kHeaderSize, e.file.size() - kHeaderSize, 0) != crc))
@@ -211,8 +194,8 @@ std::string Deflate(absl::string_view raw) {
   for (size_t at = 0; at < raw.size(); at += kChunk) {
     const int n = static_cast<int>(std::min<uint64_t>(kChunk, raw.size() - at));
     std::string block(static_cast<size_t>(LZ4_compressBound(n)), '\0');
-    const int packed = LZ4_compress_default(raw.data() + at, block.data(), n,
-                                            static_cast<int>(block.size()));
+    const int packed =
+        LZ4_compress_default(raw.data() + at, block.data(), n, static_cast<int>(block.size()));
     const uint32_t p32 = static_cast<uint32_t>(packed), n32 = static_cast<uint32_t>(n);
     out.append(reinterpret_cast<const char*>(&p32), 4);
     out.append(reinterpret_cast<const char*>(&n32), 4);
@@ -279,7 +262,8 @@ std::optional<ExpandedInput> Decode(const Entry& e, const std::string& url,
           !r[1].is_number_unsigned())
         return std::nullopt;
       const uint64_t b = r[0].get<uint64_t>(), end = r[1].get<uint64_t>();
-      if (b < last_end || end <= b || end > *bytes) return std::nullopt;  // sorted, disjoint, inside
+      if (b < last_end || end <= b || end > *bytes)
+        return std::nullopt;  // sorted, disjoint, inside
       ranges.emplace_back(b, end);
       total += end - b;
       last_end = end;
@@ -312,8 +296,7 @@ std::string UtcNow() {
 }  // namespace
 
 std::string CacheRoot() {
-  if (const char* off = std::getenv("ABICHECK_NO_CACHE"); off != nullptr && *off != '\0')
-    return "";
+  if (const char* off = std::getenv("ABICHECK_NO_CACHE"); off != nullptr && *off != '\0') return "";
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && x[0] == '/')
     return absl::StrCat(x, "/abicheck");
   if (const char* h = std::getenv("HOME"); h != nullptr && h[0] == '/')
@@ -455,13 +438,14 @@ std::vector<CachedItem> ListCachedItems() {
         const uint64_t fetched = Get<uint64_t>(e->meta, "fetched").value_or(0),
                        size = Get<uint64_t>(e->meta, "size").value_or(0);
         item.detail = absl::StrFormat(
-            "sha256 %s, %s, %.1f %% of %d bytes read", Get<std::string>(e->meta, "sha256").value_or(""),
+            "sha256 %s, %s, %.1f %% of %d bytes read",
+            Get<std::string>(e->meta, "sha256").value_or(""),
             absl::EndsWith(p, ".whole") ? "read whole (--verify)" : "read in part",
             size ? 100.0 * static_cast<double>(fetched) / static_cast<double>(size) : 0.0, size);
       } else {
         std::optional<std::string> text = ReadWholeFile(p, 1 << 20);
-        const nlohmann::json j = text ? nlohmann::json::parse(*text, nullptr, false)
-                                      : nlohmann::json();
+        const nlohmann::json j =
+            text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
         if (!j.is_object()) continue;
         item.kind = "pip";
         item.name = Get<std::string>(j, "requirement").value_or("?");

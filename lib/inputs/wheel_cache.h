@@ -43,8 +43,8 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Inp
 
 // `abicheck cache list|clear`: what the cache holds.
 struct CachedItem {
-  std::string kind;  // "wheel" (what was read of one) or "pip" (a resolution)
-  std::string name;  // the wheel's file name, or the requirement
+  std::string kind;    // "wheel" (what was read of one) or "pip" (a resolution)
+  std::string name;    // the wheel's file name, or the requirement
   std::string detail;  // "sha256 ..., 12.3 % read", or the wheel it resolved to
   std::string path;
   uint64_t bytes = 0;

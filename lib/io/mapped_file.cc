@@ -244,4 +244,24 @@ MappedFile::~MappedFile() {
   }
 }
 
+std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> out;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= max) {
+    std::string s(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < s.size()) {
+      const ssize_t n = ::read(fd, s.data() + got, s.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got == s.size()) out = std::move(s);
+  }
+  ::close(fd);
+  return out;
+}
+
 }  // namespace abicheck

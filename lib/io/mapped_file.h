@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -18,6 +19,10 @@ struct FileId {
   uint64_t ino = 0;
   bool operator==(const FileId&) const = default;
 };
+
+// A regular file of at most `max` bytes, read whole (not mapped: a file another process truncates
+// cannot fault the reader); nullopt when absent, not regular, larger, or not read to its end.
+std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max);
 
 class MappedFile {
  public:

@@ -32,7 +32,8 @@ int RunCache(const std::string& prog, std::vector<std::string> args) {
   }
   const std::string dir = CacheDirectory();
   if (dir.empty()) {
-    std::fprintf(stderr, "%s: no cache (ABICHECK_NO_CACHE is set, or neither XDG_CACHE_HOME nor HOME)\n",
+    std::fprintf(stderr,
+                 "%s: no cache (ABICHECK_NO_CACHE is set, or neither XDG_CACHE_HOME nor HOME)\n",
                  prog.c_str());
     return list->parsed() ? 0 : kExitBadInput;
   }

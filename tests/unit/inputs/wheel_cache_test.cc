@@ -75,8 +75,8 @@ void WriteAll(const std::string& p, const std::string& bytes) {
 // The header's CRC-32C made to match the (edited) rest again.
 void Reseal(std::string* e) {
   if (e->size() < 32) return;
-  const uint32_t crc = crc32_iscsi(reinterpret_cast<uint8_t*>(e->data() + 32),
-                                   static_cast<int>(e->size() - 32), 0);
+  const uint32_t crc =
+      crc32_iscsi(reinterpret_cast<uint8_t*>(e->data() + 32), static_cast<int>(e->size() - 32), 0);
   std::memcpy(e->data() + 24, &crc, 4);
 }
 
@@ -139,7 +139,8 @@ TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
       if (std::optional<ExpandedInput> r = LoadCachedWheel(kUrl, InputLimits{})) {
         ++loaded;
         for (const InputFile& f : r->objects) {
-          for (const auto& [b, e] : f.blob->retained()->ranges()) EXPECT_LE(e, f.blob->bytes().size());
+          for (const auto& [b, e] : f.blob->retained()->ranges())
+            EXPECT_LE(e, f.blob->bytes().size());
         }
       }
       (void)CachedWheelTexts(kUrl, InputLimits{});
