@@ -463,6 +463,16 @@ ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(
     const std::string& path, const std::vector<std::string>& against, const CheckOptions& options,
     const InputLimits& limits = {});
 
+// `env --suggest [REQ]` (issue 33): which published torch builds to check the environment at
+// `path` against, as one pip: input for CheckEnvironment's `against` — "pip:" + REQ when REQ is
+// given ("torch>=2.8,<2.13", or a bare specifier ">=2.8" for torch), else the releases every
+// installed package's own torch requirement allows, else those from two minor releases below the
+// installed torch on. `why` says which. kInvalidArgument for a REQ that is not a requirement.
+ABICHECK_EXPORT absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path,
+                                                               const std::string& req,
+                                                               std::string* why,
+                                                               const InputLimits& limits = {});
+
 // Exports removed, added and changed between two builds (or two libraries): what drifts between
 // releases. Libraries are paired by soname, or by stem when the soname's version moved
 // (libc10.so.2.6 <-> libc10.so.2.14). A removed C++ function with a same-named replacement of

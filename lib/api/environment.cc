@@ -7,11 +7,14 @@
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
 #include "lib/diagnose/diagnose.h"
@@ -19,6 +22,7 @@
 #include "lib/inputs/build_world.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
+#include "lib/inputs/requirements.h"
 #include "lib/resolve/device_check.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/resolve/world.h"
@@ -739,6 +743,58 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
                                                    const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env, ReadPythonEnvironment(path, limits));
   return EnvironmentCheck(path, std::move(env), options).Run(against, limits);
+}
+
+absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const std::string& req,
+                                               std::string* why, const InputLimits& limits) {
+  if (!req.empty()) {
+    // A bare specifier is torch's; anything else must be a requirement on its own.
+    const std::string text =
+        absl::ascii_isalpha(static_cast<unsigned char>(req[0])) ? req : absl::StrCat("torch", req);
+    absl::StatusOr<Requirement> r = ParseRequirement(text);
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--suggest ", req, ": not a requirement (", r.status().message(),
+                       "); give one as 'torch>=2.8,<2.13', after the environment's PATH"));
+    }
+    *why = absl::StrCat("the releases of ", text, " (as given)");
+    return absl::StrCat("pip:", text);
+  }
+  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env, ReadPythonEnvironment(path, limits));
+  std::vector<std::string> specs, by;
+  for (const InstalledDistribution& d : env.distributions) {
+    for (const std::string& t : d.metadata.torch_requirements) {
+      absl::StatusOr<Requirement> r = ParseRequirement(t);
+      if (!r.ok() || r->specifier.empty()) continue;
+      if (std::find(specs.begin(), specs.end(), r->specifier) == specs.end())
+        specs.push_back(r->specifier);
+      by.push_back(
+          absl::StrCat(d.metadata.name, " ", d.metadata.version, " (torch", r->specifier, ")"));
+    }
+  }
+  if (!specs.empty()) {
+    const std::string text = absl::StrCat("torch", absl::StrJoin(specs, ","));
+    *why = absl::StrCat("the releases of ", text,
+                        ", which the installed packages' own torch "
+                        "requirements allow: ",
+                        absl::StrJoin(by, ", "));
+    return absl::StrCat("pip:", text);
+  }
+  const std::string installed = env.distributions[env.torch].metadata.version;
+  std::vector<absl::string_view> parts = absl::StrSplit(installed, absl::MaxSplits('.', 2));
+  int major = 0, minor = 0;
+  if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &major) ||
+      !absl::SimpleAtoi(parts[1], &minor)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": the installed torch's version (", installed,
+                     ") names no minor release; give the range: --suggest 'torch>=2.8,<2.13'"));
+  }
+  const std::string text = absl::StrCat("torch>=", major, ".", std::max(0, minor - 2));
+  *why = absl::StrCat("the releases of ", text,
+                      " (no installed package requires a torch "
+                      "version; from two minor releases below the installed ",
+                      installed, " on)");
+  return absl::StrCat("pip:", text);
 }
 
 }  // namespace abicheck

@@ -114,6 +114,16 @@ WHEEL = ("Wheel-Version: 1.0\nGenerator: abicheck-test\nRoot-Is-Purelib: false\n
          "Tag: cp312-cp312-manylinux_2_28_x86_64\n")
 
 
+def install(wheel, site):
+    """Unpacks `wheel` into `site` as pip installs it, with the RECORD pip writes."""
+    site.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(site)
+        names = z.namelist()
+    info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+    (site / info / "RECORD").write_text("".join(f"{n},,\n" for n in names) + f"{info}/RECORD,,\n")
+
+
 def build(d):
     # libfoo.so as torch's libraries are laid out: its dynamic tables first, 40 MB that no
     # check needs (libtorch_cuda.so's code) before its dynamic section, and data after it: a
@@ -331,6 +341,38 @@ def main():
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip could not be run" in err[0],
               f"pip missing: {r.returncode} {err}")
+        # env --suggest: an environment with torch 9.0.0 and modrt (which needs the runtime only
+        # torch 9.1.0's pinned wheel brings) is checked against the published releases from two
+        # minors below the installed one on, and told which to install, with the command.
+        site = d / "env" / "lib" / "python3.12" / "site-packages"
+        for w in (torch, d / modrt):
+            install(w, site)
+        pip_env = ["--no-index", "--find-links", f"{base}/ok/"]
+        r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", *pip_env],
+                           capture_output=True, text=True, env=env, timeout=120)
+        last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+        check(r.returncode == 1 and
+              "recommendation: install torch==9.1.0 (torch 9.1.0): every package loads" in r.stdout
+              and last == f"to install it: pip install torch==9.1.0 --no-index --find-links "
+                          f"{base}/ok/" and "--suggest: the releases of torch>=9.0 " in r.stderr,
+              f"env --suggest: {r.returncode} {last!r} {r.stderr.strip()}")
+        # A package that pins torch narrows the releases to its pin.
+        pinned = site / "pinned-1.0.dist-info"
+        pinned.mkdir()
+        (pinned / "METADATA").write_text("Metadata-Version: 2.1\nName: pinned\nVersion: 1.0\n"
+                                         "Requires-Dist: torch==9.1.0\n\n")
+        (pinned / "RECORD").write_text("pinned-1.0.dist-info/METADATA,,\n")
+        r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", *pip_env, "--format",
+                            "json"], capture_output=True, text=True, env=env, timeout=120)
+        doc = json.loads(r.stdout) if r.stdout else {}
+        builds = doc.get("matrix", doc).get("builds", [])
+        check(r.returncode == 0 and len(builds) == 1 and "torch-9.1.0" in builds[0] and
+              "pinned 1.0 (torch==9.1.0)" in r.stderr,
+              f"env --suggest, pinned: {r.returncode} {builds} {r.stderr.strip()}")
+        r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", "torch<<9"],
+                           capture_output=True, text=True, env=env, timeout=60)
+        check(r.returncode == 3 and "not a requirement" in r.stderr,
+              f"env --suggest, bad REQ: {r.returncode} {r.stderr.strip()}")
         # What was read of each wheel is kept by its sha256 (docs/cache.md): with the server gone
         # and pip failing, --offline gives the same verdicts from the cache, and says so.
         wheels = d / "cache" / "abicheck" / "wheels"

@@ -31,6 +31,15 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
                  "check with this torch build instead of the installed one (a torch wheel, a "
                  "torch directory, an index, or another environment's installed torch); repeat "
                  "to compare builds and get a recommendation");
+  std::string suggest;
+  CLI::Option* suggest_opt =
+      app.add_option("--suggest", suggest,
+                     "check against the published torch releases (read by HTTP range requests "
+                     "through pip, as pip:torch...): REQ's ('torch>=2.8,<2.13'), by default those "
+                     "the installed packages' own torch requirements allow, else from two minor "
+                     "releases below the installed torch on; ends with the release to install and "
+                     "the pip command")
+          ->expected(0, 1);
   app.add_option("-L,--library-path", library_path,
                  "a directory searched like LD_LIBRARY_PATH (':' separates several), e.g. one "
                  "holding the driver's libcuda.so.1");
@@ -90,12 +99,31 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   limits.progress = bar.Callback();
   limits.verify_crc = !fast || verify;
   limits.verify_remote = verify;
+  if (suggest_opt->count() > 0) {
+    std::string why;
+    absl::StatusOr<std::string> builds = SuggestTorchBuilds(path, suggest, &why, limits);
+    if (!builds.ok()) {
+      bar.Finish();
+      return FailWith(prog, builds.status(), out);
+    }
+    if (!out.quiet) std::fprintf(stderr, "%s: --suggest: %s\n", prog.c_str(), why.c_str());
+    against.push_back(*builds);
+  }
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
   bar.Finish();
   if (!env.ok()) {
     return FailWith(prog, env.status(), out);
   }
   if (!EmitResult(prog, *env, out)) return kExitBadInput;
+  const Recommendation& r = env->matrix.recommendation;
+  if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty() &&
+      env->matrix.has_recommendation && !r.requirement.empty()) {
+    // The exact command, with the index options the builds were resolved through.
+    std::string command = "pip install " + r.requirement;
+    for (const std::string& a : options.pip_index_args) command += " " + a;
+    for (const std::string& d : options.find_links) command += " --find-links " + d;
+    std::printf("to install it: %s\n", command.c_str());
+  }
   return ExitCodeForVerdicts(env->verdict() == Verdict::kFails,
                              env->verdict() == Verdict::kUnknown);
 }
