@@ -25,6 +25,7 @@
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/pip.h"
 #include "lib/inputs/python_env.h"
+#include "lib/inputs/requirements.h"
 #include "lib/resolve/loader.h"
 #include "lib/resolve/world.h"
 #include "lib/results/results.h"
@@ -796,6 +797,48 @@ class PackageChecks {
 
 }  // namespace
 
+namespace {
+
+// Several releases of one package among the modules (`check 'pip:sgl-kernel>=0.3' --against
+// VENV`, or wheels of several versions): the newest whose every object loads against every build
+// (an unknown verdict is not loading), said first among the notes (issue 33).
+void NewestLoadingReleases(Matrix* m) {
+  const size_t nb = m->builds.size();
+  std::vector<std::string> packages;
+  absl::flat_hash_map<std::string, std::vector<std::string>> versions;  // newest first
+  absl::flat_hash_map<std::string, bool> loads;                         // "name version"
+  for (size_t i = 0; i < m->module_info.size(); ++i) {
+    const ModuleInfo& info = m->module_info[i];
+    if (info.package.empty() || info.version.empty()) continue;
+    std::vector<std::string>& v = versions[info.package];
+    if (v.empty()) packages.push_back(info.package);
+    if (std::find(v.begin(), v.end(), info.version) == v.end()) v.push_back(info.version);
+    bool ok = true;
+    for (size_t b = 0; b < nb; ++b) ok = ok && m->cells[i * nb + b].report.ok();
+    auto [it, fresh] = loads.try_emplace(absl::StrCat(info.package, " ", info.version), ok);
+    if (!fresh) it->second = it->second && ok;
+  }
+  std::vector<Warning> said;
+  for (const std::string& p : packages) {
+    std::vector<std::string>& v = versions[p];
+    if (v.size() < 2) continue;
+    std::sort(v.begin(), v.end(),
+              [](const std::string& a, const std::string& b) { return CompareVersions(a, b) > 0; });
+    const auto newest = std::find_if(v.begin(), v.end(), [&](const std::string& ver) {
+      return loads[absl::StrCat(p, " ", ver)];
+    });
+    const std::string against = nb == 1 ? "against the build" : "against every build";
+    said.push_back({p, newest == v.end()
+                           ? absl::StrFormat("none of the %d releases checked loads %s (%s)",
+                                             v.size(), against, absl::StrJoin(v, ", "))
+                           : absl::StrFormat("newest release that loads %s: %s (of %d checked: %s)",
+                                             against, *newest, v.size(), absl::StrJoin(v, ", "))});
+  }
+  m->notes.insert(m->notes.begin(), said.begin(), said.end());
+}
+
+}  // namespace
+
 absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
                                    const std::vector<std::string>& build_args,
                                    const CheckOptions& options, const InputLimits& limits) {
@@ -859,6 +902,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     MarkExportingBuilds(columns.providers, &m);
     Recommend(&m);
   }
+  NewestLoadingReleases(&m);
   return m;
 }
 

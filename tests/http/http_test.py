@@ -194,6 +194,16 @@ def build(d):
         z.writestr("nvidia_rt_cu99-1.2.3.dist-info/WHEEL", WHEEL.replace(
             "cp312-cp312", "py3-none"))
         z.write(d / "librt_like.so.99", "nvidia/rt/lib/librt_like.so.99")
+    # mod 0.9, an older release that needs foo alone: it loads where 1.0 does not.
+    (d / "mod09.c").write_text("extern int foo(void);\nint PyInit_mod(void) { return foo(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "mod09.so", d / "mod09.c", "-L", d,
+                    "-lfoo"], check=True)
+    with zipfile.ZipFile(d / "mod-0.9-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mod-0.9.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
+                   "Version: 0.9\n\n")
+        z.writestr("mod-0.9.dist-info/WHEEL", WHEEL)
+        z.write(d / "mod09.so", "mod/mod.so")
     mod = d / "mod-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
     with zipfile.ZipFile(mod, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("mod-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
@@ -341,6 +351,13 @@ def main():
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip could not be run" in err[0],
               f"pip missing: {r.returncode} {err}")
+        # The reverse: which release of a module loads against a build — a range of mod, each
+        # release a row, the newest that loads said first.
+        r = run("pip:mod>=0.9", "--against", "pip:torch==9.0.0", *pip)
+        notes = [n["message"] for n in json.loads(r.stdout)["notes"]] if r.stdout else []
+        check(r.returncode == 1 and notes and notes[0] ==
+              "newest release that loads against the build: 0.9 (of 2 checked: 1.0, 0.9)",
+              f"pip:mod>=0.9: {r.returncode} {notes[:1]} {r.stderr.strip()}")
         # env --suggest: an environment with torch 9.0.0 and modrt (which needs the runtime only
         # torch 9.1.0's pinned wheel brings) is checked against the published releases from two
         # minors below the installed one on, and told which to install, with the command.
