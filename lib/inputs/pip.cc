@@ -156,6 +156,11 @@ class ResolutionCache {
     const size_t eq = what.find("==");
     exact_ = kind == "wheel" && eq != std::string::npos &&
              what.find_first_of(",*;<>!~", eq) == std::string::npos;
+    // A --find-links directory's files may change at any time: what a range or an unpinned
+    // requirement resolves to beside one is not kept (what a pin resolves to, when a URL, is).
+    for (size_t i = 0; !exact_ && i + 1 < t.index_args.size(); ++i) {
+      if (t.index_args[i] == "--find-links" && !IsUrl(t.index_args[i + 1])) return;
+    }
     key_ = absl::StrJoin({kind, what, Python(t), absl::StrJoin(t.index_args, " "), t.python_version,
                           t.machine, std::string(gnu_get_libc_version())},
                          "\n");

@@ -358,6 +358,25 @@ def main():
         check(r.returncode == 1 and notes and notes[0] ==
               "newest release that loads against the build: 0.9 (of 2 checked: 1.0, 0.9)",
               f"pip:mod>=0.9: {r.returncode} {notes[:1]} {r.stderr.strip()}")
+        # The releases a local --find-links directory holds are not kept: a wheel added there is
+        # seen by the next run.
+        links = d / "links"
+        links.mkdir()
+        for w in ("mod-1.0", "mod-0.9"):
+            (links / f"{w}-cp312-cp312-manylinux_2_28_x86_64.whl").write_bytes(
+                (d / f"{w}-cp312-cp312-manylinux_2_28_x86_64.whl").read_bytes())
+        local_pip = ["--no-index", "--find-links", str(links), "--python-version", "3.12"]
+        first = run("pip:mod>=0.8", "--against", str(torch), *local_pip)
+        with zipfile.ZipFile(links / "mod-0.8-cp312-cp312-manylinux_2_28_x86_64.whl", "w") as z:
+            z.writestr("mod-0.8.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
+                       "Version: 0.8\n\n")
+            z.writestr("mod-0.8.dist-info/WHEEL", WHEEL)
+            z.write(d / "mod09.so", "mod/mod.so")
+        second = run("pip:mod>=0.8", "--against", str(torch), *local_pip)
+        said = [json.loads(x.stdout)["notes"][0]["message"] if x.stdout else x.stderr
+                for x in (first, second)]
+        check("(of 2 checked: 1.0, 0.9)" in said[0] and "(of 3 checked: 1.0, 0.9, 0.8)" in said[1],
+              f"a local --find-links directory's releases are read each time: {said}")
         # env --suggest: an environment with torch 9.0.0 and modrt (which needs the runtime only
         # torch 9.1.0's pinned wheel brings) is checked against the published releases from two
         # minors below the installed one on, and told which to install, with the command.
