@@ -55,8 +55,11 @@ int RunCache(const std::string& prog, std::vector<std::string> args) {
     const std::time_t t = static_cast<std::time_t>(i.written);
     std::tm tm{};
     if (::gmtime_r(&t, &tm) != nullptr) std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-    std::printf("%-5s  %9.1f MB  %s  %s  %s\n", i.kind.c_str(), static_cast<double>(i.bytes) / 1e6,
-                when, Printable(i.name).c_str(), Printable(i.detail).c_str());
+    const std::string size = i.bytes < 1000000
+                                 ? absl::StrFormat("%.1f kB", static_cast<double>(i.bytes) / 1e3)
+                                 : absl::StrFormat("%.1f MB", static_cast<double>(i.bytes) / 1e6);
+    std::printf("%-5s  %9s  %s  %s  %s\n", i.kind.c_str(), size.c_str(), when,
+                Printable(i.name).c_str(), Printable(i.detail).c_str());
     total += i.bytes;
   }
   std::printf("%s: %zu entries, %.1f MB\n", Printable(dir).c_str(), items.size(),
