@@ -392,6 +392,13 @@ def main():
               and last == f"to install it: pip install torch==9.1.0 --no-index --find-links "
                           f"{base}/ok/" and "--suggest: the releases of torch>=9.0 " in r.stderr,
               f"env --suggest: {r.returncode} {last!r} {r.stderr.strip()}")
+        # A file given with --against is recommended without a pip command: pip did not find it.
+        r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", "torch==9.0.0",
+                            "--against", str(d / t91), "--find-links", str(d), *pip_env],
+                           capture_output=True, text=True, env=env, timeout=120)
+        check(r.returncode == 1 and "recommendation: install torch==9.1.0" in r.stdout and
+              "to install it" not in r.stdout,
+              f"env --suggest with a file: {r.returncode} {r.stdout[-300:]} {r.stderr.strip()}")
         # A package that pins torch narrows the releases to its pin.
         pinned = site / "pinned-1.0.dist-info"
         pinned.mkdir()

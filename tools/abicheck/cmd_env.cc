@@ -8,6 +8,7 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_split.h"
+#include "lib/report/text_util.h"
 #include "tools/abicheck/commands.h"
 #include "tools/abicheck/progress.h"
 
@@ -116,13 +117,15 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   }
   if (!EmitResult(prog, *env, out)) return kExitBadInput;
   const Recommendation& r = env->matrix.recommendation;
+  // The exact command, with the index options the builds were resolved through — for a build pip
+  // resolved (a URL), not one the user gave as a file with --against.
+  const bool published = r.build.rfind("http://", 0) == 0 || r.build.rfind("https://", 0) == 0;
   if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty() &&
-      env->matrix.has_recommendation && !r.requirement.empty()) {
-    // The exact command, with the index options the builds were resolved through.
+      env->matrix.has_recommendation && !r.requirement.empty() && published) {
     std::string command = "pip install " + r.requirement;
     for (const std::string& a : options.pip_index_args) command += " " + a;
     for (const std::string& d : options.find_links) command += " --find-links " + d;
-    std::printf("to install it: %s\n", command.c_str());
+    std::printf("to install it: %s\n", Printable(command).c_str());
   }
   return ExitCodeForVerdicts(env->verdict() == Verdict::kFails,
                              env->verdict() == Verdict::kUnknown);
