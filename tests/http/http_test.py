@@ -124,6 +124,17 @@ def install(wheel, site):
     (site / info / "RECORD").write_text("".join(f"{n},,\n" for n in names) + f"{info}/RECORD,,\n")
 
 
+def module_wheel(d, name, version, so, member):
+    """A cp312 wheel of one extension module: d/NAME-VERSION-...whl, its path."""
+    path = d / f"{name}-{version}-cp312-cp312-manylinux_2_28_x86_64.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(f"{name}-{version}.dist-info/METADATA", "Metadata-Version: 2.1\n"
+                   f"Name: {name}\nVersion: {version}\n\n")
+        z.writestr(f"{name}-{version}.dist-info/WHEEL", WHEEL)
+        z.write(so, member)
+    return path
+
+
 def build(d):
     # libfoo.so as torch's libraries are laid out: its dynamic tables first, 40 MB that no
     # check needs (libtorch_cuda.so's code) before its dynamic section, and data after it: a
@@ -173,12 +184,7 @@ def build(d):
     (d / "modrt.c").write_text("extern int rt(void);\nint PyInit_modrt(void) { return rt(); }\n")
     subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "modrt.so", d / "modrt.c", "-L", d,
                     "-l:librt_like.so.99"], check=True)
-    with zipfile.ZipFile(d / "modrt-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
-                         zipfile.ZIP_DEFLATED) as z:
-        z.writestr("modrt-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: modrt\n"
-                   "Version: 1.0\n\n")
-        z.writestr("modrt-1.0.dist-info/WHEEL", WHEEL)
-        z.write(d / "modrt.so", "modrt/modrt.so")
+    module_wheel(d, "modrt", "1.0", d / "modrt.so", "modrt/modrt.so")
     with zipfile.ZipFile(d / "torch-9.1.0-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
                          zipfile.ZIP_DEFLATED) as z:
         z.write(d / "libtorch_global_deps.so", "torch/lib/libtorch_global_deps.so")
@@ -198,18 +204,8 @@ def build(d):
     (d / "mod09.c").write_text("extern int foo(void);\nint PyInit_mod(void) { return foo(); }\n")
     subprocess.run(["cc", "-shared", "-fPIC", "-o", d / "mod09.so", d / "mod09.c", "-L", d,
                     "-lfoo"], check=True)
-    with zipfile.ZipFile(d / "mod-0.9-cp312-cp312-manylinux_2_28_x86_64.whl", "w",
-                         zipfile.ZIP_DEFLATED) as z:
-        z.writestr("mod-0.9.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
-                   "Version: 0.9\n\n")
-        z.writestr("mod-0.9.dist-info/WHEEL", WHEEL)
-        z.write(d / "mod09.so", "mod/mod.so")
-    mod = d / "mod-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
-    with zipfile.ZipFile(mod, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("mod-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
-                   "Version: 1.0\n\n")
-        z.writestr("mod-1.0.dist-info/WHEEL", WHEEL)
-        z.write(d / "mod.so", "mod/mod.so")
+    module_wheel(d, "mod", "0.9", d / "mod09.so", "mod/mod.so")
+    mod = module_wheel(d, "mod", "1.0", d / "mod.so", "mod/mod.so")
     return torch, mod
 
 
@@ -367,11 +363,7 @@ def main():
                 (d / f"{w}-cp312-cp312-manylinux_2_28_x86_64.whl").read_bytes())
         local_pip = ["--no-index", "--find-links", str(links), "--python-version", "3.12"]
         first = run("pip:mod>=0.8", "--against", str(torch), *local_pip)
-        with zipfile.ZipFile(links / "mod-0.8-cp312-cp312-manylinux_2_28_x86_64.whl", "w") as z:
-            z.writestr("mod-0.8.dist-info/METADATA", "Metadata-Version: 2.1\nName: mod\n"
-                       "Version: 0.8\n\n")
-            z.writestr("mod-0.8.dist-info/WHEEL", WHEEL)
-            z.write(d / "mod09.so", "mod/mod.so")
+        module_wheel(links, "mod", "0.8", d / "mod09.so", "mod/mod.so")
         second = run("pip:mod>=0.8", "--against", str(torch), *local_pip)
         said = [json.loads(x.stdout)["notes"][0]["message"] if x.stdout else x.stderr
                 for x in (first, second)]
