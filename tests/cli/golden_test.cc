@@ -171,7 +171,7 @@ TEST(CliTest, HelpAndVersion) {
   EXPECT_EQ(RunShell(Tool() + " diff --help", &out), 0);
   EXPECT_NE(out.find("breaking"), std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " --version", &out), 0);
-  EXPECT_EQ(out, "abicheck 0.1.0\n");
+  EXPECT_EQ(out, "abicheck 0.2.0\n");
 }
 
 TEST(CliTest, UnknownOptionIsAUsageError) {

@@ -49,7 +49,10 @@ esac
 "$work/prefix/bin/abicheck" --version > /dev/null
 [ -f "$work/prefix/share/man/man1/abicheck.1" ]
 syms=$("$work/prefix/bin/abicheck" symbols --defined-only -C "$work/prefix/lib/libabicheck.so" | grep -v ' A ')
-bad=$(echo "$syms" | grep -v ' abicheck::.*@@ABICHECK_0$' | grep -vc ' abicheck_[a-z_]*@@ABICHECK_C_1$' || true)
+bad=$(echo "$syms" | grep -v ' abicheck::.*@@ABICHECK_CXX_[0-9]*\.[0-9]*$' | grep -vc ' abicheck_[a-z_]*@@ABICHECK_C_[0-9]*$' || true)
 echo "$syms" | grep -q ' abicheck_check@@ABICHECK_C_1$' || { echo "FAIL: no versioned C API"; exit 1; }
+echo "$syms" | grep -q ' abicheck_run@@ABICHECK_C_2$' || { echo "FAIL: abicheck_run is not under ABICHECK_C_2"; exit 1; }
 [ "$bad" -eq 0 ] || { echo "FAIL: libabicheck.so exports $bad non-API symbols"; exit 1; }
+# Every command through the installed C API (abicheck_run, abicheck_run_json): the program's bytes.
+python3 "$root/tests/install/c_api_same.py" "$work/prefix/lib/libabicheck.so" "$work/prefix/bin/abicheck" "$fx"
 echo "install consumer: ok"

@@ -1,91 +1,21 @@
 // abicheck: will this compiled extension module load against that build of its host library?
-// main is a table of subcommands; `abicheck MODULE PROVIDER...` is `abicheck check ...`.
-#include <unistd.h>
-
-#include <algorithm>
+// The program is lib/cli's table of subcommands (cli::Main) on the process's stdout and stderr.
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <string>
 #include <vector>
 
+#include "lib/cli/commands.h"
 #include "lib/io/mapped_file.h"
-#include "lib/report/text_util.h"
-#include "tools/abicheck/commands.h"
-
-namespace {
-
-struct Command {
-  const char* name;
-  int (*run)(const std::string&, std::vector<std::string>);
-  const char* summary;
-};
-
-constexpr Command kCommands[] = {
-    {"check", abicheck::cli::RunCheck,
-     "will MODULE load against PROVIDER libraries? (the default)"},
-    {"env", abicheck::cli::RunEnv,
-     "which packages of an installed Python environment will not load with its torch"},
-    {"gpu", abicheck::cli::RunGpu,
-     "the CUDA device code of shared objects, and whether a GPU can run it"},
-    {"symbols", abicheck::cli::RunSymbols,
-     "list a library's dynamic symbols with versions (like nm -D)"},
-    {"diff", abicheck::cli::RunDiff, "exports removed, changed and added between two builds"},
-    {"index", abicheck::cli::RunIndex, "store what builds export in one file, for fast checks"},
-    {"cache", abicheck::cli::RunCache,
-     "list or clear what was kept of published wheels read before (pip: builds, URLs)"},
-};
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-void Usage(FILE* out) {
-  std::fprintf(
-      out,
-      "usage: abicheck MODULE PROVIDER...            same as: abicheck check MODULE PROVIDER...\n"
-      "       abicheck COMMAND [ARGS...]\n\ncommands:\n");
-  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
-  std::fprintf(out,
-               "\nexit codes: 0 the module loads, 1 it will not load, 2 usage error,\n"
-               "            3 unreadable or invalid input, 4 cannot tell (a verdict rests on a\n"
-               "            library that was not given)\n"
-               "`abicheck COMMAND --help` describes a command.\n");
-}
-
-}  // namespace
-
-bool abicheck::cli::UseColor(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color != nullptr && no_color[0] != '\0') return false;
-  return ::isatty(STDOUT_FILENO) == 1;
-}
 
 namespace {
 
 // Every write to stdout counts: a full disk, a closed or broken descriptor turns the run into an
 // input/output error (exit 3) instead of a silent success. SIGPIPE keeps its default (141).
 int FlushStdout(int rc) {
-  std::cout.flush();
-  const bool cout_bad = !std::cout.good();
   errno = 0;
-  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || cout_bad ||
-      std::fclose(stdout) != 0) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || std::fclose(stdout) != 0) {
     std::fprintf(stderr, "abicheck: stdout: %s\n",
                  errno != 0 ? std::strerror(errno) : "write error");
     return 3;
@@ -93,54 +23,12 @@ int FlushStdout(int rc) {
   return rc;
 }
 
-int Run(int argc, char** argv) {
-  const std::string prog = "abicheck";
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    Usage(stderr);
-    return 2;
-  }
-  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    if (args[0] == "help" && args.size() > 1) {
-      for (const Command& c : kCommands) {
-        if (args[1] == c.name) return c.run(prog, {"--help"});
-      }
-      std::fprintf(stderr, "abicheck: help: no command '%s' (`abicheck --help` lists them)\n",
-                   abicheck::Printable(args[1]).c_str());
-      return 2;
-    }
-    Usage(stdout);
-    return 0;
-  }
-  if (args[0] == "--version") {
-    std::printf("abicheck %s\n", abicheck::Version());
-    return 0;
-  }
-  for (const Command& c : kCommands) {
-    if (args[0] == c.name) {
-      args.erase(args.begin());
-      return c.run(prog, std::move(args));
-    }
-  }
-  // Not a command: the headline form `abicheck MODULE PROVIDER...`, unless it looks like a
-  // mistyped command and is no file.
-  if (args[0][0] != '-' && ::access(args[0].c_str(), F_OK) != 0) {
-    for (const Command& c : kCommands) {
-      if (EditDistance(args[0], c.name) <= 2) {
-        std::fprintf(
-            stderr,
-            "abicheck: unknown command '%s'; did you mean '%s'? (`abicheck --help` lists them)\n",
-            args[0].c_str(), c.name);
-        return 2;
-      }
-    }
-  }
-  return abicheck::cli::RunCheck(prog, std::move(args));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   abicheck::ExitOnShrunkenInput("abicheck");
-  return FlushStdout(Run(argc, argv));
+  abicheck::cli::Invocation io;
+  io.process_exits = true;
+  io.progress = true;
+  return FlushStdout(abicheck::cli::Main(io, std::vector<std::string>(argv + 1, argv + argc)));
 }

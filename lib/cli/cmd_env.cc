@@ -8,22 +8,39 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_split.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/progress.h"
 #include "lib/report/text_util.h"
-#include "tools/abicheck/commands.h"
-#include "tools/abicheck/progress.h"
 
 namespace abicheck::cli {
+namespace {
 
-int RunEnv(const std::string& prog, std::vector<std::string> args) {
+// env --suggest: the exact command, with the index options the builds were resolved through —
+// for a build pip resolved (a URL), not one the user gave as a file with --against.
+void PrintInstallCommand(const Invocation& io, const Matrix& m, const CheckOptions& options) {
+  const Recommendation& r = m.recommendation;
+  const bool published = r.build.rfind("http://", 0) == 0 || r.build.rfind("https://", 0) == 0;
+  if (!m.has_recommendation || r.requirement.empty() || !published) return;
+  std::string command = "pip install " + r.requirement;
+  for (const std::string& a : options.pip_index_args) command += " " + a;
+  for (const std::string& d : options.find_links) command += " --find-links " + d;
+  std::fprintf(io.out, "to install it: %s\n", Printable(command).c_str());
+}
+
+}  // namespace
+
+// Long: the option table, in the order --help lists it, then the checks between options.
+int RunEnv(const Invocation& io, std::vector<std::string> args) {
   CLI::App app{
       "Checks an installed Python environment without running it: models `import torch` from its "
       "files, then every shared object of every other package, and says which packages will not "
       "load and why.",
-      prog + " env"};
+      io.prog + " env"};
   std::string path;
   std::vector<std::string> against, library_path;
   CheckOptions options;
   OutputOptions out;
+  out.terminal = io.out;
   bool no_host = false, no_diagnose = false;
   app.add_option("PATH", path,
                  "a virtualenv, a prefix with lib/pythonX.Y/site-packages, a site-packages "
@@ -52,16 +69,8 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
-  bool fast = false;
-  bool verify = false;
-  app.add_flag("--fast", fast,
-               "read wheel members only where their loader tables are (a large member's end is "
-               "decoded from the end of its deflate stream), without checking their CRC-32 (the "
-               "report's notes say so)");
-  app.add_flag("--verify", verify,
-               "read wheels given as URLs (and pip: builds) whole and check every shared "
-               "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
-               "reads a file (the notes say so); it overrides --fast");
+  ReadOptions read;
+  read.AddTo(app);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 every package loads, 1 one will not load, 2 usage error, 3 unreadable "
@@ -72,20 +81,20 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(app, e, prog);
+    return ParseErrorExit(io, app, e);
   }
-  if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
+  if (!DeviceOptionsValid(io, options.gpu, options.cuda_driver)) return kExitUsage;
   {
     std::vector<std::string> all = against;
     all.push_back(path);
-    if (OutputIsAnInput(prog, out.output, all)) return kExitUsage;
+    if (OutputIsAnInput(io, out.output, all)) return kExitUsage;
   }
   if (path.empty()) {
     const char* venv = std::getenv("VIRTUAL_ENV");
     if (venv == nullptr || *venv == '\0') {
-      std::fprintf(stderr,
+      std::fprintf(io.err,
                    "%s: env: name an environment (no PATH given and VIRTUAL_ENV is unset)\n",
-                   prog.c_str());
+                   io.prog.c_str());
       return kExitUsage;
     }
     path = venv;
@@ -96,37 +105,27 @@ int RunEnv(const std::string& prog, std::vector<std::string> args) {
   options.use_host = !no_host;
   AddEnvironmentLibraryPath(ignore_env, &options);
   options.diagnose = !no_diagnose;
-  ProgressBar bar(out.quiet);
+  ProgressBar bar(io.err, io.progress, out.quiet);
   limits.progress = bar.Callback();
-  limits.verify_crc = !fast || verify;
-  limits.verify_remote = verify;
+  read.Apply(&limits);
   if (suggest_opt->count() > 0) {
     std::string why;
     absl::StatusOr<std::string> builds = SuggestTorchBuilds(path, suggest, &why, limits);
     if (!builds.ok()) {
       bar.Finish();
-      return FailWith(prog, builds.status(), out);
+      return FailWith(io, builds.status(), out);
     }
-    if (!out.quiet) std::fprintf(stderr, "%s: --suggest: %s\n", prog.c_str(), why.c_str());
+    if (!out.quiet) std::fprintf(io.err, "%s: --suggest: %s\n", io.prog.c_str(), why.c_str());
     against.push_back(*builds);
   }
   absl::StatusOr<EnvironmentReport> env = CheckEnvironment(path, against, options, limits);
   bar.Finish();
   if (!env.ok()) {
-    return FailWith(prog, env.status(), out);
+    return FailWith(io, env.status(), out);
   }
-  if (!EmitResult(prog, *env, out)) return kExitBadInput;
-  const Recommendation& r = env->matrix.recommendation;
-  // The exact command, with the index options the builds were resolved through — for a build pip
-  // resolved (a URL), not one the user gave as a file with --against.
-  const bool published = r.build.rfind("http://", 0) == 0 || r.build.rfind("https://", 0) == 0;
-  if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty() &&
-      env->matrix.has_recommendation && !r.requirement.empty() && published) {
-    std::string command = "pip install " + r.requirement;
-    for (const std::string& a : options.pip_index_args) command += " " + a;
-    for (const std::string& d : options.find_links) command += " --find-links " + d;
-    std::printf("to install it: %s\n", Printable(command).c_str());
-  }
+  if (!EmitResult(io, *env, out)) return kExitBadInput;
+  if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty())
+    PrintInstallCommand(io, env->matrix, options);
   return ExitCodeForVerdicts(env->verdict() == Verdict::kFails,
                              env->verdict() == Verdict::kUnknown);
 }

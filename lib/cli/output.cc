@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/cli/commands.h"
 #include "lib/elf/fatbin.h"
 #include "lib/io/output_file.h"
 #include "lib/report/text_util.h"
-#include "tools/abicheck/commands.h"
 
 namespace abicheck::cli {
 
@@ -24,6 +25,17 @@ void OutputOptions::AddTo(CLI::App& app, const std::vector<std::string>& formats
                "print no report on stdout: the exit code is the answer (-o still writes it)");
   app.add_option("--color", color, "auto (a terminal, unless NO_COLOR is set), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+void ReadOptions::AddTo(CLI::App& app) {
+  app.add_flag("--fast", fast,
+               "read wheel members only where their loader tables are (a large member's end is "
+               "decoded from the end of its deflate stream), without checking their CRC-32 (the "
+               "report's notes say so)");
+  app.add_flag("--verify", verify,
+               "read wheels given as URLs (and pip: builds) whole and check every shared "
+               "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
+               "reads a file (the notes say so); it overrides --fast");
 }
 
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver) {
@@ -89,9 +101,15 @@ void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env) {
           "MAJOR.MINOR"));
 }
 
-int ParseErrorExit(const CLI::App& app, const CLI::ParseError& e, const std::string& prog) {
-  if (e.get_exit_code() == 0) return app.exit(e);
-  std::fprintf(stderr, "%s: %s\nRun '%s --help' for more information.\n", prog.c_str(), e.what(),
+int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) {  // --help: CLI11 prints it on a stream, written to io.out
+    std::ostringstream out, err;
+    const int rc = app.exit(e, out, err);
+    std::fputs(out.str().c_str(), io.out);
+    std::fputs(err.str().c_str(), io.err);
+    return rc;
+  }
+  std::fprintf(io.err, "%s: %s\nRun '%s --help' for more information.\n", io.prog.c_str(), e.what(),
                app.get_name().c_str());
   return kExitUsage;
 }
@@ -108,26 +126,26 @@ void AddEnvironmentLibraryPath(bool ignore, CheckOptions* options) {
                    env, " (--ignore-env leaves it out)"));
 }
 
-bool DeviceOptionsValid(const std::string& prog, const std::string& gpu,
+bool DeviceOptionsValid(const Invocation& io, const std::string& gpu,
                         const std::string& cuda_driver) {
   if (!gpu.empty() && !ParseGpu(gpu)) {
-    std::fprintf(stderr,
+    std::fprintf(io.err,
                  "%s: --gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
                  "docs/gpu-model.md)\n",
-                 prog.c_str(), Printable(gpu).c_str());
+                 io.prog.c_str(), Printable(gpu).c_str());
     return false;
   }
   if (!cuda_driver.empty() && cuda_driver != "host" && !ParseCudaDriver(cuda_driver)) {
-    std::fprintf(stderr,
+    std::fprintf(io.err,
                  "%s: --cuda-driver: '%s' is neither a CUDA version (12.8), a driver version "
                  "(570.124.06) nor 'host'\n",
-                 prog.c_str(), Printable(cuda_driver).c_str());
+                 io.prog.c_str(), Printable(cuda_driver).c_str());
     return false;
   }
   return true;
 }
 
-bool OutputIsAnInput(const std::string& prog, const std::string& output,
+bool OutputIsAnInput(const Invocation& io, const std::string& output,
                      const std::vector<std::string>& inputs) {
   struct stat out_st;
   if (output.empty() || ::stat(output.c_str(), &out_st) != 0) return false;  // a new file
@@ -135,8 +153,8 @@ bool OutputIsAnInput(const std::string& prog, const std::string& output,
     struct stat in_st;
     if (::stat(in.c_str(), &in_st) != 0) continue;
     if (in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-      std::fprintf(stderr, "%s: -o %s is an input (%s): refusing to overwrite it\n", prog.c_str(),
-                   Printable(output).c_str(), Printable(in).c_str());
+      std::fprintf(io.err, "%s: -o %s is an input (%s): refusing to overwrite it\n",
+                   io.prog.c_str(), Printable(output).c_str(), Printable(in).c_str());
       return true;
     }
   }
@@ -153,8 +171,8 @@ void AddLimitOptions(CLI::App& app, InputLimits* limits) {
   app.add_option("--max-depth", limits->max_depth, "directory nesting followed");
 }
 
-void PrintError(const std::string& prog, const absl::Status& status) {
-  std::fprintf(stderr, "%s: %s\n", prog.c_str(), Printable(status.message()).c_str());
+void PrintError(const Invocation& io, const absl::Status& status) {
+  std::fprintf(io.err, "%s: %s\n", io.prog.c_str(), Printable(status.message()).c_str());
 }
 
 RenderOptions OutputOptions::render(bool all) const {
@@ -168,48 +186,48 @@ RenderOptions OutputOptions::render(bool all) const {
   return r;
 }
 
-int FailWith(const std::string& prog, const absl::Status& status, const OutputOptions& out) {
-  PrintError(prog, status);
+int FailWith(const Invocation& io, const absl::Status& status, const OutputOptions& out) {
+  PrintError(io, status);
   // A tool reading a machine format gets a document that says what failed, where the report
   // would have gone: -o, else stdout (issue 36: JSON wrote nothing).
   const Format format = out.render().format;
   if (format != Format::kText) {
-    const std::string doc = RenderError(absl::StrCat(prog, ": ", status.message()), format);
+    const std::string doc = RenderError(absl::StrCat(io.prog, ": ", status.message()), format);
     if (!out.output.empty()) {
-      if (absl::Status s = WriteFileAtomically(out.output, doc); !s.ok()) PrintError(prog, s);
+      if (absl::Status s = WriteFileAtomically(out.output, doc); !s.ok()) PrintError(io, s);
     } else if (!out.quiet) {
-      std::fwrite(doc.data(), 1, doc.size(), stdout);
+      std::fwrite(doc.data(), 1, doc.size(), io.out);
     }
   }
   return ExitCodeForStatus(status);
 }
 
-bool Emit(const std::string& prog, const std::string& text, const OutputOptions& out) {
+bool Emit(const Invocation& io, const std::string& text, const OutputOptions& out) {
   // -q silences stdout, not -o: `-q -o report.sarif` writes the report and exits with the verdict.
   if (out.quiet && out.output.empty()) return true;
   if (out.output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fwrite(text.data(), 1, text.size(), io.out);
     return true;
   }
   if (absl::Status s = WriteFileAtomically(out.output, text); !s.ok()) {
-    PrintError(prog, s);
+    PrintError(io, s);
     return false;
   }
   return true;
 }
 
 template <typename Result>
-bool EmitResult(const std::string& prog, const Result& result, const OutputOptions& out, bool all) {
+bool EmitResult(const Invocation& io, const Result& result, const OutputOptions& out, bool all) {
   absl::StatusOr<std::string> text = Render(result, out.render(all));
   if (!text.ok()) {
-    PrintError(prog, text.status());
+    PrintError(io, text.status());
     return false;
   }
-  return Emit(prog, *text, out);
+  return Emit(io, *text, out);
 }
-template bool EmitResult(const std::string&, const Report&, const OutputOptions&, bool);
-template bool EmitResult(const std::string&, const Matrix&, const OutputOptions&, bool);
-template bool EmitResult(const std::string&, const EnvironmentReport&, const OutputOptions&, bool);
-template bool EmitResult(const std::string&, const AbiDiff&, const OutputOptions&, bool);
+template bool EmitResult(const Invocation&, const Report&, const OutputOptions&, bool);
+template bool EmitResult(const Invocation&, const Matrix&, const OutputOptions&, bool);
+template bool EmitResult(const Invocation&, const EnvironmentReport&, const OutputOptions&, bool);
+template bool EmitResult(const Invocation&, const AbiDiff&, const OutputOptions&, bool);
 
 }  // namespace abicheck::cli

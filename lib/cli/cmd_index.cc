@@ -6,19 +6,19 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_format.h"
-#include "tools/abicheck/commands.h"
-#include "tools/abicheck/progress.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/progress.h"
 
 namespace abicheck::cli {
 
-int RunIndex(const std::string& prog, std::vector<std::string> args) {
+int RunIndex(const Invocation& io, std::vector<std::string> args) {
   CLI::App app{
       "Writes an index of what each BUILD (a torch wheel, an installed torch/lib directory, "
       "libraries, "
       "or other indexes) exports — the libraries' own dynamic tables, stored once — for `check "
       "--against` "
       "to load in milliseconds.",
-      prog + " index"};
+      io.prog + " index"};
   std::vector<std::string> builds, names;
   std::string output;
   bool quiet = false;
@@ -35,15 +35,15 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(app, e, prog);
+    return ParseErrorExit(io, app, e);
   }
-  if (OutputIsAnInput(prog, output, builds)) return kExitUsage;
-  ProgressBar bar(quiet);
+  if (OutputIsAnInput(io, output, builds)) return kExitUsage;
+  ProgressBar bar(io.err, io.progress, quiet);
   limits.progress = bar.Callback();
   absl::StatusOr<IndexSummary> summary = BuildIndex(builds, names, output, limits);
   bar.Finish();
   if (!summary.ok()) {
-    PrintError(prog, summary.status());
+    PrintError(io, summary.status());
     return ExitCodeForStatus(summary.status());
   }
   if (!quiet) {
@@ -51,7 +51,7 @@ int RunIndex(const std::string& prog, std::vector<std::string> args) {
                                summary->path, summary->builds.size(), summary->libraries,
                                summary->names, static_cast<double>(summary->file_bytes) / 1048576.0)
                    .c_str(),
-               stdout);
+               io.out);
   }
   return 0;
 }

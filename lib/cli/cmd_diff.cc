@@ -5,18 +5,19 @@
 
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
-#include "tools/abicheck/commands.h"
+#include "lib/cli/commands.h"
 
 namespace abicheck::cli {
 
-int RunDiff(const std::string& prog, std::vector<std::string> args) {
+int RunDiff(const Invocation& io, std::vector<std::string> args) {
   CLI::App app{
       "Lists the exported symbols removed, changed (same C++ name, another signature) and added "
       "between two builds (wheels, directories, Python environments: the torch installed there) "
       "or two libraries, demangled, by library.",
-      prog + " diff"};
+      io.prog + " diff"};
   std::string old_build, new_build;
   OutputOptions out;
+  out.terminal = io.out;
   app.add_option(
          "OLD", old_build,
          "the old build: a wheel, a directory, a Python environment (its torch) or a library")
@@ -33,15 +34,15 @@ int RunDiff(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(app, e, prog);
+    return ParseErrorExit(io, app, e);
   }
-  if (OutputIsAnInput(prog, out.output, {old_build, new_build})) return kExitUsage;
+  if (OutputIsAnInput(io, out.output, {old_build, new_build})) return kExitUsage;
   absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build, limits);
   if (!d.ok()) {
-    PrintError(prog, d.status());
+    PrintError(io, d.status());
     return ExitCodeForStatus(d.status());
   }
-  if (!EmitResult(prog, *d, out)) return kExitBadInput;
+  if (!EmitResult(io, *d, out)) return kExitBadInput;
   return d->breaking() ? kExitWillNotLoad : kExitLoads;
 }
 

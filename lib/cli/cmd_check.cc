@@ -6,20 +6,44 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_split.h"
+#include "lib/cli/commands.h"
+#include "lib/cli/progress.h"
 #include "lib/report/text_util.h"
-#include "tools/abicheck/commands.h"
-#include "tools/abicheck/progress.h"
 
 namespace abicheck::cli {
+namespace {
 
-int RunCheck(const std::string& prog, std::vector<std::string> args) {
+// check --against: module inputs x builds.
+int RunMatrix(const Invocation& io, const std::vector<std::string>& modules,
+              const std::vector<std::string>& against, const CheckOptions& options,
+              InputLimits limits, const ReadOptions& read, const OutputOptions& out, bool all) {
+  ProgressBar bar(io.err, io.progress, out.quiet);
+  limits.progress = bar.Callback();
+  read.Apply(&limits);
+  absl::StatusOr<Matrix> m = CheckMatrix(modules, against, options, limits);
+  bar.Finish();
+  if (!m.ok()) return FailWith(io, m.status(), out);
+  if (!EmitResult(io, *m, out, all)) return kExitBadInput;
+  bool any_fails = false, any_unknown = false;
+  for (const MatrixCell& c : m->cells) {
+    any_fails = any_fails || c.report.verdict() == Verdict::kFails;
+    any_unknown = any_unknown || c.report.verdict() == Verdict::kUnknown;
+  }
+  return ExitCodeForVerdicts(any_fails, any_unknown);
+}
+
+}  // namespace
+
+// Long: the option table, in the order --help lists it, then the checks between options.
+int RunCheck(const Invocation& io, std::vector<std::string> args) {
   CLI::App app{
       "Predicts whether dlopen(MODULE, RTLD_NOW) succeeds after the PROVIDER libraries were "
       "loaded (as `import torch` loads torch's libraries), and explains every failure.",
-      prog + " check"};
+      io.prog + " check"};
   std::vector<std::string> positional, against, extra_providers;
   CheckOptions options;
   OutputOptions out;
+  out.terminal = io.out;
   bool no_host = false, host_only = false;
   std::vector<std::string> library_path;
   app.add_option(
@@ -55,16 +79,8 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   bool all = false;
   app.add_flag("--all", all,
                "list every problem of a cause (by default a cause shows three and how many more)");
-  bool fast = false;
-  bool verify = false;
-  app.add_flag("--fast", fast,
-               "read wheel members only where their loader tables are (a large member's end is "
-               "decoded from the end of its deflate stream), without checking their CRC-32 (the "
-               "report's notes say so)");
-  app.add_flag("--verify", verify,
-               "read wheels given as URLs (and pip: builds) whole and check every shared "
-               "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
-               "reads a file (the notes say so); it overrides --fast");
+  ReadOptions read;
+  read.AddTo(app);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
   app.footer(
       "exit codes: 0 loads (and, with --gpu/--cuda-driver, can run), 1 will not load or run, 2 "
@@ -75,11 +91,11 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(app, e, prog);
+    return ParseErrorExit(io, app, e);
   }
-  if (!DeviceOptionsValid(prog, options.gpu, options.cuda_driver)) return kExitUsage;
+  if (!DeviceOptionsValid(io, options.gpu, options.cuda_driver)) return kExitUsage;
   auto usage = [&](const std::string& what) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), what.c_str());
+    std::fprintf(io.err, "%s: %s\n", io.prog.c_str(), what.c_str());
     return kExitUsage;
   };
   if (!extra_providers.empty() && against.empty())
@@ -94,7 +110,7 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
     std::vector<std::string> inputs = positional;
     for (const auto* v : {&against, &extra_providers, &options.preload})
       inputs.insert(inputs.end(), v->begin(), v->end());
-    if (OutputIsAnInput(prog, out.output, inputs)) return kExitUsage;
+    if (OutputIsAnInput(io, out.output, inputs)) return kExitUsage;
   }
   for (const std::string& d : library_path) {
     for (absl::string_view part : absl::StrSplit(d, ':')) options.library_path.emplace_back(part);
@@ -104,41 +120,25 @@ int RunCheck(const std::string& prog, std::vector<std::string> args) {
   options.diagnose = !no_diagnose;
   if (!against.empty()) {
     options.providers = extra_providers;
-    ProgressBar bar(out.quiet);
-    limits.progress = bar.Callback();
-    limits.verify_crc = !fast || verify;
-    limits.verify_remote = verify;
-    absl::StatusOr<Matrix> m = CheckMatrix(positional, against, options, limits);
-    bar.Finish();
-    if (!m.ok()) {
-      return FailWith(prog, m.status(), out);
-    }
-    if (!EmitResult(prog, *m, out, all)) return kExitBadInput;
-    bool any_fails = false, any_unknown = false;
-    for (const MatrixCell& c : m->cells) {
-      any_fails = any_fails || c.report.verdict() == Verdict::kFails;
-      any_unknown = any_unknown || c.report.verdict() == Verdict::kUnknown;
-    }
-    return ExitCodeForVerdicts(any_fails, any_unknown);
+    return RunMatrix(io, positional, against, options, limits, read, out, all);
   }
   const std::string module = positional.front();
   options.providers.assign(positional.begin() + 1, positional.end());
   options.providers.insert(options.providers.end(), extra_providers.begin(), extra_providers.end());
   if (options.providers.empty() && !host_only && options.preload.empty()) {
-    std::fprintf(stderr,
+    std::fprintf(io.err,
                  "%s: no PROVIDER libraries given for %s: name the libraries it is loaded against "
                  "(e.g. torch/lib), or pass --host-only\n",
-                 prog.c_str(), Printable(module).c_str());
+                 io.prog.c_str(), Printable(module).c_str());
     return kExitUsage;
   }
-  limits.verify_crc = !fast || verify;
-  limits.verify_remote = verify;
-  options.release_at_exit = true;  // the process ends after the report
+  read.Apply(&limits);
+  options.release_at_exit = io.process_exits;
   absl::StatusOr<Report> report = Check(module, options, limits);  // --max-*, --fast: providers too
   if (!report.ok()) {
-    return FailWith(prog, report.status(), out);
+    return FailWith(io, report.status(), out);
   }
-  if (!EmitResult(prog, *report, out, all)) return kExitBadInput;
+  if (!EmitResult(io, *report, out, all)) return kExitBadInput;
   return ExitCodeForVerdicts(report->verdict() == Verdict::kFails,
                              report->verdict() == Verdict::kUnknown);
 }

@@ -1,6 +1,7 @@
-// A progress bar on stderr for work that takes more than a second, only when stderr is a terminal.
-#ifndef ABICHECK_TOOLS_ABICHECK_PROGRESS_H_
-#define ABICHECK_TOOLS_ABICHECK_PROGRESS_H_
+// A progress bar on the error stream for work that takes more than a second, only when it is a
+// terminal.
+#ifndef ABICHECK_LIB_CLI_PROGRESS_H_
+#define ABICHECK_LIB_CLI_PROGRESS_H_
 
 #include <unistd.h>
 
@@ -18,9 +19,11 @@ class ProgressBar {
  public:
   // On a terminal, a bar redrawn in place; otherwise (a CI log) a line every few seconds, unless
   // `quiet` (-q). Either starts only once reading has taken a second.
-  explicit ProgressBar(bool quiet = false)
-      : terminal_(::isatty(STDERR_FILENO) == 1),
-        enabled_(terminal_ || !quiet),
+  // `show` false: never (abicheck_run's host).
+  ProgressBar(FILE* err, bool show, bool quiet)
+      : err_(err),
+        terminal_(::isatty(::fileno(err)) == 1),
+        enabled_(show && (terminal_ || !quiet)),
         start_(std::chrono::steady_clock::now()),
         after_(DelayFromEnvironment()) {}
   ~ProgressBar() { Finish(); }
@@ -31,7 +34,7 @@ class ProgressBar {
   }
   void Finish() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (drawn_) std::fprintf(stderr, "\r\x1b[2K");
+    if (drawn_) std::fprintf(err_, "\r\x1b[2K");
     drawn_ = false;
   }
 
@@ -43,7 +46,7 @@ class ProgressBar {
     if (!terminal_) {
       if (now - last_ < std::chrono::seconds(5)) return;
       last_ = now;
-      std::fprintf(stderr, "abicheck: reading archives: %.0f%% (%llu / %llu MB)\n",
+      std::fprintf(err_, "abicheck: reading archives: %.0f%% (%llu / %llu MB)\n",
                    100.0 * double(done) / double(total),
                    static_cast<unsigned long long>(done >> 20),
                    static_cast<unsigned long long>(total >> 20));
@@ -54,7 +57,7 @@ class ProgressBar {
     const int width = 30,
               filled =
                   static_cast<int>(width * std::min<double>(1.0, double(done) / double(total)));
-    std::fprintf(stderr, "\r  reading archives [%.*s%*s] %5.1f%%  %llu / %llu MB", filled,
+    std::fprintf(err_, "\r  reading archives [%.*s%*s] %5.1f%%  %llu / %llu MB", filled,
                  "##############################", width - filled, "",
                  100.0 * double(done) / double(total), static_cast<unsigned long long>(done >> 20),
                  static_cast<unsigned long long>(total >> 20));
@@ -70,6 +73,7 @@ class ProgressBar {
     return std::chrono::milliseconds(v != nullptr && *end == '\0' && ms >= 0 ? ms : 1000);
   }
 
+  FILE* const err_;
   const bool terminal_;
   const bool enabled_;
   const std::chrono::steady_clock::time_point start_;
@@ -81,4 +85,4 @@ class ProgressBar {
 
 }  // namespace abicheck::cli
 
-#endif  // ABICHECK_TOOLS_ABICHECK_PROGRESS_H_
+#endif  // ABICHECK_LIB_CLI_PROGRESS_H_

@@ -9,19 +9,20 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_cat.h"
+#include "lib/cli/commands.h"
 #include "lib/io/output_file.h"
 #include "lib/report/text_util.h"
-#include "tools/abicheck/commands.h"
 
 namespace abicheck::cli {
 
-int RunSymbols(const std::string& prog, std::vector<std::string> args) {
+int RunSymbols(const Invocation& io, std::vector<std::string> args) {
   CLI::App app{
       "Lists the dynamic symbols of FILE as the loader reads them, with versions "
       "(name@@V is the default definition, name@V a non-default one or a needed version).",
-      prog + " symbols"};
+      io.prog + " symbols"};
   std::string file;
   OutputOptions out;
+  out.terminal = io.out;
   SymbolListOptions options;
   app.add_option("FILE", file, "an ELF shared object")->required();
   app.add_flag("-C,--demangle", options.demangle, "demangle C++ and Rust names");
@@ -33,9 +34,9 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(app, e, prog);
+    return ParseErrorExit(io, app, e);
   }
-  if (OutputIsAnInput(prog, out.output, {file})) return kExitUsage;
+  if (OutputIsAnInput(io, out.output, {file})) return kExitUsage;
   options.json = out.format == "json";
   // Written as it is made (a 15 MB listing is never held whole): to stdout, or to -o's file,
   // which appears only once the listing is complete.
@@ -43,7 +44,7 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
   if (!out.quiet && !out.output.empty()) {
     absl::StatusOr<OutputFile> f = OutputFile::Create(out.output);
     if (!f.ok()) {
-      PrintError(prog, f.status());
+      PrintError(io, f.status());
       return kExitBadInput;
     }
     to.emplace(std::move(*f));
@@ -53,17 +54,17 @@ int RunSymbols(const std::string& prog, std::vector<std::string> args) {
     if (out.quiet || !written.ok()) return;
     if (to) {
       written = to->Write(chunk);
-    } else if (std::fwrite(chunk.data(), 1, chunk.size(), stdout) != chunk.size()) {
+    } else if (std::fwrite(chunk.data(), 1, chunk.size(), io.out) != chunk.size()) {
       written = absl::UnavailableError(absl::StrCat("stdout: ", std::strerror(errno)));
     }
   });
   if (!st.ok()) {
-    PrintError(prog, st);
+    PrintError(io, st);
     return ExitCodeForStatus(st);
   }
   if (written.ok() && to) written = to->Commit();
   if (!written.ok()) {
-    PrintError(prog, written);
+    PrintError(io, written);
     return kExitBadInput;
   }
   return 0;
