@@ -105,8 +105,7 @@ int abicheck::cli::Main(const Invocation& io, std::vector<std::string> args) {
     for (const Command& c : kCommands) {
       if (EditDistance(args[0], c.name) <= 2) {
         std::fprintf(
-            io.err,
-            "%s: unknown command '%s'; did you mean '%s'? (`abicheck --help` lists them)\n",
+            io.err, "%s: unknown command '%s'; did you mean '%s'? (`abicheck --help` lists them)\n",
             io.prog.c_str(), abicheck::Printable(args[0]).c_str(), c.name);
         return 2;
       }
@@ -114,4 +113,3 @@ int abicheck::cli::Main(const Invocation& io, std::vector<std::string> args) {
   }
   return abicheck::cli::RunCheck(io, std::move(args));
 }
-
