@@ -12,7 +12,9 @@ if [ -f "$fx/common_ops.abi3.so" ]; then
   "$abicheck" check "$fx/common_ops.abi3.so" --against "$fx/libc10_cuda.so" --against "$fx/old/libc10_cuda.so" \
     --format json -o "$work/matrix.json" || true
   "$abicheck" diff "$fx/old/libc10_cuda.so" "$fx/libc10_cuda.so" --format json -o "$work/diff.json" || true
-  args+=("matrix:$work/matrix.json" "diff:$work/diff.json")
+  "$abicheck" gpu "$fx/common_ops.abi3.so" "$fx/libc10_cuda.so" --gpu sm_90 --gpu H100 --format json \
+    -o "$work/gpu.json" || true
+  args+=("matrix:$work/matrix.json" "diff:$work/diff.json" "gpu:$work/gpu.json")
   # An installed environment: torch's libc10_cuda and an extension module built for the old one.
   site=$work/venv/lib/python3.12/site-packages
   mkdir -p "$site/torch/lib" "$site/torch-2.10.0.dist-info" "$site/sgl_kernel" "$site/sgl_kernel-0.3.21.dist-info"

@@ -136,7 +136,8 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["device"]; sys.exit(
 # JSON of each kind validates against the report schema.
 "$A" check "$so/ptx_only_120.so" --host-only --gpu sm_121 --cuda-driver 12.8 --format json -o "$work/ptx.json"
 "$A" check "$so/sass_sm90.so" --host-only --gpu sm_120 --format json -o "$work/sass.json"
-/usr/bin/python3 "$root/tests/cli/validate_json.py" "$root/docs/schema" "report:$work/ptx.json" "report:$work/sass.json" "report:$work/host.json" > "$work/v.txt" 2>&1 && ok || bad "schema: $(cat "$work/v.txt")"
+"$A" gpu "$so/ptx_only_120.so" "$so/sass_sm90.so" --gpu sm_90 --gpu sm_121 --format json -o "$work/gpu.json" || true
+/usr/bin/python3 "$root/tests/cli/validate_json.py" "$root/docs/schema" "report:$work/ptx.json" "report:$work/sass.json" "report:$work/host.json" "gpu:$work/gpu.json" > "$work/v.txt" 2>&1 && ok || bad "schema: $(cat "$work/v.txt")"
 # Inside a wheel, a module is read whole when a GPU is to be judged: the matrix cell says it.
 (cd "$so" && rm -f gpu_demo-1.0-py3-none-any.whl && python3 -m zipfile -c gpu_demo-1.0-py3-none-any.whl sass_sm90.so ptx_only_120.so > /dev/null)
 "$A" check "$so/gpu_demo-1.0-py3-none-any.whl" --against "$so/no_device_code.so" --gpu sm_120 > "$work/w.txt" 2>&1

@@ -157,6 +157,43 @@ def flag_bits_refused(api, fx):
     return []
 
 
+def sigbus_guarded(lib_path, fx):
+    """abicheck_guard_sigbus (issue 37): a build's file truncated after abicheck_build_open ends a
+    host with exit 3 and a line naming the file, not SIGBUS."""
+    import shutil
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        big = pathlib.Path(d) / "libc10_cuda.so"
+        shutil.copy(f"{fx}/libc10_cuda.so", big)
+        with open(big, "ab") as f:  # past kReadBelow (1 MiB): mapped, not read
+            f.write(b"\0" * (2 << 20))
+        host = f"""
+import ctypes, os, sys
+lib = ctypes.CDLL({lib_path!r})
+lib.abicheck_build_open.restype = ctypes.c_void_p
+lib.abicheck_build_open.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+lib.abicheck_check.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+if sys.argv[1] == "guard": lib.abicheck_guard_sigbus()
+build = lib.abicheck_build_open({str(big)!r}.encode(), None)
+os.truncate({str(big)!r}, 0)
+lib.abicheck_check(build, {f"{fx}/common_ops.abi3.so"!r}.encode(), 0, None, None)
+print("returned")
+"""
+        results = {}
+        for mode in ("guard", "none"):
+            shutil.copy(f"{fx}/libc10_cuda.so", big)
+            with open(big, "ab") as f:
+                f.write(b"\0" * (2 << 20))
+            p = subprocess.run([sys.executable, "-c", host, mode], capture_output=True)
+            results[mode] = (p.returncode, p.stderr.decode(errors="replace"))
+    rc, err = results["guard"]
+    if rc != 3 or "libc10_cuda.so" not in err or "changed while being read" not in err:
+        return [f"abicheck_guard_sigbus: a truncated build ended the host with {rc}: {err[:300]!r}"]
+    if results["none"][0] != -7:  # the hazard the header describes is real: SIGBUS unguarded
+        return [f"unguarded, a truncated build gave {results['none']} (expected SIGBUS)"]
+    return []
+
+
 def main(argv):
     api, abicheck = CApi(argv[1]), argv[2]
     if argv[3] == "--pypi":
@@ -170,6 +207,7 @@ def main(argv):
     failures, codes = [], []
     if argv[3] != "--pypi":
         failures += flag_bits_refused(api, argv[3])
+        failures += sigbus_guarded(argv[1], argv[3])
     for label, words, request in cases:
         f, rc = compare(api, abicheck, label, words, request)
         failures += f
