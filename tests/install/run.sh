@@ -53,6 +53,34 @@ bad=$(echo "$syms" | grep -v ' abicheck::.*@@ABICHECK_CXX_[0-9]*\.[0-9]*$' | gre
 echo "$syms" | grep -q ' abicheck_check@@ABICHECK_C_1$' || { echo "FAIL: no versioned C API"; exit 1; }
 echo "$syms" | grep -q ' abicheck_run@@ABICHECK_C_2$' || { echo "FAIL: abicheck_run is not under ABICHECK_C_2"; exit 1; }
 [ "$bad" -eq 0 ] || { echo "FAIL: libabicheck.so exports $bad non-API symbols"; exit 1; }
+# env and a matrix from C (examples/env_matrix.c): the environment of tests/cli/schema_test.sh.
+cc -std=c11 -Wall -Werror -I"$work/prefix/include" "$root/examples/env_matrix.c" -o "$work/env_matrix" \
+  -L"$work/prefix/lib" -labicheck
+site=$work/venv/lib/python3.12/site-packages
+mkdir -p "$site/torch/lib" "$site/torch-2.10.0.dist-info" "$site/sgl_kernel" "$site/sgl_kernel-0.3.21.dist-info"
+echo "version_info = 3.12.1" > "$work/venv/pyvenv.cfg"
+cp "$fx/libc10_cuda.so" "$site/torch/lib/"
+printf 'Name: torch\nVersion: 2.10.0\n' > "$site/torch-2.10.0.dist-info/METADATA"
+echo "torch/lib/libc10_cuda.so,," > "$site/torch-2.10.0.dist-info/RECORD"
+cp "$fx/common_ops.abi3.so" "$site/sgl_kernel/"
+printf 'Name: sgl-kernel\nVersion: 0.3.21\n' > "$site/sgl_kernel-0.3.21.dist-info/METADATA"
+echo "sgl_kernel/common_ops.abi3.so,," > "$site/sgl_kernel-0.3.21.dist-info/RECORD"
+set +e
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/env_matrix" env "$work/venv" "$site/torch" "$fx/old" > "$work/env.json"
+rc_env=$?
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/env_matrix" matrix "$fx/common_ops.abi3.so" "$fx/libc10_cuda.so" "$fx/old" > "$work/matrix.json"
+rc_matrix=$?
+set -e
+python3 - "$work/env.json" "$work/matrix.json" <<'PY' || { echo "FAIL: env_matrix.c: exit $rc_env $rc_matrix"; exit 1; }
+import json, sys
+env, matrix = (json.load(open(p)) for p in sys.argv[1:3])
+# sgl-kernel fails with the installed torch, loads with the old build, which is recommended.
+cells = [c["report"]["verdict"] for c in env["matrix"]["cells"]]
+assert cells == ["fails", "loads"], cells
+assert env["matrix"]["recommendation"]["build"].endswith("old"), env["matrix"]["recommendation"]
+assert [c["report"]["verdict"] for c in matrix["cells"]] == ["fails", "loads"], matrix["cells"]
+PY
+[ "$rc_env" -eq 1 ] && [ "$rc_matrix" -eq 1 ] || { echo "FAIL: env_matrix exit codes $rc_env $rc_matrix"; exit 1; }
 # Every command through the installed C API (abicheck_run, abicheck_run_json): the program's bytes.
 python3 "$root/tests/install/c_api_same.py" "$work/prefix/lib/libabicheck.so" "$work/prefix/bin/abicheck" "$fx"
 echo "install consumer: ok"
