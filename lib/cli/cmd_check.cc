@@ -47,7 +47,7 @@ int RunCheck(const Invocation& io, std::vector<std::string> args) {
   bool no_host = false, host_only = false;
   std::vector<std::string> library_path;
   app.add_option(
-         "MODULE PROVIDER...", positional,
+         "MODULE PROVIDER", positional,
          "the extension module (.so) to check, then the libraries already loaded when it is "
          "imported "
          "(files, directories such as torch/lib, or wheels); DT_NEEDED names match their "

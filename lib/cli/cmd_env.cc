@@ -69,6 +69,9 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   app.add_flag("--no-diagnose", no_diagnose,
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
+  bool all = false;
+  app.add_flag("--all", all,
+               "list every problem of a cause (by default a cause shows three and how many more)");
   ReadOptions read;
   read.AddTo(app);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
@@ -85,9 +88,9 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   }
   if (!DeviceOptionsValid(io, options.gpu, options.cuda_driver)) return kExitUsage;
   {
-    std::vector<std::string> all = against;
-    all.push_back(path);
-    if (OutputIsAnInput(io, out.output, all)) return kExitUsage;
+    std::vector<std::string> inputs = against;
+    inputs.push_back(path);
+    if (OutputIsAnInput(io, out.output, inputs)) return kExitUsage;
   }
   if (path.empty()) {
     const char* venv = std::getenv("VIRTUAL_ENV");
@@ -123,7 +126,7 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   if (!env.ok()) {
     return FailWith(io, env.status(), out);
   }
-  if (!EmitResult(io, *env, out)) return kExitBadInput;
+  if (!EmitResult(io, *env, out, all)) return kExitBadInput;
   if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty())
     PrintInstallCommand(io, env->matrix, options);
   return ExitCodeForVerdicts(env->verdict() == Verdict::kFails,

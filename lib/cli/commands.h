@@ -88,6 +88,9 @@ void AddEnvironmentLibraryPath(bool ignore, CheckOptions* options);
 bool DeviceOptionsValid(const Invocation& io, const std::string& gpu,
                         const std::string& cuda_driver);
 
+// Levenshtein distance: how far a mistyped command or option is from a real one.
+size_t EditDistance(const std::string& a, const std::string& b);
+
 // "abicheck: MESSAGE" on stderr, its control bytes escaped as the reports escape them (a file
 // name may hold any byte).
 void PrintError(const Invocation& io, const absl::Status& status);

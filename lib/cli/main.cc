@@ -34,21 +34,6 @@ constexpr Command kCommands[] = {
      "list or clear what was kept of published wheels read before (pip: builds, URLs)"},
 };
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 void Usage(FILE* out) {
   std::fprintf(
       out,
@@ -96,6 +81,14 @@ int abicheck::cli::Main(const Invocation& io, std::vector<std::string> args) {
   for (const Command& c : kCommands) {
     if (args[0] == c.name) {
       args.erase(args.begin());
+      // `abicheck check --version` is the version, not a usage error for want of a MODULE.
+      for (const std::string& a : args) {
+        if (a == "--") break;
+        if (a == "--version") {
+          std::fprintf(io.out, "abicheck %s\n", abicheck::Version());
+          return 0;
+        }
+      }
       return c.run(io, std::move(args));
     }
   }

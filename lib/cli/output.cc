@@ -101,6 +101,21 @@ void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env) {
           "MAJOR.MINOR"));
 }
 
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
 int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) {  // --help: CLI11 prints it on a stream, written to io.out
     std::ostringstream out, err;
@@ -109,8 +124,23 @@ int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseEr
     std::fputs(err.str().c_str(), io.err);
     return rc;
   }
-  std::fprintf(io.err, "%s: %s\nRun '%s --help' for more information.\n", io.prog.c_str(), e.what(),
-               app.get_name().c_str());
+  // A mistyped option (--agains): the nearest one the command has, as a mistyped command gets.
+  std::string hint;
+  for (std::string word : app.remaining()) {
+    if (!word.starts_with("--") || !hint.empty()) continue;
+    word = word.substr(0, word.find('='));
+    size_t best = 3;
+    for (const CLI::Option* o : app.get_options()) {
+      for (const std::string& name : o->get_lnames()) {
+        if (const size_t d = EditDistance(word, "--" + name); d < best) {
+          best = d;
+          hint = absl::StrCat("; did you mean --", name, "?");
+        }
+      }
+    }
+  }
+  std::fprintf(io.err, "%s: %s%s\nRun '%s --help' for more information.\n", io.prog.c_str(),
+               e.what(), hint.c_str(), app.get_name().c_str());
   return kExitUsage;
 }
 

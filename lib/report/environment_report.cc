@@ -113,12 +113,12 @@ void AppendPackageTable(const EnvironmentReport& env, const std::vector<std::str
 
 // What fails, in full: import torch per build, then each failing module with each build.
 void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>& labels,
-                    bool color, std::string* out) {
+                    bool color, bool all, std::string* out) {
   const size_t nb = env.matrix.builds.size();
   for (size_t b = 0; b < nb; ++b) {
     if (!env.torch_imports[b].loads) {
       absl::StrAppend(out, "\n== import torch with ", Printable(labels[b]), "\n",
-                      RenderText(env.torch_imports[b], color));
+                      RenderText(env.torch_imports[b], color, all));
     }
   }
   // What import torch warned of (the build's own libraries' misses) is said there, once.
@@ -133,14 +133,14 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
       if (c.report.ok()) continue;
       absl::StrAppend(out, "\n== ", Printable(rows[i]), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
-                      "\n", RenderText(c.report, color, false, said[b]));
+                      "\n", RenderText(c.report, color, all, said[b]));
     }
   }
 }
 
 }  // namespace
 
-std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all) {
   std::string out;
   absl::StrAppend(&out, "environment: ", Printable(env.site_packages), "\n");
   absl::StrAppend(&out, "  Python ", env.python_version.empty() ? "?" : env.python_version, ", ",
@@ -164,7 +164,7 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color) {
     absl::StrAppend(&out, "\n", stable);
   for (const Warning& n : env.matrix.notes)
     absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
-  AppendFailures(env, labels, color, &out);
+  AppendFailures(env, labels, color, all, &out);
   return out;
 }
 

@@ -69,7 +69,7 @@ absl::StatusOr<std::string> Render(const Matrix& matrix, const RenderOptions& op
 absl::StatusOr<std::string> Render(const EnvironmentReport& env, const RenderOptions& options) {
   switch (options.format) {
     case Format::kText:
-      return RenderEnvironmentText(env, options.color);
+      return RenderEnvironmentText(env, options.color, options.all);
     case Format::kJson:
       return RenderEnvironmentJson(env);
     case Format::kSarif: {

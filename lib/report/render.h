@@ -26,7 +26,7 @@ std::string RenderMatrixJson(const Matrix& matrix);
 std::string RenderJunit(const Matrix& matrix);
 std::string RenderJunitError(const std::string& message);
 
-std::string RenderEnvironmentText(const EnvironmentReport& env, bool color);
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all = false);
 
 // The notes (by message) that every one of `reports` has: a matrix's text says them once above.
 std::vector<std::string> SharedWarnings(const std::vector<const Report*>& reports);

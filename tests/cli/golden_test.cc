@@ -223,6 +223,63 @@ TEST(CliTest, LdLibraryPathFromTheEnvironment) {
   EXPECT_NE(out.find("missing library: libfoo.so"), std::string::npos) << out;
 }
 
+// Issue 36 item 12: an option typo gets a did-you-mean as a command typo does; `check --version`
+// is the version (it demanded a MODULE); the usage line reads "MODULE PROVIDER..." once.
+TEST(CliTest, OptionTypoSuggestsAndSubcommandVersion) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " check a.so --agains b.so", &out), 2);
+  EXPECT_EQ(out,
+            "abicheck: The following argument was not expected: --agains; did you mean "
+            "--against?\nRun 'abicheck check --help' for more information.\n");
+  EXPECT_EQ(RunShell(Tool() + " env --max-member-sise 5", &out), 2);
+  EXPECT_NE(out.find("did you mean --max-member-size?"), std::string::npos) << out;
+  EXPECT_EQ(RunShell(Tool() + " check a.so b.so --zzz", &out), 2);
+  EXPECT_EQ(out.find("did you mean"), std::string::npos) << out;
+  for (const char* c : {"check", "env", "gpu", "diff", "symbols", "index", "cache"}) {
+    EXPECT_EQ(RunShell(Tool() + " " + c + " --version", &out), 0) << c;
+    EXPECT_EQ(out, "abicheck 0.2.0\n") << c;
+  }
+  EXPECT_EQ(RunShell(Tool() + " check --help", &out), 0);
+  EXPECT_NE(out.find("Usage: abicheck check [OPTIONS] MODULE PROVIDER...\n"), std::string::npos)
+      << out;
+}
+
+// Issue 36 item 9: env says "... 1 more of this cause (--all lists them)", and env --all lists
+// them (it was an unknown option, exit 2). An environment whose torch/lib has CUDA 13's runtime
+// and a package built for CUDA 12 (the cuda_runtime_soname scenario: four symbols of one cause).
+TEST(CliTest, EnvAllListsEveryProblemOfACause) {
+  Scenario sc;
+  ASSERT_TRUE(
+      BuildScenario("cuda_runtime_soname", std::string(ABICHECK_GOLDEN_OUT) + "/env_all", &sc))
+      << sc.log;
+  if (sc.skipped) GTEST_SKIP() << sc.log;
+  const fs::path venv = fs::path(sc.out) / "venv";
+  const fs::path site = venv / "lib/python3.12/site-packages";
+  fs::remove_all(venv);
+  for (const char* d : {"torch/lib", "torch-2.10.0.dist-info", "modpkg", "modpkg-1.0.dist-info"})
+    fs::create_directories(site / d);
+  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  write(venv / "pyvenv.cfg", "version_info = 3.12.1\n");
+  fs::copy_file(sc.providers[0], site / "torch/lib/libcudart.so.13");
+  write(site / "torch-2.10.0.dist-info/METADATA", "Name: torch\nVersion: 2.10.0\n");
+  write(site / "torch-2.10.0.dist-info/RECORD", "torch/lib/libcudart.so.13,,\n");
+  fs::copy_file(sc.module, site / "modpkg/mod.so");
+  write(site / "modpkg-1.0.dist-info/METADATA", "Name: modpkg\nVersion: 1.0\n");
+  write(site / "modpkg-1.0.dist-info/RECORD", "modpkg/mod.so,,\n");
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " env " + ShellQuote(venv.string()), &out), 1) << out;
+  EXPECT_EQ(count(out, "... 1 more of this cause (--all lists them)"), 1u) << out;
+  EXPECT_EQ(count(out, "undefined symbol: cuda"), 3u) << out;
+  EXPECT_EQ(RunShell(Tool() + " env " + ShellQuote(venv.string()) + " --all", &out), 1) << out;
+  EXPECT_EQ(count(out, "more of this cause"), 0u) << out;
+  EXPECT_EQ(count(out, "undefined symbol: cuda"), 4u) << out;
+}
+
 // Issue 15: an unreadable input (exit 3) with --format sarif|junit -o FILE still writes a valid
 // FILE that records the error, so a CI upload step shows it.
 TEST(CliTest, InputErrorStillWritesSarifAndJunit) {

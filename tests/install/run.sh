@@ -48,6 +48,10 @@ esac
 # The installed tool and man page are there; the shared library exports only the API.
 "$work/prefix/bin/abicheck" --version > /dev/null
 [ -f "$work/prefix/share/man/man1/abicheck.1" ]
+# What --help points to is installed (issue 36 item 12): every docs/... file it names.
+for f in $( { for c in check env gpu symbols diff index cache; do "$work/prefix/bin/abicheck" $c --help; done; } | grep -o 'docs/[a-z/.-]*\.\(md\|json\)' | sort -u); do
+  [ -f "$work/prefix/share/doc/abicheck/$f" ] || { echo "FAIL: --help names $f, not installed"; exit 1; }
+done
 syms=$("$work/prefix/bin/abicheck" symbols --defined-only -C "$work/prefix/lib/libabicheck.so" | grep -v ' A ')
 bad=$(echo "$syms" | grep -v ' abicheck::.*@@ABICHECK_CXX_[0-9]*\.[0-9]*$' | grep -vc ' abicheck_[a-z_]*@@ABICHECK_C_[0-9]*$' || true)
 echo "$syms" | grep -q ' abicheck_check@@ABICHECK_C_1$' || { echo "FAIL: no versioned C API"; exit 1; }
