@@ -56,9 +56,13 @@ absl::StatusOr<std::string> Render(const Matrix& matrix, const RenderOptions& op
       return RenderMatrixJson(matrix);
     case Format::kSarif: {
       std::vector<Report> reports;
+      std::vector<std::string> builds;
       reports.reserve(matrix.cells.size());
-      for (const MatrixCell& c : matrix.cells) reports.push_back(c.report);
-      return RenderSarif(reports);
+      for (const MatrixCell& c : matrix.cells) {
+        reports.push_back(c.report);
+        builds.push_back(c.build);
+      }
+      return RenderSarif(reports, builds);
     }
     case Format::kJunit:
       return RenderJunit(matrix);
@@ -75,8 +79,13 @@ absl::StatusOr<std::string> Render(const EnvironmentReport& env, const RenderOpt
     case Format::kSarif: {
       // `import torch` itself first, then every package's objects.
       std::vector<Report> reports = env.torch_imports;
-      for (const MatrixCell& c : env.matrix.cells) reports.push_back(c.report);
-      return RenderSarif(reports);
+      std::vector<std::string> builds = env.matrix.builds;
+      builds.resize(reports.size());
+      for (const MatrixCell& c : env.matrix.cells) {
+        reports.push_back(c.report);
+        builds.push_back(c.build);
+      }
+      return RenderSarif(reports, builds);
     }
     case Format::kJunit:
       return RenderJunit(env.matrix);

@@ -18,7 +18,10 @@ std::string RenderText(const Report& report, bool color, bool all = false);
 std::string RenderText(const Report& report, bool color, bool all,
                        const std::vector<std::string>& said);
 std::string RenderJson(const Report& report);
-std::string RenderSarif(const std::vector<Report>& reports);
+// `builds[i]`, when given, names the build reports[i] was made against: each of its results says
+// it.
+std::string RenderSarif(const std::vector<Report>& reports,
+                        const std::vector<std::string>& builds = {});
 std::string RenderSarifError(const std::string& message);
 
 std::string RenderMatrixText(const Matrix& matrix, bool color, bool all = false);

@@ -59,7 +59,7 @@ J SarifRules() {
 }
 
 // One problem as a result, its diagnosis in the message and properties.
-J SarifResult(const Report& report, const Problem& p) {
+J SarifResult(const Report& report, const Problem& p, const std::string& build) {
   std::string text = p.message;
   if (!p.demangled.empty() && p.demangled != p.symbol)
     absl::StrAppend(&text, " (", p.demangled, ")");
@@ -68,7 +68,9 @@ J SarifResult(const Report& report, const Problem& p) {
                     absl::StrJoin(DifferenceTexts(p.candidates[0].differences), "; "));
   }
   if (!p.hint.empty()) absl::StrAppend(&text, ". ", p.hint);
+  if (!build.empty()) absl::StrAppend(&text, " [against ", build, "]");
   J props = {{"module", report.module}, {"first", p.first}};
+  if (!build.empty()) props["build"] = build;
   if (!p.symbol.empty()) props["symbol"] = p.symbol;
   if (!p.version.empty()) props["version"] = p.version;
   if (!p.library.empty()) props["library"] = p.library;
@@ -84,11 +86,21 @@ J SarifResult(const Report& report, const Problem& p) {
 
 }  // namespace
 
-std::string RenderSarif(const std::vector<Report>& reports) {
+std::string RenderSarif(const std::vector<Report>& reports,
+                        const std::vector<std::string>& builds) {
   J rules = SarifRules();
   J results = J::array();
-  for (const Report& report : reports) {
-    for (const Problem& p : report.problems) results.push_back(SarifResult(report, p));
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const Report& report = reports[i];
+    const std::string& build = i < builds.size() ? builds[i] : std::string();
+    // Every result of a report made against a build names it, in its message (what a code
+    // scanning view shows and tells results apart by) and as a property (issue 36).
+    const std::string against = build.empty() ? "" : absl::StrCat(" [against ", build, "]");
+    auto with_build = [&](J props) {
+      if (!build.empty()) props["build"] = build;
+      return props;
+    };
+    for (const Problem& p : report.problems) results.push_back(SarifResult(report, p, build));
     if (report.verdict() == Verdict::kUnknown) {
       results.push_back(
           {{"ruleId", "unknown_verdict"},
@@ -101,20 +113,22 @@ std::string RenderSarif(const std::vector<Report>& reports) {
                                                              : " unresolved references",
                            " may be defined in ", absl::StrJoin(report.unknown_because, ", "),
                            report.unknown_because.size() == 1 ? ", which was not given"
-                                                              : ", which were not given")}}},
+                                                              : ", which were not given",
+                           against)}}},
            {"locations",
             J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", report.module}}}}}}})},
-           {"properties", {{"module", report.module}, {"not_given", report.unknown_because}}}});
+           {"properties",
+            with_build({{"module", report.module}, {"not_given", report.unknown_because}})}});
     }
     for (const Warning& w : report.warnings) {
       if (w.kind == WarningKind::kNote) continue;  // notes stay in the report; hazards are results
       results.push_back(
           {{"ruleId", WarningKindName(w.kind)},
            {"level", "warning"},
-           {"message", {{"text", w.message}}},
+           {"message", {{"text", absl::StrCat(w.message, against)}}},
            {"locations",
             J::array({{{"physicalLocation", {{"artifactLocation", {{"uri", w.object}}}}}}})},
-           {"properties", {{"module", report.module}}}});
+           {"properties", with_build({{"module", report.module}})}});
     }
   }
   J sarif = {

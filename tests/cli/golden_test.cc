@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/support/fixtures.h"
 
 namespace fs = std::filesystem;
@@ -242,6 +243,40 @@ TEST(CliTest, OptionTypoSuggestsAndSubcommandVersion) {
   EXPECT_EQ(RunShell(Tool() + " check --help", &out), 0);
   EXPECT_NE(out.find("Usage: abicheck check [OPTIONS] MODULE PROVIDER...\n"), std::string::npos)
       << out;
+}
+
+// Issue 36 item 3: SARIF says against which build each result was found. With two failing
+// builds (the headline's libc10_cuda.so as a file and in a directory) and one that loads, every
+// result names its build, in a property and in its message, and each failing build has its own.
+TEST(CliTest, SarifResultsNameTheirBuild) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/sarif_builds", &sc))
+      << sc.log;
+  const fs::path dir = fs::path(sc.out) / "new_dir";
+  fs::create_directories(dir);
+  fs::copy_file(sc.providers[0], dir / "libc10_cuda.so", fs::copy_options::overwrite_existing);
+  const std::string old_dir = (fs::path(sc.out) / "old").string();
+  std::string out;
+  EXPECT_EQ(
+      RunShellStdout(Tool() + " check " + ShellQuote(sc.module) + " --against " +
+                         ShellQuote(sc.providers[0]) + " --against " + ShellQuote(dir.string()) +
+                         " --against " + ShellQuote(old_dir) + " --format sarif",
+                     &out),
+      1);
+  const nlohmann::json sarif = nlohmann::json::parse(out);
+  std::multiset<std::string> builds;
+  for (const nlohmann::json& r : sarif["runs"][0]["results"]) {
+    ASSERT_TRUE(r["properties"].contains("build")) << r.dump();
+    const std::string b = r["properties"]["build"];
+    builds.insert(b);
+    EXPECT_NE(r["message"]["text"].get<std::string>().find("[against " + b + "]"),
+              std::string::npos)
+        << r.dump();
+  }
+  EXPECT_EQ(builds.count(sc.providers[0]), 1u) << out;
+  EXPECT_EQ(builds.count(dir.string()), 1u) << out;
+  EXPECT_EQ(builds.count(old_dir), 0u) << out;
 }
 
 // Issue 36 item 9: env says "... 1 more of this cause (--all lists them)", and env --all lists
