@@ -123,7 +123,9 @@ std::string StableAbiLines(const Matrix& m) {
     if (m.builds.size() <= 1) return std::string();
     for (size_t b = 0; b < m.builds.size(); ++b) {
       if (m.builds[b] == info.stable_since)
-        return absl::StrCat("; loads on torch from ", labels[b], " on (of the builds given)");
+        // What the shim offers, not a verdict: the table's cell says whether it loads (CUDA,
+        // other libraries), issue 36.
+        return absl::StrCat(" (its shim functions: from ", labels[b], " on, of the builds given)");
     }
     return std::string("; no build given exports every shim function it uses");
   };

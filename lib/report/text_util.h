@@ -76,8 +76,8 @@ std::vector<std::string> BuildLabels(const Matrix& m);
 // Each module row's label: ModuleInfo::label, else the member path or file name; rows that would
 // read alike are named in full.
 std::vector<std::string> ModuleRowLabels(const Matrix& m);
-// "stable ABI: X uses torch only through its stable C shim; loads on torch from B on", per
-// stable-ABI row.
+// "stable ABI: X uses torch only through its stable C shim (its shim functions: from B on, of the
+// builds given)", per stable-ABI row: what the shim offers, never a verdict (the cells say that).
 std::string StableAbiLines(const Matrix& m);
 // "torch==2.9.1" or "pins no torch".
 std::string PinText(const std::vector<std::string>& pins);
