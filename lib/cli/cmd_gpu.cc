@@ -1,6 +1,7 @@
 // `abicheck gpu FILE... [--gpu ARCH]`: the CUDA device code each shared object carries (as
 // `cuobjdump --list-elf --list-ptx` lists it), and whether a given GPU can run it.
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,23 @@ void DescribeObject(const std::string& name, const DeviceCode& code,
   for (const std::string& n : code.notes) absl::StrAppend(text, "warning: ", Printable(n), "\n");
 }
 
+// gpu --list: the table --gpu is read with (docs/gpu-model.md "GPU names").
+int PrintGpuList(const Invocation& io) {
+  std::map<int, std::vector<std::string>> by_cc;
+  for (const auto& [name, cc] : KnownGpuNames()) by_cc[cc].push_back(name);
+  std::fprintf(io.out, "%-9s %-4s %s\n", "--gpu", "CC", "products (case-insensitive)");
+  for (int cc : KnownArchitectures()) {
+    const std::string arch = absl::StrFormat("sm_%d", cc);
+    const std::string version = absl::StrFormat("%d.%d", cc / 10, cc % 10);
+    std::fprintf(io.out, "%-9s %-4s %s\n", arch.c_str(), version.c_str(),
+                 absl::StrJoin(by_cc[cc], ", ").c_str());
+  }
+  std::fprintf(io.out,
+               "also: sm90, sm_90a, compute_90, 9.0, 90; a product name with NVIDIA, GeForce, "
+               "SXM, PCIe, NVL or a memory size (\"NVIDIA H100 SXM5 80GB\")\n");
+  return kExitLoads;
+}
+
 }  // namespace
 
 int RunGpu(const Invocation& io, std::vector<std::string> args) {
@@ -108,10 +126,14 @@ int RunGpu(const Invocation& io, std::vector<std::string> args) {
   std::vector<std::string> inputs, gpus;
   OutputOptions out;
   out.terminal = io.out;
-  app.add_option("FILE", inputs, "shared objects, directories or wheels")->required();
+  CLI::Option* files = app.add_option("FILE", inputs, "shared objects, directories or wheels");
+  bool list = false;
+  app.add_flag("--list", list,
+               "print the GPU names and architectures --gpu takes, with compute capabilities");
   app.add_option("--gpu", gpus,
                  "a GPU: sm_120, 12.0, or a product name (\"H100\", \"RTX PRO 6000 Blackwell\", "
-                 "...; docs/gpu-model.md); repeatable");
+                 "...; --list prints them); repeatable")
+      ->allow_extra_args(false);  // one value each: `gpu --gpu sm_61 FILE` leaves FILE a FILE
   out.AddTo(app, {"text", "json"});
   app.footer(
       "exit codes: 0 every object with device code can run on every --gpu, 1 one cannot, "
@@ -124,15 +146,17 @@ int RunGpu(const Invocation& io, std::vector<std::string> args) {
   } catch (const CLI::ParseError& e) {
     return ParseErrorExit(io, app, e);
   }
+  if (list) return PrintGpuList(io);
+  if (files->count() == 0) {
+    std::fprintf(io.err, "%s: gpu: FILE is required (or --list)\n", io.prog.c_str());
+    return kExitUsage;
+  }
   if (OutputIsAnInput(io, out.output, inputs)) return kExitUsage;
   std::vector<int> targets;
   for (const std::string& g : gpus) {
     std::optional<int> cc = ParseGpu(g);
     if (!cc) {
-      std::fprintf(io.err,
-                   "%s: gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
-                   "docs/gpu-model.md)\n",
-                   io.prog.c_str(), Printable(g).c_str());
+      std::fprintf(io.err, "%s: gpu: %s\n", io.prog.c_str(), UnknownGpuMessage(g).c_str());
       return kExitUsage;
     }
     targets.push_back(*cc);

@@ -84,6 +84,8 @@ int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseEr
 // LD_LIBRARY_PATH from the environment, searched after -L as the loader would search it (unless
 // `ignore`), with a note in every report that says so.
 void AddEnvironmentLibraryPath(bool ignore, CheckOptions* options);
+// "unknown GPU 'X' (give ...; `abicheck gpu --list` lists them)".
+std::string UnknownGpuMessage(const std::string& gpu);
 // A usage error (message, false) when --gpu or --cuda-driver names nothing known.
 bool DeviceOptionsValid(const Invocation& io, const std::string& gpu,
                         const std::string& cuda_driver);

@@ -156,13 +156,16 @@ void AddEnvironmentLibraryPath(bool ignore, CheckOptions* options) {
                    env, " (--ignore-env leaves it out)"));
 }
 
+std::string UnknownGpuMessage(const std::string& gpu) {
+  return absl::StrCat("unknown GPU '", Printable(gpu),
+                      "' (give an architecture, sm_90 or 9.0, or a product name such as H100; "
+                      "`abicheck gpu --list` lists them)");
+}
+
 bool DeviceOptionsValid(const Invocation& io, const std::string& gpu,
                         const std::string& cuda_driver) {
   if (!gpu.empty() && !ParseGpu(gpu)) {
-    std::fprintf(io.err,
-                 "%s: --gpu: unknown GPU '%s' (give sm_XY, X.Y, or a name from "
-                 "docs/gpu-model.md)\n",
-                 io.prog.c_str(), Printable(gpu).c_str());
+    std::fprintf(io.err, "%s: --gpu: %s\n", io.prog.c_str(), UnknownGpuMessage(gpu).c_str());
     return false;
   }
   if (!cuda_driver.empty() && cuda_driver != "host" && !ParseCudaDriver(cuda_driver)) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <tuple>
 
 #include "absl/strings/ascii.h"
@@ -13,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "lib/elf/records.h"
@@ -302,42 +304,90 @@ std::string RebuildHint(int gpu) {
       gpu / 10, gpu % 10, gpu, gpu);
 }
 
-std::optional<int> ParseGpu(absl::string_view text) {
-  // docs/gpu-model.md "GPU names": compute capabilities from NVIDIA's CUDA GPU list.
-  static constexpr std::pair<const char*, int> kProducts[] = {{"v100", 70},
-                                                              {"t4", 75},
-                                                              {"rtx 2080", 75},
-                                                              {"a100", 80},
-                                                              {"a30", 80},
-                                                              {"a10", 86},
-                                                              {"a40", 86},
-                                                              {"rtx 3090", 86},
-                                                              {"rtx a6000", 86},
-                                                              {"jetson orin", 87},
-                                                              {"l4", 89},
-                                                              {"l40", 89},
-                                                              {"l40s", 89},
-                                                              {"rtx 4090", 89},
-                                                              {"rtx 6000 ada", 89},
-                                                              {"h100", 90},
-                                                              {"h200", 90},
-                                                              {"gh200", 90},
-                                                              {"b200", 100},
-                                                              {"gb200", 100},
-                                                              {"b300", 103},
-                                                              {"gb300", 103},
-                                                              {"rtx 5090", 120},
-                                                              {"rtx 5080", 120},
-                                                              {"rtx pro 6000 blackwell", 120},
-                                                              {"rtx pro 6000", 120},
-                                                              {"dgx spark", 121},
-                                                              {"gb10", 121}};
-  std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
-  for (const auto& [name, cc] : kProducts) {
-    if (t == name || t == absl::StrCat("nvidia ", name)) return cc;
+namespace {
+
+// docs/gpu-model.md "GPU names": compute capabilities from NVIDIA's CUDA GPU list.
+constexpr std::pair<const char*, int> kProducts[] = {{"v100", 70},
+                                                     {"t4", 75},
+                                                     {"rtx 2080", 75},
+                                                     {"a100", 80},
+                                                     {"a30", 80},
+                                                     {"a10", 86},
+                                                     {"a40", 86},
+                                                     {"rtx 3090", 86},
+                                                     {"rtx a6000", 86},
+                                                     {"jetson orin", 87},
+                                                     {"l4", 89},
+                                                     {"l40", 89},
+                                                     {"l40s", 89},
+                                                     {"rtx 4090", 89},
+                                                     {"rtx 6000 ada", 89},
+                                                     {"h100", 90},
+                                                     {"h200", 90},
+                                                     {"gh200", 90},
+                                                     {"b200", 100},
+                                                     {"gb200", 100},
+                                                     {"b300", 103},
+                                                     {"gb300", 103},
+                                                     {"jetson thor", 110},
+                                                     {"rtx 5090", 120},
+                                                     {"rtx 5080", 120},
+                                                     {"rtx pro 6000 blackwell", 120},
+                                                     {"rtx pro 6000", 120},
+                                                     {"dgx spark", 121},
+                                                     {"gb10", 121}};
+
+// The architectures NVIDIA's compilers have targeted (nvcc --list-gpu-code of CUDA 11 to 13;
+// sm_101 became sm_110 in CUDA 13): --gpu sm_12 or sm_999 names no GPU.
+constexpr int kArchitectures[] = {30, 32, 35, 37, 50, 52, 53,  60,  61,  62,  70,  72, 75,
+                                  80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121};
+
+// Words of a product's full name that do not change its compute capability: the vendor, the
+// brand, the form factor and memory ("NVIDIA GeForce RTX 4090", "H100 SXM5 80GB", "H100 PCIe").
+bool IsDecoration(absl::string_view word) {
+  static constexpr const char* kWords[] = {"nvidia", "geforce", "tesla",  "quadro", "sxm",
+                                           "sxm2",   "sxm4",    "sxm5",   "pcie",   "nvl",
+                                           "hbm3",   "hbm3e",   "nvlink", "mig"};
+  for (const char* w : kWords) {
+    if (word == w) return true;
   }
-  absl::string_view v = t;
-  if (!absl::ConsumePrefix(&v, "sm_")) absl::ConsumePrefix(&v, "compute_");
+  // A memory size: 16gb, 80gb, 141gb.
+  return word.size() > 2 && absl::EndsWith(word, "gb") &&
+         std::all_of(word.begin(), word.end() - 2, [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+bool IsKnownArchitecture(int cc) {
+  return std::find(std::begin(kArchitectures), std::end(kArchitectures), cc) !=
+         std::end(kArchitectures);
+}
+
+std::vector<std::pair<std::string, int>> KnownGpuNames() {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [name, cc] : kProducts) out.emplace_back(name, cc);
+  return out;
+}
+
+std::vector<int> KnownArchitectures() {
+  return std::vector<int>(std::begin(kArchitectures), std::end(kArchitectures));
+}
+
+std::optional<int> ParseGpu(absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
+  std::vector<std::string> words;
+  for (absl::string_view w : absl::StrSplit(lower, absl::ByAnyChar(" -_"), absl::SkipEmpty())) {
+    if (!IsDecoration(w)) words.emplace_back(w);
+  }
+  const std::string name = absl::StrJoin(words, " ");
+  for (const auto& [product, cc] : kProducts) {
+    if (name == product) return cc;
+  }
+  absl::string_view v = lower;
+  // sm_90, sm90, sm_90a, compute_90, 9.0, 90.
+  if (!absl::ConsumePrefix(&v, "sm_") && !absl::ConsumePrefix(&v, "sm") &&
+      !absl::ConsumePrefix(&v, "compute_"))
+    absl::ConsumePrefix(&v, "compute");
   if (!v.empty() && (v.back() == 'a' || v.back() == 'f')) v.remove_suffix(1);
   int cc = 0;
   if (size_t dot = v.find('.'); dot != absl::string_view::npos) {
@@ -346,9 +396,11 @@ std::optional<int> ParseGpu(absl::string_view text) {
         !absl::SimpleAtoi(v.substr(dot + 1), &minor) || minor < 0 || minor > 9 || major < 1 ||
         major > 99)
       return std::nullopt;
-    return major * 10 + minor;
+    cc = major * 10 + minor;
+  } else if (!absl::SimpleAtoi(v, &cc)) {
+    return std::nullopt;
   }
-  if (!absl::SimpleAtoi(v, &cc) || cc < 10 || cc > 999) return std::nullopt;
+  if (!IsKnownArchitecture(cc)) return std::nullopt;
   return cc;
 }
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -101,9 +102,17 @@ DeviceVerdict JudgeDeviceCode(const DeviceCode& code, std::optional<int> gpu,
 // What to rebuild a module with so that `gpu` can run it (G5).
 std::string RebuildHint(int gpu);
 
-// "sm_120", "12.0", "120", or a product name of the documented table ("H100", "RTX PRO 6000
-// Blackwell", ...) -> compute capability x 10; nullopt when unknown.
+// "sm_120", "sm120", "sm_120a", "compute_120", "12.0", "120", or a product name of the documented
+// table, case-insensitive, its vendor, brand, form factor and memory words ignored ("H100",
+// "NVIDIA GeForce RTX 4090", "H100 SXM5 80GB") -> compute capability x 10; nullopt when unknown,
+// and for an architecture no GPU has (sm_12, sm_999: docs/gpu-model.md "GPU names").
 std::optional<int> ParseGpu(absl::string_view text);
+// Whether some GPU has compute capability cc/10 (sm_cc): the list abicheck knows.
+bool IsKnownArchitecture(int cc);
+// The product names ParseGpu knows, with their compute capabilities (gpu --list).
+std::vector<std::pair<std::string, int>> KnownGpuNames();
+// The architectures ParseGpu accepts, ascending.
+std::vector<int> KnownArchitectures();
 
 }  // namespace abicheck
 

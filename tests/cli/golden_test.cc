@@ -279,6 +279,28 @@ TEST(CliTest, SarifResultsNameTheirBuild) {
   EXPECT_EQ(builds.count(old_dir), 0u) << out;
 }
 
+// Issue 36 item 11: --gpu refuses architectures no GPU has (sm_12 was answered with "rebuild with
+// TORCH_CUDA_ARCH_LIST=1.2"), accepts the spellings people type, and gpu --list prints the table
+// the refusal points to.
+TEST(CliTest, GpuNamesAreValidatedAndListed) {
+  std::string out;
+  EXPECT_EQ(RunShell(Tool() + " gpu --list", &out), 0);
+  EXPECT_NE(out.find("sm_90     9.0  h100, h200, gh200\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("sm_121    12.1 dgx spark, gb10\n"), std::string::npos) << out;
+  for (const char* bad : {"sm_12", "sm_999", "99.9"}) {
+    EXPECT_EQ(RunShell(Tool() + " check a.so --host-only --gpu " + bad, &out), 2) << bad;
+    EXPECT_EQ(out, "abicheck: --gpu: unknown GPU '" + std::string(bad) +
+                       "' (give an architecture, sm_90 or 9.0, or a product name such as H100; "
+                       "`abicheck gpu --list` lists them)\n");
+  }
+  const std::string so = std::string(ABICHECK_TOOL);  // an object without device code
+  for (const char* good : {"sm90", "'H100 SXM'", "'GeForce RTX 4090'", "'NVIDIA H100 SXM5 80GB'"}) {
+    EXPECT_EQ(RunShell(Tool() + " gpu --gpu " + good + " " + ShellQuote(so), &out), 0)
+        << good << ": " << out;
+    EXPECT_NE(out.find("no device code (nothing for sm_"), std::string::npos) << out;
+  }
+}
+
 // Issue 36 item 9: env says "... 1 more of this cause (--all lists them)", and env --all lists
 // them (it was an unknown option, exit 2). An environment whose torch/lib has CUDA 13's runtime
 // and a package built for CUDA 12 (the cuda_runtime_soname scenario: four symbols of one cause).

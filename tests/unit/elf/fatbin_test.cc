@@ -139,6 +139,22 @@ TEST(FatbinTest, GpuNames) {
   EXPECT_EQ(ParseGpu("sm_x"), std::nullopt);
   EXPECT_EQ(ParseGpu("12.10"), std::nullopt);
   EXPECT_EQ(ParseGpu(""), std::nullopt);
+  // Issue 36 item 11: common spellings are accepted; architectures no GPU has are refused.
+  EXPECT_EQ(ParseGpu("sm90"), 90);
+  EXPECT_EQ(ParseGpu("compute_90"), 90);
+  EXPECT_EQ(ParseGpu("H100 SXM"), 90);
+  EXPECT_EQ(ParseGpu("NVIDIA H100 SXM5 80GB"), 90);
+  EXPECT_EQ(ParseGpu("H100 PCIe"), 90);
+  EXPECT_EQ(ParseGpu("GeForce RTX 4090"), 89);
+  EXPECT_EQ(ParseGpu("NVIDIA GeForce RTX 5090"), 120);
+  EXPECT_EQ(ParseGpu("sm_12"), std::nullopt);
+  EXPECT_EQ(ParseGpu("sm_999"), std::nullopt);
+  EXPECT_EQ(ParseGpu("99.9"), std::nullopt);
+  EXPECT_EQ(ParseGpu("H100 XYZ"), std::nullopt);
+  for (const auto& [name, cc] : KnownGpuNames()) {
+    EXPECT_EQ(ParseGpu(name), cc) << name;
+    EXPECT_TRUE(IsKnownArchitecture(cc)) << name;
+  }
 }
 
 TEST(FatbinTest, HostileHeadersEndTheWalkWithOneLine) {
