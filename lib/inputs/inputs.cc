@@ -278,9 +278,18 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
                              ExpandedInput* out) {
   out->kind = "directory";
   std::error_code ec;
-  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+  // A symlinked directory is followed as the kernel follows it (a symlinked torch/lib is where
+  // import torch finds its libraries, issue 37); each directory is walked once, so a link back
+  // up the tree ends there.
+  fs::recursive_directory_iterator it(path,
+                                      fs::directory_options::skip_permission_denied |
+                                          fs::directory_options::follow_directory_symlink,
+                                      ec),
+      end;
   if (ec) return absl::UnavailableError(absl::StrCat(path, ": ", ec.message()));
-  absl::flat_hash_set<std::pair<uint64_t, uint64_t>> seen;
+  absl::flat_hash_set<std::pair<uint64_t, uint64_t>> seen, walked;
+  if (struct stat root; ::stat(path.c_str(), &root) == 0)
+    walked.insert({static_cast<uint64_t>(root.st_dev), static_cast<uint64_t>(root.st_ino)});
   std::vector<std::string> files;
   uint64_t count = 0;
   for (; it != end; it.increment(ec)) {
@@ -315,6 +324,12 @@ absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits,
     if (S_ISDIR(st.st_mode) && ::access(it->path().c_str(), R_OK | X_OK) != 0) {
       return absl::PermissionDeniedError(absl::StrCat(
           it->path().string(), ": Permission denied (a directory that cannot be listed)"));
+    }
+    if (S_ISDIR(st.st_mode) &&
+        !walked.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)})
+             .second) {
+      it.disable_recursion_pending();  // met before, through another name
+      continue;
     }
     if (!S_ISREG(st.st_mode)) continue;
     if (!seen.insert({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}).second)

@@ -172,6 +172,30 @@ TEST(EnvTest, EverySharedObjectOfEveryPackageGetsAVerdict) {
   EXPECT_THAT(RenderEnvironmentJson(*r), HasSubstr("\"torch==2.9.1\""));
 }
 
+// Issue 37: a symlinked site-packages/torch/lib (a shared CUDA install, a conda layout) is where
+// import torch finds its libraries, as the kernel follows the link: the packages are checked
+// against it. It was never read: "import torch loads", then good/_ext.so FAILS, missing libc10.so.
+TEST(EnvTest, ASymlinkedTorchLibIsRead) {
+  Venv v;
+  const std::string real = v.d.path() + "/elsewhere/torch_lib";
+  fs::create_directories(fs::path(real).parent_path());
+  fs::rename(v.site + "/torch/lib", real);
+  fs::create_directory_symlink(real, v.site + "/torch/lib");
+  fs::create_directory_symlink("..", real + "/loop");  // a link back up is walked once
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->torch_imports[0].loads) << RenderText(r->torch_imports[0], false);
+  const EnvironmentPackage* good = Package(*r, "good");
+  ASSERT_NE(good, nullptr);
+  EXPECT_TRUE(r->matrix.cells[good->modules[0]].report.loads)
+      << RenderText(r->matrix.cells[good->modules[0]].report, false);
+  const EnvironmentPackage* bad = Package(*r, "bad");
+  ASSERT_NE(bad, nullptr);
+  const Report& ext = r->matrix.cells[bad->modules[0]].report;
+  ASSERT_EQ(ext.problems.size(), 1u) << RenderText(ext, false);
+  EXPECT_EQ(ext.problems[0].message, v.site + "/bad/_ext.so: undefined symbol: c10_gone");
+}
+
 // torchaudio on a torch it was not built for: its libtorchaudio.so does not load, so its module
 // _torchaudio.so, which needs it, meets no libtorchaudio.so. The report says which file that is
 // and that the package fails there first, not "no file named libtorchaudio.so".
