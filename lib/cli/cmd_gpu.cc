@@ -116,6 +116,20 @@ int PrintGpuList(const Invocation& io) {
   return kExitLoads;
 }
 
+// The --gpu values as compute capabilities; false, said, when one names no GPU.
+bool ParseTargets(const Invocation& io, const std::vector<std::string>& gpus,
+                  std::vector<int>* targets) {
+  for (const std::string& g : gpus) {
+    std::optional<int> cc = ParseGpu(g);
+    if (!cc) {
+      std::fprintf(io.err, "%s: gpu: %s\n", io.prog.c_str(), UnknownGpuMessage(g).c_str());
+      return false;
+    }
+    targets->push_back(*cc);
+  }
+  return true;
+}
+
 }  // namespace
 
 int RunGpu(const Invocation& io, std::vector<std::string> args) {
@@ -153,14 +167,7 @@ int RunGpu(const Invocation& io, std::vector<std::string> args) {
   }
   if (OutputIsAnInput(io, out.output, inputs)) return kExitUsage;
   std::vector<int> targets;
-  for (const std::string& g : gpus) {
-    std::optional<int> cc = ParseGpu(g);
-    if (!cc) {
-      std::fprintf(io.err, "%s: gpu: %s\n", io.prog.c_str(), UnknownGpuMessage(g).c_str());
-      return kExitUsage;
-    }
-    targets.push_back(*cc);
-  }
+  if (!ParseTargets(io, gpus, &targets)) return kExitUsage;
   ProgressBar bar(io.err, io.progress, out.quiet);
   limits.whole_members = true;  // device code lies in the middle of a library
   limits.progress = bar.Callback();
