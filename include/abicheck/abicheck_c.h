@@ -65,6 +65,7 @@ ABICHECK_C_EXPORT int abicheck_check(const abicheck_build* build, const char* mo
                                      unsigned flags, char** report_json, abicheck_error** error);
 ABICHECK_C_EXPORT void abicheck_string_free(char* s);
 
+/* The error's code (the exit code class); ABICHECK_USAGE for a NULL error, never ABICHECK_LOADS. */
 ABICHECK_C_EXPORT int abicheck_error_code(const abicheck_error* error);
 ABICHECK_C_EXPORT const char* abicheck_error_message(const abicheck_error* error);
 ABICHECK_C_EXPORT void abicheck_error_free(abicheck_error* error);

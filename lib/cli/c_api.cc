@@ -289,7 +289,9 @@ int abicheck_run_json(const char* request, char** out, char** err) {
 void abicheck_guard_sigbus(void) { abicheck::ExitOnShrunkenInput("abicheck"); }
 
 int abicheck_error_code(const abicheck_error* error) {
-  return error != nullptr ? error->code : ABICHECK_LOADS;
+  // No error object is no verdict: never ABICHECK_LOADS (0), which a caller could take for one
+  // (issue 37 item 20).
+  return error != nullptr ? error->code : ABICHECK_USAGE;
 }
 
 const char* abicheck_error_message(const abicheck_error* error) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -124,6 +125,48 @@ struct Layout {
   std::string interpreter;
 };
 
+// A system Python (Debian's /usr/bin/python3): no site-packages, but dist-packages —
+// local/lib/pythonX.Y/dist-packages (what pip installs) and lib/python3/dist-packages (the
+// distribution's packages). The one that holds torch, else the first there is; the version from
+// the interpreter's name (python3 -> python3.11) or the prefix's only lib/pythonX.Y.
+bool SystemDistPackages(Layout* l) {
+  std::error_code ec;
+  std::string version;
+  if (!l->interpreter.empty()) {
+    const fs::path real = fs::canonical(l->interpreter, ec);
+    if (!ec) version = VersionOfLibDir(real.filename().string());
+  }
+  if (version.find('.') == std::string::npos) {
+    std::vector<std::string> versions;
+    for (fs::directory_iterator it(l->prefix + "/lib", ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string v = VersionOfLibDir(it->path().filename().string());
+      if (v.find('.') != std::string::npos && IsRegular(it->path().string() + "/os.py"))
+        versions.push_back(v);
+    }
+    version = versions.size() == 1 ? versions[0] : "";
+  }
+  std::vector<std::string> candidates;
+  if (!version.empty()) {
+    candidates.push_back(absl::StrCat(l->prefix, "/local/lib/python", version, "/dist-packages"));
+    candidates.push_back(absl::StrCat(l->prefix, "/lib/python", version, "/dist-packages"));
+  }
+  candidates.push_back(l->prefix + "/lib/python3/dist-packages");
+  std::string chosen;
+  for (const std::string& c : candidates) {
+    if (!IsDir(c)) continue;
+    if (chosen.empty()) chosen = c;
+    if (IsDir(c + "/torch")) {
+      chosen = c;
+      break;
+    }
+  }
+  if (chosen.empty()) return false;
+  l->site_packages = chosen;
+  l->python_version = version;
+  return true;
+}
+
 // lib/pythonX.Y/site-packages under the prefix: the one pyvenv.cfg names, or the only one.
 absl::Status SiteOfPrefix(const std::string& given, const std::string& cfg_version, Layout* lp) {
   Layout& l = *lp;
@@ -143,6 +186,7 @@ absl::Status SiteOfPrefix(const std::string& given, const std::string& cfg_versi
     }
   }
   std::sort(found.begin(), found.end());
+  if (found.empty() && SystemDistPackages(&l)) return absl::OkStatus();
   if (found.empty()) {
     return absl::NotFoundError(
         absl::StrCat(given, ": no lib/pythonX.Y/site-packages here (not a Python environment)"));
@@ -194,6 +238,25 @@ absl::StatusOr<Layout> FindLayout(const std::string& given) {
     if (path.empty()) path.assign(1, '.');  // (not = "." : GCC 12 -Wrestrict false positive)
   }
   if (!IsDir(path)) {
+    // Said as what it is: a FIFO or a device is no environment (it was "No such file").
+    struct stat st;
+    if (::stat(given.c_str(), &st) != 0) {
+      const int err = errno;
+      if (err == ENOENT)
+        return absl::NotFoundError(absl::StrCat(given, ": No such file or directory"));
+      return absl::UnavailableError(absl::StrCat(given, ": ", std::strerror(err)));
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(given, ": not a Python environment (",
+                       S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a file or directory",
+                       "): give a virtualenv, a prefix, a site-packages directory or a Python "
+                       "executable"));
+    }
     return absl::NotFoundError(absl::StrCat(given, ": No such file or directory"));
   }
   // A site-packages directory itself: it holds *.dist-info (or is named so).

@@ -154,6 +154,9 @@ def flag_bits_refused(api, fx):
     lib.abicheck_build_close(build)
     if rc != 2 or b"unknown flag" not in message or out.value:
         return [f"abicheck_check with an unknown flag bit: rc {rc}, {message!r} (want 2, refused)"]
+    lib.abicheck_error_code.argtypes = [ctypes.c_void_p]
+    if lib.abicheck_error_code(None) != 2:  # issue 37 item 20: it was 0, "loads"
+        return [f"abicheck_error_code(NULL) is {lib.abicheck_error_code(None)}, not 2"]
     return []
 
 

@@ -1,6 +1,8 @@
 // Installed environments read from their files (docs/loader-model.md E1-E7): distributions from
 // RECORD and METADATA, torch's CUDA preloads from its __init__.py, builds swapped in with
 // --against, and the bad input a real site-packages can hold.
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "abicheck/abicheck.h"
@@ -406,6 +408,42 @@ TEST(EnvTest, StableAbiObjectsAndTheOldestBuildTheyLoadOn) {
       << "the stable-ABI line is no verdict: the table says whether it loads (issue 36)";
   EXPECT_THAT(r->matrix.recommendation.summary,
               HasSubstr("torch-2.10.0/torch leaves the fewest failing, 1 of 4: bad"));
+}
+
+// Issue 36 item 13: a system Python (Debian's /usr/bin/python3 -> python3.12), whose packages are
+// in lib/python3/dist-packages, is an environment (it was "not a Python environment").
+TEST(EnvTest, ASystemPythonWithDistPackages) {
+  Venv v;
+  const std::string dist = v.root + "/lib/python3/dist-packages";
+  fs::create_directories(v.root + "/lib/python3");
+  fs::rename(v.site, dist);
+  fs::remove(v.root + "/pyvenv.cfg");
+  fs::create_directories(v.root + "/bin");
+  v.d.Write("venv/bin/python3.12", "ELF");
+  fs::create_symlink("python3.12", v.root + "/bin/python3");
+  v.d.Write("venv/lib/python3.12/os.py", "# the standard library\n");
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root + "/bin/python3", {}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->site_packages, dist);
+  EXPECT_EQ(r->python_version, "3.12");
+  ASSERT_NE(Package(*r, "good"), nullptr);
+  EXPECT_TRUE(r->matrix.cells[Package(*r, "good")->modules[0]].report.loads);
+  // The prefix itself names the same environment.
+  absl::StatusOr<EnvironmentReport> by_prefix = CheckEnvironment(v.root, {}, NoHost());
+  ASSERT_TRUE(by_prefix.ok()) << by_prefix.status();
+  EXPECT_EQ(by_prefix->site_packages, dist);
+}
+
+// Issue 37 item 18: a FIFO or a device is said as what it is (it was "No such file or directory").
+TEST(EnvTest, AFifoOrADeviceIsNoEnvironment) {
+  TempDir d;
+  ASSERT_EQ(::mkfifo((d.path() + "/fifo").c_str(), 0600), 0);
+  EXPECT_THAT(
+      CheckEnvironment(d.path() + "/fifo", {}, NoHost()),
+      StatusIs(absl::StatusCode::kFailedPrecondition, "fifo: not a Python environment (a FIFO)"));
+  EXPECT_THAT(CheckEnvironment("/dev/zero", {}, NoHost()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       "/dev/zero: not a Python environment (a character device)"));
 }
 
 TEST(EnvTest, BadEnvironments) {
