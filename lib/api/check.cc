@@ -457,6 +457,31 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
   return Check(module, options, InputLimits{});
 }
 
+namespace {
+
+// The module found again among a directory's libraries given as providers (`check libcublas.so.13
+// /usr/local/cuda/lib64`, `check mod.so .`) is the module being loaded, not one of them: it is left
+// out, said in a note. Given itself as a provider by name, it stays (LoadModule refuses that).
+void LeaveOutTheModule(const InputFile& mod, const std::vector<std::string>& given,
+                       std::vector<InputFile>* providers, std::vector<Warning>* notes) {
+  std::error_code ec;
+  for (const std::string& g : given) {
+    if (std::filesystem::equivalent(g, mod.path, ec)) return;
+  }
+  for (auto it = providers->begin(); it != providers->end();) {
+    if (it->path != mod.path && !std::filesystem::equivalent(it->path, mod.path, ec)) {
+      ++it;
+      continue;
+    }
+    notes->push_back({mod.name, absl::StrCat(it->name,
+                                             " is the module itself: left out of the libraries "
+                                             "given, as the module is what is being loaded")});
+    it = providers->erase(it);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& options,
                              const InputLimits& limits) {
   // The inputs and the world made of them (declared last, so destroyed first): freed when this
@@ -469,6 +494,7 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
   ABICHECK_ASSIGN_OR_RETURN(InputFile mod, SingleFile(module, "module", limits));
   std::vector<Warning> notes;
   ABICHECK_ASSIGN_OR_RETURN(CommonInputs c, ReadCommonInputs(options, limits, &notes));
+  LeaveOutTheModule(mod, options.providers, &c.providers, &notes);
   auto held = std::make_unique<Held>(Held{std::move(mod), std::move(c), {}});
   absl::StatusOr<Report> r =
       held->world.Check(held->mod, held->c.providers, held->c.preload, held->c.python_file(),

@@ -753,9 +753,13 @@ Report AlreadyLoaded(const std::string& module_path, const Object* module) {
   already.module = module_path;
   already.loads = true;
   already.libraries.push_back({module->names.front(), module->path, module->found_by, false});
+  const std::string by =
+      module->loader != nullptr && !module->loader->names.empty()
+          ? absl::StrCat(" (", module->loader->names.front(), ", loaded before it, needs it)")
+          : " (a dependency of what was loaded before it)";
   already.warnings.push_back(
       {module_path,
-       "already loaded (a dependency of what was loaded before it): nothing to check"});
+       absl::StrCat("already loaded", by, ": dlopen returns it as it is, nothing more to check")});
   return already;
 }
 
@@ -790,7 +794,9 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   ABICHECK_ASSIGN_OR_RETURN(Object * module,
                             loader.OpenGiven(module_input, FoundBy::kModule, false));
   if (module->preexisting) {
-    if (if_loaded == ModuleAlreadyLoaded::kIsAnError) {
+    // Given itself as a provider is a usage error; loaded as a provider's dependency (check
+    // libcublas.so.13 against CUDA's lib64, where libcusolver needs it), dlopen returns it.
+    if (if_loaded == ModuleAlreadyLoaded::kIsAnError && module->found_by == FoundBy::kProvider) {
       return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));
     }
     load.report = AlreadyLoaded(module_path, module);

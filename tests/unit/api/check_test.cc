@@ -72,6 +72,38 @@ TEST(CheckSearchTest, EmptyLibraryPathElementIsTheCurrentDirectory) {
   EXPECT_TRUE(r->loads) << RenderText(*r, false);
 }
 
+// `check libcublas.so.13 /usr/local/cuda/lib64` was exit 3, "is also given as a provider"
+// (issue 36): the module found among a directory's libraries is the module, left out of them and
+// said; found again as what a provider needs (libcusolver needs libcublas), dlopen returns the
+// loaded one: it loads, said as such. Given itself as a provider by name, it stays a usage error.
+TEST(CheckSearchTest, TheModuleInsideTheProviderDirectory) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/lib");
+  const std::string mod = d.Write(
+      "lib/libmod.so", SmallLibrary("libmod.so", {"libp.so"}, {"m"}, {"p_function", "p_gone"}));
+  d.Write("lib/libp.so", SmallLibrary("libp.so", {}, {"p_function"}, {}));
+  absl::StatusOr<Report> r = Check(mod, NoHost({d.path() + "/lib"}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->loads) << RenderText(*r, false);
+  ASSERT_EQ(r->problems.size(), 1u) << RenderText(*r, false);
+  EXPECT_EQ(r->problems[0].symbol, "p_gone");
+  EXPECT_THAT(RenderText(*r, false), HasSubstr("libmod.so is the module itself: left out"));
+
+  ElfBuilder user;  // a provider that needs the module, found beside it
+  user.soname = "libuser.so";
+  user.needed = {"libmod.so"};
+  user.rpath = "$ORIGIN";
+  d.Write("lib/libuser.so", user.Build());
+  r = Check(mod, NoHost({d.path() + "/lib"}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+  EXPECT_THAT(RenderText(*r, false), HasSubstr("already loaded (" + d.path() +
+                                               "/lib/libuser.so, loaded before it, needs it)"));
+
+  EXPECT_THAT(Check(mod, NoHost({mod, d.path() + "/lib/libp.so"})),
+              StatusIs(absl::StatusCode::kInvalidArgument, "is also given as a provider"));
+}
+
 // A search that found nothing is remembered with the directories it tried (a build's libraries
 // ask for the same missing soname many times), never as the answer for another object's search
 // path: libb finds libx in its RUNPATH after liba did not find it in its own, and libc_again,
