@@ -243,10 +243,11 @@ absl::Status ElfFile::ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, ui
       }
     }
   }
-  // _dl_protect_relro makes PT_GNU_RELRO read-only after relocation; outside the writable
-  // segments that changes other pages (or fails half-way): a corrupt file (B7).
-  if (relro && relro->memsz > 0 && !loads_.empty() &&
-      !Maps(relro->vaddr, relro->memsz, elf::PF_W)) {
+  // _dl_protect_relro makes PT_GNU_RELRO's whole pages read-only after relocation — from the
+  // page its start is in to the page its end is in, exclusive (both rounded down: lld pads the
+  // segment's size to the page end). Those pages outside the writable segments' pages change
+  // other pages (or fail half-way): a corrupt file (B7).
+  if (relro && relro->memsz > 0 && !loads_.empty() && !RelroPagesWritable(*relro)) {
     return Corrupt(name_, absl::StrFormat("PT_GNU_RELRO 0x%x+0x%x is not inside a writable "
                                           "PT_LOAD segment",
                                           relro->vaddr, relro->memsz));
@@ -283,6 +284,27 @@ std::optional<ByteReader> ElfFile::VaddrToSegmentEnd(uint64_t vaddr) const {
     }
   }
   return std::nullopt;
+}
+
+bool ElfFile::RelroPagesWritable(const Segment& relro) const {
+  constexpr uint64_t kPage = 4096;  // x86-64's (docs/loader-model.md B7)
+  uint64_t at = relro.vaddr & ~(kPage - 1);
+  if (relro.memsz > UINT64_MAX - relro.vaddr) return false;
+  const uint64_t end = (relro.vaddr + relro.memsz) & ~(kPage - 1);
+  while (at < end) {
+    bool advanced = false;
+    for (const Segment& s : loads_) {
+      if ((s.flags & elf::PF_W) == 0 || s.memsz > UINT64_MAX - s.vaddr - kPage) continue;
+      const uint64_t first = s.vaddr & ~(kPage - 1);
+      const uint64_t last = (s.vaddr + s.memsz + kPage - 1) & ~(kPage - 1);
+      if (at >= first && at < last) {
+        at = last;
+        advanced = true;
+      }
+    }
+    if (!advanced) return false;
+  }
+  return true;
 }
 
 bool ElfFile::Maps(uint64_t vaddr, uint64_t len, uint32_t flags, bool file_backed) const {

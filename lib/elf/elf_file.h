@@ -114,6 +114,8 @@ class ElfFile {
   absl::Status ParseProgramHeaders(uint64_t phoff, uint16_t phentsize, uint32_t phnum);
   absl::Status ParseDynamic(const Segment& dyn);
   void ParseProperties(const Segment& note);
+  // Whether the pages _dl_protect_relro makes read-only all belong to writable PT_LOADs.
+  bool RelroPagesWritable(const Segment& relro) const;
 
   std::string name_;
   ByteReader reader_;

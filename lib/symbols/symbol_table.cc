@@ -52,6 +52,22 @@ uint32_t HashedName::sysv() const {
   return *sysv_;
 }
 
+namespace {
+
+// The lowest address above `symtab` of a table the dynamic section places (strings, versions,
+// hashes, relocations): where .dynsym must end when nothing else says. 0 when none lies above.
+uint64_t NextTableAfter(const ElfFile& elf, uint64_t symtab) {
+  uint64_t next = 0;
+  for (int64_t tag : {elf::DT_STRTAB, elf::DT_VERSYM, elf::DT_VERNEED, elf::DT_VERDEF,
+                      elf::DT_GNU_HASH, elf::DT_HASH, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {
+    if (std::optional<uint64_t> v = elf.DynamicValue(tag); v && *v > symtab)
+      next = next == 0 ? *v : std::min(next, *v);
+  }
+  return next;
+}
+
+}  // namespace
+
 // Long: the dynamic symbol table's pieces (DT_SYMTAB, its count from DT_GNU_HASH or DT_HASH,
 // the hash tables themselves) read and bounds-checked in the order each depends on the last.
 absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
@@ -128,13 +144,13 @@ absl::StatusOr<SymbolTable> SymbolTable::Read(const ElfFile& elf) {
           if (*c & 1) break;
         }
         count = idx + 1;
-      } else if (std::optional<uint64_t> strtab = elf.DynamicValue(elf::DT_STRTAB);
-                 strtab && *strtab > *symtab) {
+      } else if (const uint64_t next = NextTableAfter(elf, *symtab); next > *symtab) {
         // No symbol is hashed (a library that exports nothing: Debian's stock ld writes
         // symoffset 1 there, whatever the undefined entries before it): the hash does not say
         // where .dynsym ends. ld.so reads whatever index a relocation names; nm reads the
-        // section's size — in the usual layout .dynstr directly follows .dynsym, as here.
-        count = std::max<uint64_t>(count, (*strtab - *symtab) / t.entsize_);
+        // section's size — .dynsym runs to the next table the dynamic section places after it
+        // (.dynstr in the usual layout; .gnu.version in Debian's CUDA torch build).
+        count = std::max<uint64_t>(count, (next - *symtab) / t.entsize_);
       }
       t.gnu_nbuckets_ = hdr->nbuckets;
       t.gnu_symoffset_ = hdr->symoffset;
