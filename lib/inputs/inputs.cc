@@ -414,6 +414,25 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Inp
     path = path_arg.substr(0, hash);
     selected = path_arg.substr(hash + 1);
   }
+  // WHEEL!MEMBER, the name reports give a wheel's shared object, is that one object, wherever a
+  // path is taken (issue 36: only `symbols` took it).
+  if (const size_t bang = path_arg.find(".whl!");
+      bang != std::string::npos && ::access(path_arg.c_str(), F_OK) != 0) {
+    const std::string wheel = path_arg.substr(0, bang + 4);
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput whole, ExpandInput(wheel, limits));
+    for (InputFile& f : whole.objects) {
+      if (f.name != path_arg) continue;
+      out.kind = "file";
+      out.notes = std::move(whole.notes);
+      out.objects.push_back(std::move(f));
+      return out;
+    }
+    return absl::NotFoundError(absl::StrCat(
+        path_arg, ": no shared object of that name in ", wheel,
+        whole.objects.empty() ? " (it holds none)"
+                              : absl::StrCat(" (it holds ", whole.objects.size(), ", e.g. ",
+                                             whole.objects.front().name, ")")));
+  }
   if (IsUrl(path_arg)) {  // a wheel on a server: read by HTTP range requests
     // "URL#sha256=HEX", as an index's links carry it: the digest names the archive in the cache.
     std::string url = path_arg;

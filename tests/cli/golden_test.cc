@@ -301,6 +301,38 @@ TEST(CliTest, GpuNamesAreValidatedAndListed) {
   }
 }
 
+// Issue 36 item 10: WHEEL!MEMBER, the name abicheck prints for a wheel's object, is taken wherever
+// a path is (check, gpu, diff, as a provider), not by `symbols` alone ("No such file or
+// directory" before).
+TEST(CliTest, WheelMemberIsAPathEverywhere) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/wheel_member", &sc))
+      << sc.log;
+  const std::string whl = sc.out + "/sgl_kernel-0.1-cp310-abi3-linux_x86_64.whl";
+  std::string out;
+  ASSERT_EQ(RunShell("python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], \"w\"); "
+                     "z.write(sys.argv[2], \"sgl_kernel/common_ops.abi3.so\"); "
+                     "z.write(sys.argv[3], \"torch/lib/libc10_cuda.so\")' " +
+                         ShellQuote(whl) + " " + ShellQuote(sc.module) + " " +
+                         ShellQuote(sc.providers[0]),
+                     &out),
+            0)
+      << out;
+  const std::string mod = ShellQuote(whl + "!sgl_kernel/common_ops.abi3.so");
+  const std::string lib = ShellQuote(whl + "!torch/lib/libc10_cuda.so");
+  EXPECT_EQ(RunShell(Tool() + " check " + mod + " " + ShellQuote(sc.providers[0]), &out), 1) << out;
+  EXPECT_NE(out.find("undefined symbol: c10::cuda::c10_cuda_check_implementation"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(sc.module) + " " + lib, &out), 1) << out;
+  EXPECT_NE(out.find("parameter 4: int → unsigned int"), std::string::npos) << out;
+  EXPECT_EQ(RunShell(Tool() + " gpu " + mod, &out), 0) << out;
+  EXPECT_EQ(RunShell(Tool() + " diff " + lib + " " + ShellQuote(sc.providers[0]), &out), 0) << out;
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(whl + "!nope.so") + " x.so", &out), 3);
+  EXPECT_NE(out.find("!nope.so: no shared object of that name in "), std::string::npos) << out;
+}
+
 // Issue 36 item 9: env says "... 1 more of this cause (--all lists them)", and env --all lists
 // them (it was an unknown option, exit 2). An environment whose torch/lib has CUDA 13's runtime
 // and a package built for CUDA 12 (the cuda_runtime_soname scenario: four symbols of one cause).
