@@ -7,6 +7,9 @@
 
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/progress.h"
@@ -25,6 +28,67 @@ void PrintInstallCommand(const Invocation& io, const Matrix& m, const CheckOptio
   for (const std::string& a : options.pip_index_args) command += " " + a;
   for (const std::string& d : options.find_links) command += " --find-links " + d;
   std::fprintf(io.out, "to install it: %s\n", Printable(command).c_str());
+}
+
+// env --package / --ignore (issue 36): which packages' objects the exit code counts.
+struct GateScope {
+  std::vector<std::string> only, ignored;
+  bool empty() const { return only.empty() && ignored.empty(); }
+};
+
+// A distribution name as pip compares them (PEP 503): case and runs of -_. do not matter.
+std::string NormalizedName(absl::string_view name) {
+  std::string out;
+  for (char c : name) {
+    const bool sep = c == '-' || c == '_' || c == '.';
+    if (sep && !out.empty() && out.back() == '-') continue;
+    out.push_back(sep ? '-' : absl::ascii_tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// The exit code over import torch and the packages `scope` counts; `say`: a line on what was left
+// out. A --package that names no installed package is a usage error (a gate on nothing passes).
+int GateExitCode(const Invocation& io, const EnvironmentReport& env, const GateScope& scope,
+                 bool say) {
+  if (scope.empty())
+    return ExitCodeForVerdicts(env.verdict() == Verdict::kFails,
+                               env.verdict() == Verdict::kUnknown);
+  absl::flat_hash_set<std::string> only, ignored, seen;
+  for (const std::string& n : scope.only) only.insert(NormalizedName(n));
+  for (const std::string& n : scope.ignored) ignored.insert(NormalizedName(n));
+  bool fails = false, unknown = false;
+  auto take = [&](const Report& r) {
+    fails = fails || r.verdict() == Verdict::kFails;
+    unknown = unknown || r.verdict() == Verdict::kUnknown;
+  };
+  for (const Report& r : env.torch_imports) take(r);
+  std::vector<std::string> left_out;
+  const size_t nb = env.matrix.builds.size();
+  for (const EnvironmentPackage& p : env.packages) {
+    const std::string n = NormalizedName(p.name);
+    seen.insert(n);
+    if ((!only.empty() && !only.contains(n)) || ignored.contains(n)) {
+      left_out.push_back(p.name);
+      continue;
+    }
+    for (size_t m : p.modules) {
+      for (size_t b = 0; b < nb && m * nb + b < env.matrix.cells.size(); ++b)
+        take(env.matrix.cells[m * nb + b].report);
+    }
+  }
+  for (const std::string& n : scope.only) {
+    if (!seen.contains(NormalizedName(n))) {
+      std::fprintf(io.err, "%s: env --package %s: no such package is installed here\n",
+                   io.prog.c_str(), Printable(n).c_str());
+      return kExitUsage;
+    }
+  }
+  if (say && !left_out.empty())
+    std::fprintf(io.out, "exit code: import torch and %zu of %zu packages (%s not counted)\n",
+                 env.packages.size() - left_out.size(), env.packages.size(),
+                 Printable(absl::StrJoin(left_out, ", ")).c_str());
+  return ExitCodeForVerdicts(fails, unknown);
 }
 
 }  // namespace
@@ -72,6 +136,13 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   bool all = false;
   app.add_flag("--all", all,
                "list every problem of a cause (by default a cause shows three and how many more)");
+  GateScope scope;
+  app.add_option("--package", scope.only,
+                 "gate on this package (repeatable): the exit code counts its objects and import "
+                 "torch only; the report still shows every package");
+  app.add_option("--ignore", scope.ignored,
+                 "a package whose objects do not count for the exit code (repeatable), e.g. one "
+                 "that fails for a reason torch cannot change; the report still shows it");
   ReadOptions read;
   read.AddTo(app);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
@@ -129,8 +200,7 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   if (!EmitResult(io, *env, out, all)) return kExitBadInput;
   if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty())
     PrintInstallCommand(io, env->matrix, options);
-  return ExitCodeForVerdicts(env->verdict() == Verdict::kFails,
-                             env->verdict() == Verdict::kUnknown);
+  return GateExitCode(io, *env, scope, !out.quiet && out.format == "text" && out.output.empty());
 }
 
 }  // namespace abicheck::cli

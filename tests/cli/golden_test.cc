@@ -333,6 +333,45 @@ TEST(CliTest, WheelMemberIsAPathEverywhere) {
   EXPECT_NE(out.find("!nope.so: no shared object of that name in "), std::string::npos) << out;
 }
 
+// Issue 36 item 8: env --package / --ignore scope the exit code, so a package broken for a reason
+// torch cannot change does not fail a job forever; the report still shows it.
+TEST(CliTest, EnvPackageAndIgnoreScopeTheGate) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/env_scope", &sc))
+      << sc.log;
+  const fs::path venv = fs::path(sc.out) / "venv";
+  const fs::path site = venv / "lib/python3.12/site-packages";
+  fs::remove_all(venv);
+  for (const char* d : {"torch/lib", "torch-2.10.0.dist-info", "sgl_kernel",
+                        "sgl_kernel-0.3.21.dist-info", "fine", "fine-1.0.dist-info"})
+    fs::create_directories(site / d);
+  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  write(venv / "pyvenv.cfg", "version_info = 3.12.1\n");
+  fs::copy_file(sc.providers[0], site / "torch/lib/libc10_cuda.so");
+  write(site / "torch-2.10.0.dist-info/METADATA", "Name: torch\nVersion: 2.10.0\n");
+  write(site / "torch-2.10.0.dist-info/RECORD", "torch/lib/libc10_cuda.so,,\n");
+  fs::copy_file(sc.module, site / "sgl_kernel/common_ops.abi3.so");
+  write(site / "sgl_kernel-0.3.21.dist-info/METADATA", "Name: sgl-kernel\nVersion: 0.3.21\n");
+  write(site / "sgl_kernel-0.3.21.dist-info/RECORD", "sgl_kernel/common_ops.abi3.so,,\n");
+  fs::copy_file(sc.providers[0], site / "fine/libfine.so");
+  write(site / "fine-1.0.dist-info/METADATA", "Name: fine\nVersion: 1.0\n");
+  write(site / "fine-1.0.dist-info/RECORD", "fine/libfine.so,,\n");
+  const std::string env = Tool() + " env " + ShellQuote(venv.string());
+  std::string out;
+  EXPECT_EQ(RunShell(env, &out), 1) << out;
+  EXPECT_EQ(RunShell(env + " --ignore sgl-kernel", &out), 0) << out;
+  EXPECT_NE(out.find("FAILS"), std::string::npos) << "the report still shows it:\n" << out;
+  EXPECT_NE(out.find("exit code: import torch and 1 of 2 packages (sgl-kernel not counted)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunShell(env + " --package fine", &out), 0) << out;
+  EXPECT_EQ(RunShell(env + " --package SGL_Kernel", &out), 1) << out;
+  EXPECT_EQ(RunShell(env + " --package nothere", &out), 2) << out;
+  EXPECT_NE(out.find("env --package nothere: no such package is installed here"), std::string::npos)
+      << out;
+}
+
 // Issue 36 item 9: env says "... 1 more of this cause (--all lists them)", and env --all lists
 // them (it was an unknown option, exit 2). An environment whose torch/lib has CUDA 13's runtime
 // and a package built for CUDA 12 (the cuda_runtime_soname scenario: four symbols of one cause).
