@@ -40,6 +40,7 @@ struct TorchBuild {
   std::vector<InputFile> providers;  // its libraries and modules, and the CUDA preloads (E4)
   std::vector<InputFile> preload;    // libtorch_global_deps (E1)
   std::optional<InputFile> torch_c;  // torch/_C*.so, checked as `import torch` itself
+  bool from_index = false;           // an index: exports only, no relocations to check
   // A wheel installed over the environment with what it pins (E11): the site-packages as pip
   // would leave it; null for the installed build and builds given as directories.
   std::shared_ptr<const FileTree> overlay;
@@ -153,6 +154,7 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
   }
   const std::string init = TorchText(in, "__init__.py");
   const std::string version = TorchText(in, "version.py");
+  b.from_index = in.kind == "index";
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
   return b;
 }
@@ -391,6 +393,22 @@ class EnvironmentCheck {
       r.module = b.name;
       r.warnings.push_back({b.name, "no torch/_C*.so in this build: import torch not checked"});
       r.loads = true;
+      out_.torch_imports.push_back(std::move(r));
+      return absl::OkStatus();
+    }
+    if (b.from_index) {
+      // An index keeps what the build's libraries export, which is what the packages' objects are
+      // checked against, but not torch/_C's relocations: import torch cannot be told (issue 36:
+      // env --against INDEX was refused whole).
+      Report r;
+      r.module = b.torch_c->name;
+      r.loads = false;  // no problem found, and not checked: unknown
+      r.unknown_because = {"torch/_C's relocations: the build's wheel or directory"};
+      r.warnings.push_back(
+          {b.name,
+           "an index keeps what torch's libraries export, not torch/_C's relocations: import "
+           "torch is not checked with it (give the wheel or directory for that); the packages "
+           "are checked against its exports"});
       out_.torch_imports.push_back(std::move(r));
       return absl::OkStatus();
     }

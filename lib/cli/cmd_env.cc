@@ -111,8 +111,9 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
                  "directory, or a Python executable in one (default: $VIRTUAL_ENV)");
   app.add_option("--against", against,
                  "check with this torch build instead of the installed one (a torch wheel, a "
-                 "torch directory, an index, or another environment's installed torch); repeat "
-                 "to compare builds and get a recommendation");
+                 "torch directory, another environment's installed torch, or an index: its "
+                 "exports, import torch not checked); repeat to compare builds and get a "
+                 "recommendation");
   std::string suggest;
   CLI::Option* suggest_opt =
       app.add_option("--suggest", suggest,

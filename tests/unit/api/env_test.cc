@@ -446,6 +446,28 @@ TEST(EnvTest, AFifoOrADeviceIsNoEnvironment) {
                        "/dev/zero: not a Python environment (a character device)"));
 }
 
+// Issue 36 item 5a: env --against INDEX (documented) was refused whole — "an index holds what a
+// library exports, not its relocations" (torch/_C). The packages are checked against the index's
+// exports; import torch, whose relocations the index does not keep, cannot be told: unknown, said.
+TEST(EnvTest, AgainstAnIndexChecksThePackagesAndCannotTellImportTorch) {
+  Venv v;
+  TempDir other;
+  TwoTorchDirectories(other);
+  const std::string idx = other.path() + "/torch.abix";
+  ASSERT_TRUE(BuildIndex({other.path() + "/torch-2.9.0/torch"}, {"torch-2.9.0"}, idx).ok());
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {idx}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->torch_imports.size(), 1u);
+  EXPECT_EQ(r->torch_imports[0].verdict(), Verdict::kUnknown);
+  EXPECT_THAT(
+      RenderText(r->torch_imports[0], false),
+      HasSubstr("an index keeps what torch's libraries export, not torch/_C's relocations"));
+  const Report& bad = r->matrix.cells[Package(*r, "bad")->modules[0]].report;
+  ASSERT_EQ(bad.problems.size(), 1u) << RenderText(bad, false);
+  EXPECT_EQ(bad.problems[0].symbol, "c10_gone") << "checked against the index's exports";
+  EXPECT_EQ(r->verdict(), Verdict::kFails);
+}
+
 TEST(EnvTest, BadEnvironments) {
   TempDir d;
   EXPECT_THAT(CheckEnvironment(d.path() + "/nothing", {}, NoHost()),
