@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -544,16 +545,27 @@ InstalledDistribution ReadDistribution(const std::string& site, const std::strin
   }
   std::optional<std::string> record = ReadText(di + "/RECORD");
   if (!record) {
-    dist.problems.push_back(
-        absl::StrCat(di,
-                     "/RECORD: missing or unreadable; its shared objects count as belonging to no "
-                     "distribution"));
+    // Over the cap is said as such (issue 37: it read "missing or unreadable").
+    struct stat st;
+    const bool over = ::stat((di + "/RECORD").c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                      static_cast<uint64_t>(st.st_size) > kMaxTextFile;
+    dist.problems.push_back(absl::StrCat(
+        di, "/RECORD: ",
+        over ? absl::StrFormat("%d bytes, over the %d MiB abicheck reads of a text file",
+                               static_cast<uint64_t>(st.st_size), kMaxTextFile >> 20)
+             : std::string("missing or unreadable"),
+        "; its shared objects count as belonging to no distribution"));
   } else {
-    for (absl::string_view line : absl::StrSplit(*record, '\n')) {
-      absl::ConsumeSuffix(&line, "\r");
+    // Lines end as Python's csv module ends them: \n, \r\n or a bare \r (pip reads RECORD so).
+    for (absl::string_view line : absl::StrSplit(*record, absl::ByAnyChar("\r\n"))) {
       if (line.empty()) continue;
       const std::string rel = RecordPath(line);
       if (rel.empty() || !LooksLikeSharedObject(Basename(rel))) continue;
+      if (rel.find('\0') != std::string::npos) {  // no file has that name (Python: ValueError)
+        dist.problems.push_back(absl::StrCat(di, "/RECORD lists a path with a NUL byte (",
+                                             absl::CHexEscape(rel), "): not a file name, skipped"));
+        continue;
+      }
       const std::string file =
           (rel[0] == '/' ? fs::path(rel) : fs::path(site) / rel).lexically_normal().string();
       if (!IsRegular(file)) {

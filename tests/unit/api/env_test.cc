@@ -468,6 +468,32 @@ TEST(EnvTest, AgainstAnIndexChecksThePackagesAndCannotTellImportTorch) {
   EXPECT_EQ(r->verdict(), Verdict::kFails);
 }
 
+// Issue 37 items 16 and 19: RECORD lines end as Python's csv module ends them (a bare CR left
+// good's module unowned); a path with a NUL byte is no file name (bad's module was counted twice);
+// a RECORD over the text cap says so (it read "missing or unreadable").
+TEST(EnvTest, RecordLineEndingsNulBytesAndSize) {
+  Venv v;
+  v.Put("good-1.0.dist-info/RECORD", "good-1.0.dist-info/RECORD,,\rgood/_ext.so,sha256=abc,10\r");
+  std::string record = "bad/_ext.so,,\nbad/lib/libbadhelper.so,,\n";
+  record += std::string("bad/_ext.so") + '\0' + "x.so,,\n";
+  v.Put("bad-2.0.dist-info/RECORD", record);
+  absl::StatusOr<PythonEnvironment> env = ReadPythonEnvironment(v.root, InputLimits{});
+  ASSERT_TRUE(env.ok()) << env.status();
+  const InstalledDistribution& bad = env->distributions[0];
+  const InstalledDistribution& good = env->distributions[1];
+  ASSERT_EQ(good.metadata.name, "good");
+  EXPECT_THAT(good.shared_objects, ElementsAre(v.site + "/good/_ext.so"));
+  EXPECT_THAT(bad.shared_objects,
+              ElementsAre(v.site + "/bad/_ext.so", v.site + "/bad/lib/libbadhelper.so"));
+  EXPECT_THAT(bad.problems, ElementsAre(HasSubstr("RECORD lists a path with a NUL byte")));
+
+  v.Put("bad-2.0.dist-info/RECORD", std::string((size_t{16} << 20) + 1, '#'));
+  env = ReadPythonEnvironment(v.root, InputLimits{});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_THAT(env->distributions[0].problems,
+              ElementsAre(HasSubstr("RECORD: 16777217 bytes, over the 16 MiB abicheck reads")));
+}
+
 TEST(EnvTest, BadEnvironments) {
   TempDir d;
   EXPECT_THAT(CheckEnvironment(d.path() + "/nothing", {}, NoHost()),
