@@ -79,6 +79,9 @@ int RunCheck(const Invocation& io, std::vector<std::string> args) {
   bool all = false;
   app.add_flag("--all", all,
                "list every problem of a cause (by default a cause shows three and how many more)");
+  app.add_flag("--summary", out.summary,
+               "text: the table, the recommendation and one line per failing object (its first "
+               "error) instead of every failing object's report");
   ReadOptions read;
   read.AddTo(app);
   out.AddTo(app, {"text", "json", "sarif", "junit"});

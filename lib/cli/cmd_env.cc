@@ -137,6 +137,9 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   bool all = false;
   app.add_flag("--all", all,
                "list every problem of a cause (by default a cause shows three and how many more)");
+  app.add_flag("--summary", out.summary,
+               "text: the table, the recommendation and one line per failing object (its first "
+               "error) instead of every failing object's report");
   GateScope scope;
   app.add_option("--package", scope.only,
                  "gate on this package (repeatable): the exit code counts its objects and import "

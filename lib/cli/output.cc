@@ -12,6 +12,7 @@
 #include "lib/cli/commands.h"
 #include "lib/elf/fatbin.h"
 #include "lib/io/output_file.h"
+#include "lib/report/render.h"
 #include "lib/report/text_util.h"
 
 namespace abicheck::cli {
@@ -249,9 +250,31 @@ bool Emit(const Invocation& io, const std::string& text, const OutputOptions& ou
   return true;
 }
 
+namespace {
+
+// --summary's text for a matrix and an environment (lib/report's renderers); the rest as Render.
+template <typename Result>
+absl::StatusOr<std::string> RenderFor(const Result& result, const OutputOptions& out, bool all) {
+  return Render(result, out.render(all));
+}
+template <>
+absl::StatusOr<std::string> RenderFor(const Matrix& m, const OutputOptions& out, bool all) {
+  if (out.summary && out.format == "text") return RenderMatrixText(m, out.color_on(), all, true);
+  return Render(m, out.render(all));
+}
+template <>
+absl::StatusOr<std::string> RenderFor(const EnvironmentReport& env, const OutputOptions& out,
+                                      bool all) {
+  if (out.summary && out.format == "text")
+    return RenderEnvironmentText(env, out.color_on(), all, true);
+  return Render(env, out.render(all));
+}
+
+}  // namespace
+
 template <typename Result>
 bool EmitResult(const Invocation& io, const Result& result, const OutputOptions& out, bool all) {
-  absl::StatusOr<std::string> text = Render(result, out.render(all));
+  absl::StatusOr<std::string> text = RenderFor(result, out, all);
   if (!text.ok()) {
     PrintError(io, text.status());
     return false;

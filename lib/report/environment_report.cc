@@ -140,7 +140,8 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
 
 }  // namespace
 
-std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all) {
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all,
+                                  bool summary) {
   std::string out;
   absl::StrAppend(&out, "environment: ", Printable(env.site_packages), "\n");
   absl::StrAppend(&out, "  Python ", env.python_version.empty() ? "?" : env.python_version, ", ",
@@ -164,6 +165,21 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool
     absl::StrAppend(&out, "\n", stable);
   for (const Warning& n : env.matrix.notes)
     absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+  if (summary) {
+    std::string failing;
+    for (size_t b = 0; b < env.torch_imports.size() && b < labels.size(); ++b) {
+      const Report& r = env.torch_imports[b];
+      if (r.ok()) continue;
+      absl::StrAppend(&failing, "  import torch with ", Printable(labels[b]), ": ",
+                      r.problems.empty() ? "CANNOT TELL" : "FAILS", ": ",
+                      Printable(r.problems.empty() ? "see the report without --summary"
+                                                   : r.problems.front().message),
+                      "\n");
+    }
+    failing += FailingLines(env.matrix, labels);
+    if (!failing.empty()) absl::StrAppend(&out, "\n", kFailingHeading, failing);
+    return out;
+  }
   AppendFailures(env, labels, color, all, &out);
   return out;
 }

@@ -201,7 +201,33 @@ std::vector<std::string> SharedWarnings(const std::vector<const Report*>& report
   return shared;
 }
 
-std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
+std::string FailingLines(const Matrix& m, const std::vector<std::string>& labels) {
+  std::string out;
+  const std::vector<std::string> rows = ModuleRowLabels(m);
+  const size_t nb = m.builds.size();
+  for (size_t i = 0; nb > 0 && i < m.cells.size(); ++i) {
+    const Report& r = m.cells[i].report;
+    if (r.ok()) continue;
+    std::string why;
+    for (const Problem& p : r.problems) {
+      if (why.empty() || p.first) {
+        why = p.message;
+        if (!p.demangled.empty() && p.demangled != p.symbol)
+          absl::StrAppend(&why, " (", p.demangled, ")");
+      }
+      if (p.first) break;
+    }
+    if (why.empty() && !r.unknown_because.empty())
+      why = absl::StrCat("cannot tell: ", absl::StrJoin(r.unknown_because, ", "), " not given");
+    const size_t row = i / nb;
+    absl::StrAppend(&out, "  ", Printable(row < rows.size() ? rows[row] : m.cells[i].module),
+                    " with ", Printable(labels[i % nb]), ": ", CellVerdict(r), ": ", Printable(why),
+                    "\n");
+  }
+  return out;
+}
+
+std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary) {
   std::string out;
   size_t w0 = 6;
   const std::vector<std::string> rows = ModuleRowLabels(m);
@@ -249,6 +275,11 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all) {
     seen.push_back(key);
     absl::StrAppend(&out, "package ", Printable(key), ": ",
                     Printable(PinText(info.torch_requirements)), "\n");
+  }
+  if (summary) {
+    const std::string failing = FailingLines(m, labels);
+    if (!failing.empty()) absl::StrAppend(&out, "\n", kFailingHeading, failing);
+    return out;
   }
   // A warning every failing module's report has against a build (what the build's own libraries
   // miss) is said once, not in each.

@@ -24,12 +24,21 @@ std::string RenderSarif(const std::vector<Report>& reports,
                         const std::vector<std::string>& builds = {});
 std::string RenderSarifError(const std::string& message);
 
-std::string RenderMatrixText(const Matrix& matrix, bool color, bool all = false);
+// `summary` (--summary): the table, the recommendation and notes, then one line per failing cell
+// (its first error) instead of each failing cell's report.
+std::string RenderMatrixText(const Matrix& matrix, bool color, bool all = false,
+                             bool summary = false);
+// The summary's lines of a matrix's failing cells ("  ROW with BUILD: FAILS (1): first error"),
+// `labels` naming its builds, under kFailingHeading.
+std::string FailingLines(const Matrix& m, const std::vector<std::string>& labels);
+inline constexpr char kFailingHeading[] =
+    "what fails (--summary: the first error of each; without it, every problem explained):\n";
 std::string RenderMatrixJson(const Matrix& matrix);
 std::string RenderJunit(const Matrix& matrix);
 std::string RenderJunitError(const std::string& message);
 
-std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all = false);
+std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all = false,
+                                  bool summary = false);
 
 // The notes (by message) that every one of `reports` has: a matrix's text says them once above.
 std::vector<std::string> SharedWarnings(const std::vector<const Report*>& reports);

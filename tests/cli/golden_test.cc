@@ -372,6 +372,30 @@ TEST(CliTest, EnvPackageAndIgnoreScopeTheGate) {
       << out;
 }
 
+// Issue 36 item 14: --summary is the table, the recommendation and one line per failing object
+// (its first error, demangled), not every failing object's report.
+TEST(CliTest, SummaryIsTheTableAndOneLinePerFailure) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/summary", &sc))
+      << sc.log;
+  const std::string old_dir = (fs::path(sc.out) / "old").string();
+  const std::string args = " check " + ShellQuote(sc.module) + " --against " +
+                           ShellQuote(sc.providers[0]) + " --against " + ShellQuote(old_dir);
+  std::string full, out;
+  EXPECT_EQ(RunShell(Tool() + args, &full), 1);
+  EXPECT_EQ(RunShell(Tool() + args + " --summary", &out), 1);
+  EXPECT_LT(out.size(), full.size()) << out;
+  EXPECT_NE(out.find("recommendation: "), std::string::npos) << out;
+  EXPECT_NE(out.find("  common_ops.abi3.so with libc10_cuda.so: FAILS (1): " + sc.module +
+                     ": undefined symbol: _ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib "
+                     "(c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, "
+                     "int, bool))\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("nearest:"), std::string::npos) << "no per-object report:\n" << out;
+}
+
 // Issue 36 item 9: env says "... 1 more of this cause (--all lists them)", and env --all lists
 // them (it was an unknown option, exit 2). An environment whose torch/lib has CUDA 13's runtime
 // and a package built for CUDA 12 (the cuda_runtime_soname scenario: four symbols of one cause).
