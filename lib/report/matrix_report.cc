@@ -227,12 +227,14 @@ std::string FailingLines(const Matrix& m, const std::vector<std::string>& labels
   return out;
 }
 
-std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary) {
-  std::string out;
+namespace {
+
+// The table: a row per module, a column per build, each cell its verdict.
+void AppendTable(const Matrix& m, const std::vector<std::string>& rows,
+                 const std::vector<std::string>& labels, bool color, std::string* out_ptr) {
+  std::string& out = *out_ptr;
   size_t w0 = 6;
-  const std::vector<std::string> rows = ModuleRowLabels(m);
   for (const std::string& r : rows) w0 = std::max(w0, r.size());
-  const std::vector<std::string> labels = BuildLabels(m);
   std::vector<size_t> widths;
   widths.reserve(labels.size());
   for (const std::string& l : labels) widths.push_back(std::max<size_t>(12, l.size()));
@@ -250,6 +252,15 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
     }
     out.push_back('\n');
   }
+}
+
+}  // namespace
+
+std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary) {
+  std::string out;
+  const std::vector<std::string> rows = ModuleRowLabels(m);
+  const std::vector<std::string> labels = BuildLabels(m);
+  AppendTable(m, rows, labels, color, &out);
   std::vector<std::string> working;
   for (size_t b = 0; b < m.builds.size(); ++b) {
     bool every_module_ok = true;
