@@ -60,7 +60,9 @@ class Capture {
   FILE* file() const { return file_; }
   // Closes the stream; false when it could not hold what was written (out of memory).
   bool Finish() {
-    const bool ok = file_ != nullptr && std::ferror(file_) == 0 && std::fclose(file_) == 0;
+    if (file_ == nullptr) return false;
+    const bool had_error = std::ferror(file_) != 0;
+    const bool ok = std::fclose(file_) == 0 && !had_error;  // closed either way
     file_ = nullptr;
     if (ok && to_ != nullptr) *to_ = std::exchange(buf_, nullptr);
     return ok;
