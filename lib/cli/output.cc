@@ -133,7 +133,7 @@ int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseEr
     size_t best = 3;
     for (const CLI::Option* o : app.get_options()) {
       for (const std::string& name : o->get_lnames()) {
-        if (const size_t d = EditDistance(word, "--" + name); d < best) {
+        if (const size_t d = EditDistance(word, "--" + name); d > 0 && d < best) {
           best = d;
           hint = absl::StrCat("; did you mean --", name, "?");
         }
