@@ -1,6 +1,7 @@
 // `abicheck cache list|clear`: what abicheck kept of published wheels and pip's resolutions.
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,7 @@ int RunCache(const Invocation& io, std::vector<std::string> args) {
   CLI::App* list = app.add_subcommand("list", "list the entries: kind, name, size, when written");
   CLI::App* clear = app.add_subcommand("clear", "remove every entry");
   app.footer("exit codes: 0 done, 2 usage error, 3 the cache cannot be read or removed");
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   const std::string dir = CacheDirectory();
   if (dir.empty()) {
     std::fprintf(io.err,

@@ -1,5 +1,6 @@
 // `abicheck [check] MODULE PROVIDER...`: the headline command.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,11 +78,7 @@ int RunCheck(const Invocation& io, std::vector<std::string> args) {
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
   bool all = false;
-  app.add_flag("--all", all,
-               "list every problem of a cause (by default a cause shows three and how many more)");
-  app.add_flag("--summary", out.summary,
-               "text: the table, the recommendation and one line per failing object (its first "
-               "error) instead of every failing object's report");
+  AddDetailOptions(app, &all, &out.summary);
   ReadOptions read;
   read.AddTo(app);
   out.AddTo(app, {"text", "json", "sarif", "junit"});
@@ -90,12 +87,7 @@ int RunCheck(const Invocation& io, std::vector<std::string> args) {
       "usage error, 3 unreadable or invalid input, 4 cannot tell: nothing fails, but a verdict "
       "rests on a library that was not given");
   AddLimitOptions(app, &limits);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   if (!DeviceOptionsValid(io, options.gpu, options.cuda_driver)) return kExitUsage;
   auto usage = [&](const std::string& what) {
     std::fprintf(io.err, "%s: %s\n", io.prog.c_str(), what.c_str());

@@ -1,5 +1,6 @@
 // `abicheck diff OLD NEW`: exports removed, changed and added between two builds or libraries.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,12 +31,7 @@ int RunDiff(const Invocation& io, std::vector<std::string> args) {
       "3 unreadable or invalid input");
   InputLimits limits;
   AddLimitOptions(app, &limits);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   if (OutputIsAnInput(io, out.output, {old_build, new_build})) return kExitUsage;
   absl::StatusOr<AbiDiff> d = DiffBuilds(old_build, new_build, limits);
   if (!d.ok()) {

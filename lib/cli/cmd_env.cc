@@ -2,6 +2,7 @@
 // torch (or with another build, --against), why, and which build to install instead.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,11 +136,7 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
                "verdict and ld.so's messages only: no nearest candidates or causes (fastest)");
   AddDeviceOptions(app, &options.gpu, &options.cuda_driver);
   bool all = false;
-  app.add_flag("--all", all,
-               "list every problem of a cause (by default a cause shows three and how many more)");
-  app.add_flag("--summary", out.summary,
-               "text: the table, the recommendation and one line per failing object (its first "
-               "error) instead of every failing object's report");
+  AddDetailOptions(app, &all, &out.summary);
   GateScope scope;
   app.add_option("--package", scope.only,
                  "gate on this package (repeatable): the exit code counts its objects and import "
@@ -155,12 +152,7 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
       "or invalid input (no torch installed, ...), 4 cannot tell: none fails, but a verdict "
       "rests on a library that was not given");
   AddLimitOptions(app, &limits);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   if (!DeviceOptionsValid(io, options.gpu, options.cuda_driver)) return kExitUsage;
   {
     std::vector<std::string> inputs = against;

@@ -2,6 +2,7 @@
 // `cuobjdump --list-elf --list-ptx` lists it), and whether a given GPU can run it.
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -154,12 +155,7 @@ int RunGpu(const Invocation& io, std::vector<std::string> args) {
       "2 usage error, 3 unreadable or invalid input");
   InputLimits limits;
   AddLimitOptions(app, &limits);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   if (list) return PrintGpuList(io);
   if (files->count() == 0) {
     std::fprintf(io.err, "%s: gpu: FILE is required (or --list)\n", io.prog.c_str());

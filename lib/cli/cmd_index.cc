@@ -1,5 +1,6 @@
 // `abicheck index BUILD... -o FILE`: what each build exports, in one memory-mapped file.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,7 @@ int RunIndex(const Invocation& io, std::vector<std::string> args) {
       "written)");
   InputLimits limits;
   AddLimitOptions(app, &limits);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   if (OutputIsAnInput(io, output, builds)) return kExitUsage;
   ProgressBar bar(io.err, io.progress, quiet);
   limits.progress = bar.Callback();

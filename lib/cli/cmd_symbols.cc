@@ -30,12 +30,7 @@ int RunSymbols(const Invocation& io, std::vector<std::string> args) {
   app.add_flag("-u,--undefined-only", options.undefined_only, "only symbols the file needs");
   out.AddTo(app, {"text", "json"});
   app.footer("exit codes: 0 listed, 2 usage error, 3 unreadable or invalid input");
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return ParseErrorExit(io, app, e);
-  }
+  if (std::optional<int> done = Parse(io, app, std::move(args))) return *done;
   if (OutputIsAnInput(io, out.output, {file})) return kExitUsage;
   options.json = out.format == "json";
   // Written as it is made (a 15 MB listing is never held whole): to stdout, or to -o's file,

@@ -5,6 +5,7 @@
 #define ABICHECK_LIB_CLI_COMMANDS_H_
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,8 @@ struct ReadOptions {
     limits->verify_remote = verify;
   }
 };
+// --all (every problem of a cause) and --summary (one line per failing object), for check and env.
+void AddDetailOptions(CLI::App& app, bool* all, bool* summary);
 // --gpu and --cuda-driver (docs/gpu-model.md) into `options`, for check and env.
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver);
 // --sysroot (must exist), --ignore-env and --glibc (MAJOR.MINOR), for check and env.
@@ -79,6 +82,9 @@ void AddLoaderOptions(CLI::App& app, CheckOptions* options, bool* ignore_env);
 // --find-links, --index-url, --extra-index-url: where wheels and `pip:REQ` inputs come from;
 // --offline: only from abicheck's cache.
 void AddIndexOptions(CLI::App& app, CheckOptions* options, InputLimits* limits);
+// Parses `args` (the words after the command) into `app`: nullopt to go on, or the exit code
+// when parsing ended the command (--help: 0; an error, said as ParseErrorExit says it: 2).
+std::optional<int> Parse(const Invocation& io, CLI::App& app, std::vector<std::string> args);
 // A command-line parse error, in our words: "abicheck: --gpu: ..." and where to read the usage
 // (exit 2); --help and --version print and return 0.
 int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseError& e);

@@ -1,6 +1,7 @@
 // The output options shared by check, diff and symbols.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,15 @@ void ReadOptions::AddTo(CLI::App& app) {
                "read wheels given as URLs (and pip: builds) whole and check every shared "
                "object's CRC-32; by default only the bytes the loader needs are fetched, as --fast "
                "reads a file (the notes say so); it overrides --fast");
+}
+
+void AddDetailOptions(CLI::App& app, bool* all, bool* summary) {
+  app.add_flag("--all", *all,
+               "list every problem of a cause (by default a cause shows three and how many more)");
+  app.add_flag("--summary", *summary,
+               "text, with --against (check) or for env: the table, the recommendation and one "
+               "line per failing object (its first error) instead of every failing object's "
+               "report");
 }
 
 void AddDeviceOptions(CLI::App& app, std::string* gpu, std::string* cuda_driver) {
@@ -115,6 +125,16 @@ size_t EditDistance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
+}
+
+std::optional<int> Parse(const Invocation& io, CLI::App& app, std::vector<std::string> args) {
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector's words from its back
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return ParseErrorExit(io, app, e);
+  }
+  return std::nullopt;
 }
 
 int ParseErrorExit(const Invocation& io, const CLI::App& app, const CLI::ParseError& e) {

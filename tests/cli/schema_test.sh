@@ -17,14 +17,7 @@ if [ -f "$fx/common_ops.abi3.so" ]; then
   args+=("matrix:$work/matrix.json" "diff:$work/diff.json" "gpu:$work/gpu.json")
   # An installed environment: torch's libc10_cuda and an extension module built for the old one.
   site=$work/venv/lib/python3.12/site-packages
-  mkdir -p "$site/torch/lib" "$site/torch-2.10.0.dist-info" "$site/sgl_kernel" "$site/sgl_kernel-0.3.21.dist-info"
-  echo "version_info = 3.12.1" > "$work/venv/pyvenv.cfg"
-  cp "$fx/libc10_cuda.so" "$site/torch/lib/"
-  printf 'Name: torch\nVersion: 2.10.0\n' > "$site/torch-2.10.0.dist-info/METADATA"
-  echo "torch/lib/libc10_cuda.so,," > "$site/torch-2.10.0.dist-info/RECORD"
-  cp "$fx/common_ops.abi3.so" "$site/sgl_kernel/"
-  printf 'Name: sgl-kernel\nVersion: 0.3.21\n' > "$site/sgl_kernel-0.3.21.dist-info/METADATA"
-  echo "sgl_kernel/common_ops.abi3.so,," > "$site/sgl_kernel-0.3.21.dist-info/RECORD"
+  "$root/tests/support/headline_venv.sh" "$work/venv" "$fx"
   "$abicheck" env "$work/venv" --format json -o "$work/env.json" || true
   "$abicheck" env "$work/venv" --against "$site/torch" --against "$fx/old" --format json \
     -o "$work/env2.json" || true

@@ -61,14 +61,7 @@ echo "$syms" | grep -q ' abicheck_run@@ABICHECK_C_2$' || { echo "FAIL: abicheck_
 cc -std=c11 -Wall -Werror -I"$work/prefix/include" "$root/examples/env_matrix.c" -o "$work/env_matrix" \
   -L"$work/prefix/lib" -labicheck
 site=$work/venv/lib/python3.12/site-packages
-mkdir -p "$site/torch/lib" "$site/torch-2.10.0.dist-info" "$site/sgl_kernel" "$site/sgl_kernel-0.3.21.dist-info"
-echo "version_info = 3.12.1" > "$work/venv/pyvenv.cfg"
-cp "$fx/libc10_cuda.so" "$site/torch/lib/"
-printf 'Name: torch\nVersion: 2.10.0\n' > "$site/torch-2.10.0.dist-info/METADATA"
-echo "torch/lib/libc10_cuda.so,," > "$site/torch-2.10.0.dist-info/RECORD"
-cp "$fx/common_ops.abi3.so" "$site/sgl_kernel/"
-printf 'Name: sgl-kernel\nVersion: 0.3.21\n' > "$site/sgl_kernel-0.3.21.dist-info/METADATA"
-echo "sgl_kernel/common_ops.abi3.so,," > "$site/sgl_kernel-0.3.21.dist-info/RECORD"
+"$root/tests/support/headline_venv.sh" "$work/venv" "$fx"
 set +e
 LD_LIBRARY_PATH="$work/prefix/lib" "$work/env_matrix" env "$work/venv" "$site/torch" "$fx/old" > "$work/env.json"
 rc_env=$?
