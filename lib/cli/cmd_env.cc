@@ -9,11 +9,11 @@
 #include "CLI/CLI.hpp"
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/progress.h"
+#include "lib/inputs/python_env.h"
 #include "lib/report/text_util.h"
 
 namespace abicheck::cli {
@@ -37,17 +37,6 @@ struct GateScope {
   bool empty() const { return only.empty() && ignored.empty(); }
 };
 
-// A distribution name as pip compares them (PEP 503): case and runs of -_. do not matter.
-std::string NormalizedName(absl::string_view name) {
-  std::string out;
-  for (char c : name) {
-    const bool sep = c == '-' || c == '_' || c == '.';
-    if (sep && !out.empty() && out.back() == '-') continue;
-    out.push_back(sep ? '-' : absl::ascii_tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 // The exit code over import torch and the packages `scope` counts; `say`: a line on what was left
 // out. A --package that names no installed package is a usage error (a gate on nothing passes).
 int GateExitCode(const Invocation& io, const EnvironmentReport& env, const GateScope& scope,
@@ -56,8 +45,8 @@ int GateExitCode(const Invocation& io, const EnvironmentReport& env, const GateS
     return ExitCodeForVerdicts(env.verdict() == Verdict::kFails,
                                env.verdict() == Verdict::kUnknown);
   absl::flat_hash_set<std::string> only, ignored, seen;
-  for (const std::string& n : scope.only) only.insert(NormalizedName(n));
-  for (const std::string& n : scope.ignored) ignored.insert(NormalizedName(n));
+  for (const std::string& n : scope.only) only.insert(NormalizeDistName(n));
+  for (const std::string& n : scope.ignored) ignored.insert(NormalizeDistName(n));
   bool fails = false, unknown = false;
   auto take = [&](const Report& r) {
     fails = fails || r.verdict() == Verdict::kFails;
@@ -67,7 +56,7 @@ int GateExitCode(const Invocation& io, const EnvironmentReport& env, const GateS
   std::vector<std::string> left_out;
   const size_t nb = env.matrix.builds.size();
   for (const EnvironmentPackage& p : env.packages) {
-    const std::string n = NormalizedName(p.name);
+    const std::string n = NormalizeDistName(p.name);
     seen.insert(n);
     if ((!only.empty() && !only.contains(n)) || ignored.contains(n)) {
       left_out.push_back(p.name);
@@ -79,7 +68,7 @@ int GateExitCode(const Invocation& io, const EnvironmentReport& env, const GateS
     }
   }
   for (const std::string& n : scope.only) {
-    if (!seen.contains(NormalizedName(n))) {
+    if (!seen.contains(NormalizeDistName(n))) {
       std::fprintf(io.err, "%s: env --package %s: no such package is installed here\n",
                    io.prog.c_str(), Printable(n).c_str());
       return kExitUsage;
