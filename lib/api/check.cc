@@ -468,8 +468,11 @@ void LeaveOutTheModule(const InputFile& mod, const std::vector<std::string>& giv
   for (const std::string& g : given) {
     if (std::filesystem::equivalent(g, mod.path, ec)) return;
   }
+  // The file identity each mapped input already holds (no stat per provider).
+  const std::optional<FileId> id = mod.blob ? mod.blob->file_id() : std::nullopt;
   for (auto it = providers->begin(); it != providers->end();) {
-    if (it->path != mod.path && !std::filesystem::equivalent(it->path, mod.path, ec)) {
+    const bool same = it->path == mod.path || (id && it->blob && it->blob->file_id() == id);
+    if (!same) {
       ++it;
       continue;
     }
