@@ -245,6 +245,32 @@ TEST(CliTest, OptionTypoSuggestsAndSubcommandVersion) {
       << out;
 }
 
+// A virtualenv at `venv` (Python 3.12) laid out as pip lays it out: each distribution's files
+// copied to their places under site-packages, with its METADATA and a RECORD listing them.
+struct Distribution {
+  std::string name, version;
+  std::vector<std::pair<std::string, std::string>> files;  // source file, path under site-packages
+};
+void WriteVenv(const fs::path& venv, const std::vector<Distribution>& dists) {
+  const fs::path site = venv / "lib/python3.12/site-packages";
+  fs::remove_all(venv);
+  fs::create_directories(site);
+  std::ofstream(venv / "pyvenv.cfg") << "version_info = 3.12.1\n";
+  for (const Distribution& d : dists) {
+    std::string dir = d.name, record;
+    std::replace(dir.begin(), dir.end(), '-', '_');
+    const fs::path info = site / (dir + "-" + d.version + ".dist-info");
+    fs::create_directories(info);
+    for (const auto& [from, rel] : d.files) {
+      fs::create_directories((site / rel).parent_path());
+      fs::copy_file(from, site / rel);
+      record += rel + ",,\n";
+    }
+    std::ofstream(info / "METADATA") << "Name: " << d.name << "\nVersion: " << d.version << "\n";
+    std::ofstream(info / "RECORD") << record;
+  }
+}
+
 // Issue 36 item 3: SARIF says against which build each result was found. With two failing
 // builds (the headline's libc10_cuda.so as a file and in a directory) and one that loads, every
 // result names its build, in a property and in its message, and each failing build has its own.
@@ -341,22 +367,9 @@ TEST(CliTest, EnvPackageAndIgnoreScopeTheGate) {
                             std::string(ABICHECK_GOLDEN_OUT) + "/env_scope", &sc))
       << sc.log;
   const fs::path venv = fs::path(sc.out) / "venv";
-  const fs::path site = venv / "lib/python3.12/site-packages";
-  fs::remove_all(venv);
-  for (const char* d : {"torch/lib", "torch-2.10.0.dist-info", "sgl_kernel",
-                        "sgl_kernel-0.3.21.dist-info", "fine", "fine-1.0.dist-info"})
-    fs::create_directories(site / d);
-  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
-  write(venv / "pyvenv.cfg", "version_info = 3.12.1\n");
-  fs::copy_file(sc.providers[0], site / "torch/lib/libc10_cuda.so");
-  write(site / "torch-2.10.0.dist-info/METADATA", "Name: torch\nVersion: 2.10.0\n");
-  write(site / "torch-2.10.0.dist-info/RECORD", "torch/lib/libc10_cuda.so,,\n");
-  fs::copy_file(sc.module, site / "sgl_kernel/common_ops.abi3.so");
-  write(site / "sgl_kernel-0.3.21.dist-info/METADATA", "Name: sgl-kernel\nVersion: 0.3.21\n");
-  write(site / "sgl_kernel-0.3.21.dist-info/RECORD", "sgl_kernel/common_ops.abi3.so,,\n");
-  fs::copy_file(sc.providers[0], site / "fine/libfine.so");
-  write(site / "fine-1.0.dist-info/METADATA", "Name: fine\nVersion: 1.0\n");
-  write(site / "fine-1.0.dist-info/RECORD", "fine/libfine.so,,\n");
+  WriteVenv(venv, {{"torch", "2.10.0", {{sc.providers[0], "torch/lib/libc10_cuda.so"}}},
+                   {"sgl-kernel", "0.3.21", {{sc.module, "sgl_kernel/common_ops.abi3.so"}}},
+                   {"fine", "1.0", {{sc.providers[0], "fine/libfine.so"}}}});
   const std::string env = Tool() + " env " + ShellQuote(venv.string());
   std::string out;
   EXPECT_EQ(RunShell(env, &out), 1) << out;
@@ -406,18 +419,8 @@ TEST(CliTest, EnvAllListsEveryProblemOfACause) {
       << sc.log;
   if (sc.skipped) GTEST_SKIP() << sc.log;
   const fs::path venv = fs::path(sc.out) / "venv";
-  const fs::path site = venv / "lib/python3.12/site-packages";
-  fs::remove_all(venv);
-  for (const char* d : {"torch/lib", "torch-2.10.0.dist-info", "modpkg", "modpkg-1.0.dist-info"})
-    fs::create_directories(site / d);
-  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
-  write(venv / "pyvenv.cfg", "version_info = 3.12.1\n");
-  fs::copy_file(sc.providers[0], site / "torch/lib/libcudart.so.13");
-  write(site / "torch-2.10.0.dist-info/METADATA", "Name: torch\nVersion: 2.10.0\n");
-  write(site / "torch-2.10.0.dist-info/RECORD", "torch/lib/libcudart.so.13,,\n");
-  fs::copy_file(sc.module, site / "modpkg/mod.so");
-  write(site / "modpkg-1.0.dist-info/METADATA", "Name: modpkg\nVersion: 1.0\n");
-  write(site / "modpkg-1.0.dist-info/RECORD", "modpkg/mod.so,,\n");
+  WriteVenv(venv, {{"torch", "2.10.0", {{sc.providers[0], "torch/lib/libcudart.so.13"}}},
+                   {"modpkg", "1.0", {{sc.module, "modpkg/mod.so"}}}});
   auto count = [](const std::string& text, const std::string& what) {
     size_t n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
