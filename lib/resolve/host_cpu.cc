@@ -7,6 +7,7 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <dlfcn.h>
 // glibc's header is C and declares its functions `_Bool`, which g++ takes as an extension and
 // clang's C++ does not know.
 #if defined(__clang__)
@@ -30,8 +31,20 @@ constexpr unsigned long kAtPlatform = 15;  // AT_PLATFORM  NOLINT(runtime/int)
 // Whether ld.so of this process found `feature` usable (CPU_FEATURE_USABLE_P): the bits glibc
 // computed at start-up from CPUID, XCR0 and GLIBC_TUNABLES (<sys/platform/x86.h>, glibc 2.33+),
 // read from memory. Executing CPUID again would cost a trap to the hypervisor per leaf in a VM,
-// and would miss the tunables that the process importing the module sees too.
-#define ABICHECK_USABLE(feature) CPU_FEATURE_ACTIVE(feature)
+// and would miss the tunables that the process importing the module sees too. The function is
+// found at run time, not linked: the portable build runs on glibc 2.28 (docs/portable.md), whose
+// loader has no glibc-hwcaps and no such function; there CPUID answers (X86FeatureByCpuid).
+#define ABICHECK_USABLE(feature) X86FeatureUsable(x86_cpu_##feature)
+
+using FeatureLeafFn = const cpuid_feature* (*)(unsigned);
+
+bool X86FeatureUsable(unsigned index) {
+  static const auto leaf =
+      reinterpret_cast<FeatureLeafFn>(::dlsym(RTLD_DEFAULT, "__x86_get_cpuid_feature_leaf"));
+  if (leaf == nullptr) return X86FeatureByCpuid(index);
+  const cpuid_feature* f = leaf(index / 128);
+  return (f->active_array[(index % 128) / 32] & (1u << (index % 32))) != 0;
+}
 
 // init_cpu_features' arch_kind_intel: the vendor string of CPUID leaf 0, the one leaf glibc
 // does not publish.
@@ -119,6 +132,37 @@ HostCpu Compute(uint16_t machine) {
 }
 
 }  // namespace
+
+bool X86FeatureByCpuid(unsigned index) {
+#if defined(__x86_64__)
+  // glibc's index: (leaf * 4 + register) * 32 + bit, leaves CPUID_INDEX_1, _7, _80000001.
+  static constexpr unsigned kLeaf[] = {1, 7, 0x80000001};
+  const unsigned which = index / 128;
+  if (which >= 3) return false;
+  unsigned r[4] = {};
+  if (!__get_cpuid_count(kLeaf[which], 0, &r[0], &r[1], &r[2], &r[3])) return false;
+  const unsigned reg = index % 128 / 32, bit = index % 32;
+  if ((r[reg] & (1u << bit)) == 0) return false;
+  // init_cpu_features' update_active: a VEX or EVEX feature is usable only where the OS saves its
+  // registers. AVX, FMA, F16C (leaf 1 ECX 28, 12, 29) and AVX2 (leaf 7 EBX 5) need XCR0's SSE and
+  // AVX state; AVX-512 F, DQ, IFMA, PF, ER, CD, BW, VL (leaf 7 EBX 16, 17, 21, 26-28, 30, 31) also
+  // the opmask and ZMM state, and AVX512F itself.
+  constexpr uint32_t kAvx512Ebx = (1u << 16) | (1u << 17) | (1u << 21) | (1u << 26) | (1u << 27) |
+                                  (1u << 28) | (1u << 30) | (1u << 31);
+  const bool vex = (which == 0 && reg == 2 && (bit == 28 || bit == 12 || bit == 29)) ||
+                   (which == 1 && reg == 1 && bit == 5);
+  const bool avx512 = which == 1 && reg == 1 && ((kAvx512Ebx >> bit) & 1) != 0;
+  if (!vex && !avx512) return true;
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || (c & (1u << 27)) == 0) return false;  // OSXSAVE
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 6) != 6) return false;
+  return !avx512 || ((lo & 0xe0) == 0xe0 && (r[1] & (1u << 16)) != 0);
+#else
+  return false;
+#endif
+}
 
 std::string X86IsaLevelName(uint32_t isa_bits) {
   if (isa_bits & 8) return "x86-64-v4";

@@ -28,6 +28,10 @@ struct HostCpu {
 // the machine's generic platform name).
 const HostCpu& HostCpuFor(uint16_t machine);
 
+// Whether CPUID (and XCR0) say feature `index` (glibc's x86_cpu_* numbering) is usable: what
+// HostCpuFor reads where glibc is older than 2.33 and publishes no feature bits of its own.
+bool X86FeatureByCpuid(unsigned index);
+
 // The x86-64 levels (x86-64-v2, v3, v4) in `isa_bits`, for messages: "x86-64-v3".
 std::string X86IsaLevelName(uint32_t isa_bits);
 
