@@ -52,6 +52,14 @@ struct LibZip {
 
 const absl::StatusOr<LibZip>& LoadLibZip() {
   static const absl::StatusOr<LibZip> lib = []() -> absl::StatusOr<LibZip> {
+#ifdef ABICHECK_LIBZIP_LINKED
+    // The portable build (docs/portable.md) links a static libzip: the host may have none.
+    LibZip z;
+#define ABICHECK_ZIP_LINK(name) z.name = &::zip_##name;
+    ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_LINK)
+#undef ABICHECK_ZIP_LINK
+    return z;
+#else
     void* h = ::dlopen(ABICHECK_LIBZIP_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) {
       return absl::UnavailableError(absl::StrCat("reading zip archives needs libzip (",
@@ -66,6 +74,7 @@ const absl::StatusOr<LibZip>& LoadLibZip() {
     ABICHECK_ZIP_FUNCTIONS(ABICHECK_ZIP_LOAD)
 #undef ABICHECK_ZIP_LOAD
     return z;
+#endif
   }();
   return lib;
 }

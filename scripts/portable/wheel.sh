@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the portable wheel (docs/portable.md): scripts/portable/deps.sh's dependencies, Zig's
+# compiler for glibc 2.28 (cmake/zig-toolchain.cmake), scikit-build-core from the repository,
+# then auditwheel's manylinux_2_28 tag.
+#   scripts/portable/wheel.sh [OUT_DIR]   (default dist/) -> prints the wheel's path
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$(realpath -m "${1:-$root/dist}")
+cache=${ABICHECK_PORTABLE_CACHE:-$HOME/.cache/abicheck-portable}
+prefix=$("$root/scripts/portable/deps.sh" x86_64) || exit $?
+tools=$cache/tools
+export ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache
+export CMAKE_TOOLCHAIN_FILE=$root/cmake/zig-toolchain.cmake ABICHECK_PORTABLE_PREFIX=$prefix
+raw=$(mktemp -d)
+trap 'rm -rf "$raw"' EXIT
+# --no-build-isolation: scikit-build-core comes from the toolchain venv (pinned, cached), so the
+# build fetches nothing; build-dir keeps the compile incremental between runs.
+(cd "$root" && "$tools/bin/pip" wheel --no-build-isolation --no-deps --disable-pip-version-check -q \
+   -w "$raw" . >&2)
+mkdir -p "$out"
+PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat manylinux_2_28_x86_64 -w "$out" \
+  "$raw"/abicheck_loader-*.whl >&2
+ls -t "$out"/abicheck_loader-*manylinux*.whl | head -1
