@@ -4,8 +4,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev lld
       libabsl-dev llvm-14-dev libiberty-dev libgtest-dev libgmock-dev libbenchmark-dev
       libzip-dev zipcmp zipmerge ziptool libisal-dev liblz4-dev nlohmann-json3-dev libcli11-dev
-      libcurl4-openssl-dev nasm
-      python3 python3-jsonschema
+      libcurl4-openssl-dev nasm binutils-aarch64-linux-gnu qemu-user-static libc6-arm64-cross
+      python3 python3-jsonschema python3-yaml
       binutils file clang-format clang-tidy abigail-tools)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -98,9 +98,25 @@ printf 'prefix=%s\nName: lz4\nDescription: lz4\nVersion: 1.9.4\nLibs: -L${prefix
 
 log "ISA-L"
 unpack libisal isal
-if [ "$arch" = x86_64 ]; then isal_arch=(host_cpu=x86_64 arch=); else isal_arch=(host_cpu=aarch64 arch=aarch64); fi
+if [ "$arch" = x86_64 ]; then
+  isal_arch=(host_cpu=x86_64 arch=)  # nasm (Debian) assembles the x86 kernels
+else
+  # ISA-L 2.30's aarch64 kernels are written for GNU as (clang's assembler rejects some operand
+  # forms): Zig's clang preprocesses them, Debian's binutils-aarch64-linux-gnu assembles.
+  cat > "$prefix/bin/zas" <<ZAS
+#!/bin/sh
+out= in= flags=
+while [ \$# -gt 0 ]; do
+  case "\$1" in -o) out=\$2; shift ;; -c) ;; *.S) in=\$1 ;; *) flags="\$flags \$1" ;; esac
+  shift
+done
+"$CC" -E -D__ASSEMBLY__ \$flags "\$in" | aarch64-linux-gnu-as -o "\$out"
+ZAS
+  chmod +x "$prefix/bin/zas"
+  isal_arch=(host_cpu=aarch64 arch=aarch64 AS="$prefix/bin/zas")
+fi
 make -C "$work/isal" -f Makefile.unx -j"$(nproc)" bin/isa-l.a CC="$CC" AR="$AR" "${isal_arch[@]}" \
-  CFLAGS_="$cflags" CFLAGS_aarch64="$cflags" DEBUG= DEBUG_nasm= >&2 2>/dev/null
+  CFLAGS_="$cflags" CFLAGS_aarch64="$cflags" DEBUG= DEBUG_nasm= >&2
 cp "$work/isal/bin/isa-l.a" "$prefix/lib/libisal.a"
 mkdir -p "$prefix/include/isa-l" && cp "$work"/isal/include/*.h "$prefix/include/isa-l/"
 printf 'prefix=%s\nName: libisal\nDescription: ISA-L\nVersion: 2.30.0\nLibs: -L${prefix}/lib -lisal\nCflags: -I${prefix}/include\n' \
@@ -136,6 +152,8 @@ cmake_dep cli11 -DCLI11_BUILD_TESTS=OFF -DCLI11_BUILD_EXAMPLES=OFF -DCLI11_BUILD
 
 log "abseil"
 unpack abseil absl
+# Zig reads -march as a CPU name: say abseil's AES flags for aarch64 in its own words.
+sed -i 's/-march=armv8-a+crypto/-mcpu=generic+aes/' "$work/absl/absl/copts/GENERATED_AbseilCopts.cmake"
 cmake_dep absl -DCMAKE_CXX_STANDARD=20 -DABSL_PROPAGATE_CXX_STD=ON -DBUILD_TESTING=OFF
 
 rm -rf "$work"

@@ -2,12 +2,16 @@
 # Builds the portable wheel (docs/portable.md): scripts/portable/deps.sh's dependencies, Zig's
 # compiler for glibc 2.28 (cmake/zig-toolchain.cmake), scikit-build-core from the repository,
 # then auditwheel's manylinux_2_28 tag.
-#   scripts/portable/wheel.sh [OUT_DIR]   (default dist/) -> prints the wheel's path
+#   scripts/portable/wheel.sh [OUT_DIR [ARCH]]   (default dist/, x86_64; or aarch64, cross-built)
+#   -> prints the wheel's path
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "${1:-$root/dist}")
+arch=${2:-x86_64}
 cache=${ABICHECK_PORTABLE_CACHE:-$HOME/.cache/abicheck-portable}
-prefix=$("$root/scripts/portable/deps.sh" x86_64) || exit $?
+prefix=$("$root/scripts/portable/deps.sh" "$arch") || exit $?
+# The wheel's platform tag names the target, not this machine (scikit-build-core reads it here).
+export _PYTHON_HOST_PLATFORM=linux-$arch
 tools=$cache/tools
 export ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache
 export CMAKE_TOOLCHAIN_FILE=$root/cmake/zig-toolchain.cmake ABICHECK_PORTABLE_PREFIX=$prefix
@@ -18,6 +22,7 @@ trap 'rm -rf "$raw"' EXIT
 (cd "$root" && "$tools/bin/pip" wheel --no-build-isolation --no-deps --disable-pip-version-check -q \
    -w "$raw" . >&2)
 mkdir -p "$out"
-PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat manylinux_2_28_x86_64 -w "$out" \
+plat=manylinux_2_28_$arch; [ "$arch" = "$(uname -m)" ] || plat=auto  # auditwheel names only the host's arch
+PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat "$plat" -w "$out" \
   "$raw"/abicheck_loader-*.whl >&2
-ls -t "$out"/abicheck_loader-*manylinux*.whl | head -1
+ls -t "$out"/abicheck_loader-*manylinux*"$arch".whl | head -1

@@ -2,7 +2,8 @@
 # The portable wheel (docs/portable.md), as a user gets it: built by scripts/portable/wheel.sh,
 # classified by auditwheel, checked by abicheck itself for what it needs of the host, installed
 # with pip into a fresh virtualenv, then the headline demo through the program on PATH and
-# through the Python API.  portable.sh WORK_DIR   (exit 77: PyPI or Debian's archive unreachable)
+# through the Python API, and the GitHub action installing the wheel.
+#   portable.sh WORK_DIR   (exit 77: PyPI or Debian's archive unreachable)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(realpath -m "$1")
@@ -93,3 +94,5 @@ echo "python: $out"
 [ "$out" = "fails 1 c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool)" ] ||
   fail "the Python API answered '$out'"
 "$work/venv/bin/python" "$root/tests/install/python_api.py" "$fx"
+# The GitHub action installing this wheel with pip, as a job would.
+"$root/tests/install/action_test.sh" "$work/action" "$wheel"
