@@ -19,7 +19,7 @@ namespace {
 
 #if defined(__x86_64__)
 TEST(HostCpuTest, CpuidFallbackAgreesWithGlibcOnEveryFeatureTheLevelsUse) {
-#define ABICHECK_SAME(name)                                                        \
+#define ABICHECK_SAME(name) \
   EXPECT_EQ(X86FeatureByCpuid(x86_cpu_##name), CPU_FEATURE_ACTIVE(name) != 0) << #name;
   ABICHECK_SAME(CMPXCHG16B)
   ABICHECK_SAME(LAHF64_SAHF64)
