@@ -50,7 +50,7 @@ struct OutputOptions {
   std::string output;  // a file, or stdout
   std::string color = "auto";
   bool quiet = false;
-  bool summary = false;  // check --against, env: --summary (text)
+  bool summary = false;  // check --against, env, diff: --summary (text)
   // Adds --format (from `formats`), -o/--output, -q/--quiet and --color to `app`.
   void AddTo(CLI::App& app, const std::vector<std::string>& formats);
   FILE* terminal = stdout;  // where a report goes without -o (Invocation::out)

@@ -290,6 +290,12 @@ absl::StatusOr<std::string> RenderFor(const EnvironmentReport& env, const Output
   return Render(env, out.render(all));
 }
 
+template <>
+absl::StatusOr<std::string> RenderFor(const AbiDiff& diff, const OutputOptions& out, bool all) {
+  if (out.format == "text") return RenderDiffText(diff, out.color_on(), all, out.summary);
+  return Render(diff, out.render(all));
+}
+
 }  // namespace
 
 template <typename Result>

@@ -1,10 +1,15 @@
 // abicheck diff's text and JSON.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "lib/report/json_report.h"
 #include "lib/report/render.h"
 #include "lib/report/text_util.h"
@@ -12,7 +17,55 @@
 
 namespace abicheck {
 
-std::string RenderDiffText(const AbiDiff& diff, bool color) {
+std::string StdTemplateOf(absl::string_view name) {
+  for (absl::string_view prefix : {"typeinfo for ", "typeinfo name for ", "vtable for ", "VTT for ",
+                                   "construction vtable for ", "guard variable for ",
+                                   "non-virtual thunk to ", "virtual thunk to "}) {
+    if (absl::ConsumePrefix(&name, prefix)) break;
+  }
+  // A function template's demangled name starts with its return type: the entity's name begins
+  // after the last space outside <> and () before its parameter list.
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '<' || c == '(') {
+      if (c == '(' && depth == 0) break;
+      ++depth;
+    } else if ((c == '>' || c == ')') && depth > 0) {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      start = i + 1;
+    }
+  }
+  name.remove_prefix(start);
+  if (!absl::StartsWith(name, "std::") && !absl::StartsWith(name, "__gnu_cxx::")) return "";
+  const size_t open = name.find('<');
+  if (open == absl::string_view::npos) return "";
+  const absl::string_view head = name.substr(0, open);
+  if (absl::EndsWith(head, "operator")) return "";  // std::operator<<, not a template's instance
+  return std::string(head);
+}
+
+namespace {
+
+// A library's label in the table: the path inside its build (after a wheel's '!'), once when the
+// old and the new one have the same.
+std::string LibraryLabel(const LibraryDiff& l) {
+  auto inner = [](const std::string& p) -> std::string {
+    if (p.empty()) return "(none)";
+    const size_t bang = p.rfind('!');
+    return Printable(bang == std::string::npos ? p : p.substr(bang + 1));
+  };
+  const std::string a = inner(l.old_library), b = inner(l.new_library);
+  return a == b ? a : absl::StrCat(a, " -> ", b);
+}
+
+}  // namespace
+
+// Long: the totals, the table, the changed signatures and each library's details are one text
+// whose parts share the counts and the color helpers.
+std::string RenderDiffText(const AbiDiff& diff, bool color, bool all, bool summary) {
   auto red = [&](const std::string& s) {
     return color ? absl::StrCat("\x1b[31m", s, "\x1b[0m") : s;
   };
@@ -20,20 +73,51 @@ std::string RenderDiffText(const AbiDiff& diff, bool color) {
     return color ? absl::StrCat("\x1b[32m", s, "\x1b[0m") : s;
   };
   std::string out;
-  size_t removed = 0, added = 0, changed = 0;
+  size_t removed = 0, added = 0, changed = 0, sonames = 0;
   for (const LibraryDiff& l : diff.libraries) {
     removed += l.removed.size();
     added += l.added.size();
     changed += l.changed.size();
+    sonames += !l.new_soname.empty();
   }
-  size_t sonames = 0;
-  for (const LibraryDiff& l : diff.libraries) sonames += !l.new_soname.empty();
   absl::StrAppendFormat(
       &out, "%s -> %s: %s%d removed, %d changed, %d added%s\n", Printable(diff.old_build),
       Printable(diff.new_build),
       sonames ? absl::StrCat(sonames, sonames == 1 ? " soname" : " sonames", " changed, ") : "",
       removed, changed, added,
       diff.breaking() ? " (breaking: modules built against the old build may not load)" : "");
+  if (diff.libraries.empty()) return out;
+  // The table: one row per library, then the changed signatures (standard-library template
+  // instances aside), the first 20 of them.
+  absl::StrAppend(&out, "\n  removed  changed    added  library\n");
+  std::vector<const ExportChange*> signatures;
+  for (const LibraryDiff& l : diff.libraries) {
+    absl::StrAppendFormat(&out, "  %7d  %7d  %7d  %s%s\n", l.removed.size(), l.changed.size(),
+                          l.added.size(), LibraryLabel(l),
+                          l.new_soname.empty()
+                              ? ""
+                              : absl::StrCat("  (soname ", Printable(l.old_soname), " -> ",
+                                             Printable(l.new_soname), ")"));
+    for (const ExportChange& c : l.changed) {
+      if (StdTemplateOf(c.demangled).empty()) signatures.push_back(&c);
+    }
+  }
+  constexpr size_t kSignatures = 20;
+  if (!signatures.empty()) {
+    absl::StrAppend(&out, "\nchanged signatures",
+                    signatures.size() > kSignatures
+                        ? absl::StrCat(" (", kSignatures, " of ", signatures.size(), ")")
+                        : "",
+                    ":\n");
+    for (size_t i = 0; i < signatures.size() && i < kSignatures; ++i) {
+      const ExportChange& c = *signatures[i];
+      std::vector<std::string> what;
+      for (const Difference& d : c.differences) what.push_back(DifferenceText(d));
+      absl::StrAppend(&out, "  ", Printable(c.demangled), "\n      ",
+                      Printable(absl::StrJoin(what, "; ")), "\n");
+    }
+  }
+  if (summary) return out;
   for (const LibraryDiff& l : diff.libraries) {
     absl::StrAppend(&out, "\n", Printable(l.old_library.empty() ? "(none)" : l.old_library), " -> ",
                     Printable(l.new_library.empty() ? "(none)" : l.new_library), "\n");
@@ -65,16 +149,45 @@ std::string RenderDiffText(const AbiDiff& diff, bool color) {
                  ? absl::StrCat(Printable(demangled), "  [", Printable(symbol), "]")
                  : Printable(demangled);
     };
+    // Standard-library template instances, counted per kind and by template, unless --all.
+    size_t folded[3] = {0, 0, 0};
+    std::vector<std::string> templates;
+    auto fold = [&](const ExportChange& c, int kind) {
+      if (all) return false;
+      std::string t = StdTemplateOf(c.demangled);
+      if (t.empty()) return false;
+      ++folded[kind];
+      if (std::find(templates.begin(), templates.end(), t) == templates.end())
+        templates.push_back(std::move(t));
+      return true;
+    };
     for (const ExportChange& c : l.changed) {
+      if (fold(c, 1)) continue;
       absl::StrAppend(&out, "  ", red("changed"), ": ", name(c.demangled, c.symbol),
                       "\n       now: ", name(c.new_demangled, c.new_symbol), "\n");
       for (const Difference& d : c.differences)
         absl::StrAppend(&out, "            ", Printable(DifferenceText(d)), "\n");
     }
-    for (const ExportChange& c : l.removed)
-      absl::StrAppend(&out, "  ", red("removed"), ": ", name(c.demangled, c.symbol), "\n");
-    for (const ExportChange& c : l.added)
-      absl::StrAppend(&out, "  ", green("added"), ":   ", name(c.demangled, c.symbol), "\n");
+    for (const ExportChange& c : l.removed) {
+      if (!fold(c, 0))
+        absl::StrAppend(&out, "  ", red("removed"), ": ", name(c.demangled, c.symbol), "\n");
+    }
+    for (const ExportChange& c : l.added) {
+      if (!fold(c, 2))
+        absl::StrAppend(&out, "  ", green("added"), ":   ", name(c.demangled, c.symbol), "\n");
+    }
+    if (!templates.empty()) {
+      std::sort(templates.begin(), templates.end());
+      const std::vector<std::string> shown(
+          templates.begin(), templates.begin() + std::min<ptrdiff_t>(ssize(templates), 4));
+      absl::StrAppend(&out, "  + standard-library template instances: ", folded[0], " removed, ",
+                      folded[1], " changed, ", folded[2], " added (",
+                      Printable(absl::StrJoin(shown, "<...>, ")), "<...>",
+                      templates.size() > shown.size()
+                          ? absl::StrCat(", ", templates.size() - shown.size(), " more")
+                          : "",
+                      "; --all lists them)\n");
+    }
   }
   return out;
 }

@@ -96,7 +96,7 @@ absl::StatusOr<std::string> Render(const EnvironmentReport& env, const RenderOpt
 absl::StatusOr<std::string> Render(const AbiDiff& diff, const RenderOptions& options) {
   switch (options.format) {
     case Format::kText:
-      return RenderDiffText(diff, options.color);
+      return RenderDiffText(diff, options.color, options.all);
     case Format::kJson:
       return RenderDiffJson(diff);
     case Format::kSarif:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/string_view.h"
 
 namespace abicheck {
 
@@ -44,7 +45,16 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool
 std::vector<std::string> SharedWarnings(const std::vector<const Report*>& reports);
 std::string RenderEnvironmentJson(const EnvironmentReport& env);
 
-std::string RenderDiffText(const AbiDiff& diff, bool color);
+// `diff`'s text: the totals, a table of the libraries (removed / changed / added / soname) and
+// the changed signatures, then (unless `summary`) every change by library, with the instances of
+// standard-library templates each library exports (std::_Hashtable<...>::..., typeinfo for
+// std::vector<...>) folded into one line per library unless `all`: the compiler emits them
+// wherever a library uses the template, they are rarely the API a module was built against.
+std::string RenderDiffText(const AbiDiff& diff, bool color, bool all = false, bool summary = false);
+// "std::vector" for an export that is an instance of a standard-library template (the name
+// demangled: a member or specialization of std::X<...> or __gnu_cxx::X<...>, its typeinfo,
+// vtable or guard), else "".
+std::string StdTemplateOf(absl::string_view demangled);
 std::string RenderDiffJson(const AbiDiff& diff);
 
 }  // namespace abicheck

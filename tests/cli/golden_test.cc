@@ -355,6 +355,21 @@ TEST(CliTest, WheelMemberIsAPathEverywhere) {
   EXPECT_NE(out.find("parameter 4: int → unsigned int"), std::string::npos) << out;
   EXPECT_EQ(RunShell(Tool() + " gpu " + mod, &out), 0) << out;
   EXPECT_EQ(RunShell(Tool() + " diff " + lib + " " + ShellQuote(sc.providers[0]), &out), 0) << out;
+  // diff --filter scopes the listing and the exit code; an invalid expression is a usage error.
+  const std::string old_new =
+      ShellQuote(sc.out + "/old/libc10_cuda.so") + " " + ShellQuote(sc.providers[0]);
+  EXPECT_EQ(RunShell(Tool() + " diff " + old_new, &out), 1) << out;
+  EXPECT_EQ(RunShell(Tool() + " diff " + old_new + " --filter 'c10::cuda::' --summary", &out), 1)
+      << out;
+  EXPECT_NE(out.find("changed signatures:\n  c10::cuda::c10_cuda_check_implementation(int, char "
+                     "const*, char const*, int, bool)\n      parameter 4: int → unsigned int\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " diff " + old_new + " --filter '^at::' --filter 'torch'", &out), 0)
+      << out;
+  EXPECT_NE(out.find(": 0 removed, 0 changed, 0 added\n"), std::string::npos) << out;
+  EXPECT_EQ(RunShell(Tool() + " diff " + old_new + " --filter '('", &out), 2) << out;
+  EXPECT_NE(out.find("--filter '(': not a regular expression"), std::string::npos) << out;
   EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(whl + "!nope.so") + " x.so", &out), 3);
   EXPECT_NE(out.find("!nope.so: no shared object of that name in "), std::string::npos) << out;
 }

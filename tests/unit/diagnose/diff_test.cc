@@ -20,6 +20,7 @@ using ::abicheck::testing::ElfBuilder;
 using ::abicheck::testing::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace ::abicheck::testing;  // NOLINT: the shared test inputs
 
 TEST(DiffTest, RemovedChangedAdded) {
@@ -163,6 +164,60 @@ TEST(DiffTest, SonameVersionsAndNeededChangesAreReported) {
   EXPECT_TRUE(diff->breaking());
   EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("version removed: V1"));
   EXPECT_THAT(RenderDiffText(*diff, false), HasSubstr("needs now: libcudart.so.13"));
+}
+
+// Issue 36 item 1: the instances of standard-library templates a library exports are named by
+// their template; nothing else is.
+TEST(DiffTest, StdTemplateOfNamesTheTemplate) {
+  EXPECT_EQ(StdTemplateOf("std::vector<int, std::allocator<int> >::push_back(int const&)"),
+            "std::vector");
+  EXPECT_EQ(StdTemplateOf("void std::vector<int, std::allocator<int> >::_M_realloc_insert<int "
+                          "const&>(__gnu_cxx::__normal_iterator<int*, std::vector<int, "
+                          "std::allocator<int> > >, int const&)"),
+            "std::vector");
+  EXPECT_EQ(StdTemplateOf("typeinfo for std::_Sp_counted_ptr_inplace<c10::Foo, "
+                          "std::allocator<c10::Foo>, (__gnu_cxx::_Lock_policy)2>"),
+            "std::_Sp_counted_ptr_inplace");
+  EXPECT_EQ(StdTemplateOf("std::__detail::_Map_base<int, std::pair<int const, int> >::at(int)"),
+            "std::__detail::_Map_base");
+  EXPECT_EQ(StdTemplateOf("__gnu_cxx::__stoa<long, long, char, int>(long (*)(char const*))"),
+            "__gnu_cxx::__stoa");
+  EXPECT_EQ(StdTemplateOf("std::operator<<(std::basic_ostream<char, std::char_traits<char> >&, "
+                          "c10::Device)"),
+            "");
+  EXPECT_EQ(StdTemplateOf("c10::impl::Foo<std::vector<int> >::bar()"), "");
+  EXPECT_EQ(StdTemplateOf("std::terminate()"), "");
+  EXPECT_EQ(StdTemplateOf("at::Tensor std::vector_like(int)"), "");
+}
+
+// The text: the totals, the table of libraries, the changed signatures; then the details, where
+// standard-library template instances fold into one line per library unless `all`; `summary`
+// stops before the details.
+TEST(DiffTest, TheTextFoldsStandardLibraryInstancesAndSummarizesFirst) {
+  TempDir d;
+  d.Write("old.so", Lib("libx.so.1", {"_ZNSt6vectorIiSaIiEE9push_backERKi", "_ZTISt6vectorIiSaIiEE",
+                                      "_Z3addii", "gone"}));
+  d.Write("new.so", Lib("libx.so.1", {"_Z3addij", "fresh"}));
+  absl::StatusOr<AbiDiff> diff = DiffBuilds(d.path() + "/old.so", d.path() + "/new.so");
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  const std::string text = RenderDiffText(*diff, false);
+  EXPECT_THAT(text, HasSubstr("  removed  changed    added  library\n"
+                              "        3        1        1  "));
+  EXPECT_THAT(text, HasSubstr("changed signatures:\n  add(int, int)\n"
+                              "      parameter 2: int → unsigned int\n"));
+  EXPECT_THAT(text, HasSubstr("  removed: gone\n"));
+  EXPECT_THAT(text, HasSubstr("  + standard-library template instances: 2 removed, 0 changed, 0 "
+                              "added (std::vector<...>; --all lists them)\n"));
+  EXPECT_THAT(text, Not(HasSubstr("push_back")));
+  const std::string all = RenderDiffText(*diff, false, /*all=*/true);
+  EXPECT_THAT(all, HasSubstr("  removed: std::vector<int, std::allocator<int> >::push_back(int "
+                             "const&)\n"));
+  EXPECT_THAT(all, HasSubstr("  removed: typeinfo for std::vector<int, std::allocator<int> >\n"));
+  EXPECT_THAT(all, Not(HasSubstr("standard-library template instances")));
+  const std::string summary = RenderDiffText(*diff, false, false, /*summary=*/true);
+  EXPECT_THAT(summary, HasSubstr("changed signatures:"));
+  EXPECT_THAT(summary, Not(HasSubstr("removed: gone")));
+  EXPECT_TRUE(diff->breaking());
 }
 
 }  // namespace
