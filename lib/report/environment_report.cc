@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "abicheck/abicheck.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -138,6 +139,50 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
   }
 }
 
+// A library torch's wheels or their CUDA wheels ship (torch/lib, nvidia/*/lib, triton): a build
+// of torch can change whether it is there.
+bool TorchOrCudaLibrary(absl::string_view name) {
+  for (absl::string_view prefix : {"libtorch", "libc10", "libcaffe2", "libshm", "libgomp", "libcu",
+                                   "libnv", "libnccl", "libtriton", "libmagma"}) {
+    if (absl::StartsWith(name, prefix)) return true;
+  }
+  return false;
+}
+
+// With one build there is no second column to show that a failure is the same whatever torch
+// is: say it of a package whose every failing module misses only libraries that neither torch
+// nor CUDA ships (issue 36 item 8: torchcodec without FFmpeg), and how to scope the gate.
+std::string TorchIndependentLines(const EnvironmentReport& env) {
+  if (env.matrix.builds.size() != 1) return "";  // several: the recommendation says it
+  std::string out;
+  for (const EnvironmentPackage& p : env.packages) {
+    std::vector<std::string> missing;
+    bool independent = false;
+    for (size_t row : p.modules) {
+      if (row >= env.matrix.cells.size()) continue;
+      const Report& r = env.matrix.cells[row].report;
+      if (r.verdict() != Verdict::kFails) continue;
+      independent = true;
+      for (const Problem& q : r.problems) {
+        if (q.kind != ProblemKind::kMissingLibrary || TorchOrCudaLibrary(q.library)) {
+          independent = false;
+          break;
+        }
+        if (std::find(missing.begin(), missing.end(), q.library) == missing.end())
+          missing.push_back(q.library);
+      }
+      if (!independent) break;
+    }
+    if (!independent || missing.empty()) continue;
+    absl::StrAppend(&out, "note: ", Printable(p.name),
+                    " fails for a reason no torch build changes: it needs ",
+                    Printable(absl::StrJoin(missing, ", ")), ", which neither torch nor CUDA ships",
+                    " (install it, or leave ", Printable(p.name),
+                    " out of the exit code: --ignore ", Printable(p.name), ")\n");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all,
@@ -165,6 +210,7 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool
     absl::StrAppend(&out, "\n", stable);
   for (const Warning& n : env.matrix.notes)
     absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+  out += TorchIndependentLines(env);
   if (summary) {
     std::string failing;
     for (size_t b = 0; b < env.torch_imports.size() && b < labels.size(); ++b) {

@@ -400,6 +400,38 @@ TEST(CliTest, EnvPackageAndIgnoreScopeTheGate) {
       << out;
 }
 
+// Issue 36 item 8: with one build, a package that only misses libraries neither torch nor CUDA
+// ships (torchcodec without FFmpeg) is said to fail whatever torch is, with the --ignore that
+// scopes it out; one that misses a CUDA library (another torch build brings it) is not.
+TEST(CliTest, EnvSaysAFailureNoTorchBuildChanges) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/env_independent", &sc))
+      << sc.log;
+  const fs::path dir(sc.out);
+  std::string out;
+  ASSERT_EQ(RunShell("cd " + ShellQuote(sc.out) +
+                         " && echo 'int f(void){return 0;}' > m.c"
+                         " && cc -shared -fPIC -o libavutil.so.58 -Wl,-soname,libavutil.so.58 m.c"
+                         " && cc -shared -fPIC -o libcudart.so.12 -Wl,-soname,libcudart.so.12 m.c"
+                         " && cc -shared -fPIC -o codec.so m.c -Wl,--no-as-needed ./libavutil.so.58"
+                         " && cc -shared -fPIC -o xf.so m.c -Wl,--no-as-needed ./libcudart.so.12",
+                     &out),
+            0)
+      << out;
+  const fs::path venv = dir / "venv";
+  WriteVenv(venv, {{"torch", "2.10.0", {{sc.providers[0], "torch/lib/libc10_cuda.so"}}},
+                   {"codec", "1.0", {{(dir / "codec.so").string(), "codec/_core.so"}}},
+                   {"xf", "1.0", {{(dir / "xf.so").string(), "xf/_C.so"}}}});
+  EXPECT_EQ(RunShell(Tool() + " env " + ShellQuote(venv.string()), &out), 1) << out;
+  EXPECT_NE(out.find("note: codec fails for a reason no torch build changes: it needs "
+                     "libavutil.so.58, which neither torch nor CUDA ships (install it, or leave "
+                     "codec out of the exit code: --ignore codec)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("note: xf fails"), std::string::npos) << out;
+}
+
 // Issue 36 item 14: --summary is the table, the recommendation and one line per failing object
 // (its first error, demangled), not every failing object's report.
 TEST(CliTest, SummaryIsTheTableAndOneLinePerFailure) {
