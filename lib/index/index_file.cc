@@ -315,9 +315,17 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     markers.push_back(*marks);
     libs.push_back(std::move(lib));
   }
+  if (at != toc_size) return corrupt("table of contents: bytes follow its last library");
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<NameBlocks> blocks,
                             NameBlocks::Open(path, *names_section, block_data, base_names,
                                              h->base_names_crc, file, std::move(markers)));
+  uint64_t entries = 0;
+  for (const Lib& lib : libs) entries += lib.ext.entries;
+  if (entries != blocks->record_count()) {
+    return corrupt(
+        absl::StrFormat("table of contents: its libraries have %d entries, the name section %d",
+                        entries, blocks->record_count()));
+  }
   std::vector<InputFile> inputs;
   for (uint32_t l = 0; l < libs.size(); ++l) {
     Lib& lib = libs[l];
@@ -339,9 +347,12 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   std::vector<IndexedBuild> builds;
   for (auto& [name, ids] : build_members) {
     IndexedBuild b{name, {}};
+    std::vector<bool> named(inputs.size());
     for (uint32_t id : ids) {
       if (id >= inputs.size())
         return corrupt(absl::StrFormat("build %s names library %d of %d", name, id, inputs.size()));
+      if (named[id]) return corrupt(absl::StrFormat("build %s names library %d twice", name, id));
+      named[id] = true;
       b.objects.push_back(inputs[id]);
     }
     builds.push_back(std::move(b));

@@ -84,6 +84,8 @@ class NameBlocks final : public ExternalSymbols {
 
   ~NameBlocks() override;
   uint32_t name_count() const { return nnames_; }
+  // Every library's entries in all: the table of contents' per-library counts add up to it.
+  uint32_t record_count() const { return nrecords_; }
 
  private:
   // A decoded block: its names, each with where its entries lie in the shared entry lists

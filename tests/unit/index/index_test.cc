@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/index/index_file.h"
+#include "lib/index/index_layout.h"
 #include "lib/report/render.h"
 #include "tests/support/index_reseal.h"
 #include "tests/unit/test_inputs.h"
@@ -266,6 +267,118 @@ TEST_F(IndexTest, AnotherFormatVersionIsAnError) {
                        absl::StrCat("v1.abix: index format version 1; this abicheck reads version ",
                                     kIndexFormatVersion)));
   EXPECT_EQ(ExitCodeForStatus(r.status()), kExitBadInput);
+}
+
+// Issue 37 item 7: an index edited and re-sealed (every checksum made to match) is held to its
+// structure, not only its checksums: the separators a lookup's binary search trusts, the table of
+// contents' counts and the libraries each build names.
+class IndexStructureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(d_.path() + "/b");
+    std::vector<std::string> names;
+    for (int i = 100; i < 160; ++i) names.push_back(absl::StrCat("n", i));  // 4 blocks of 16
+    d_.Write("b/libtorch.so", Lib("libtorch.so", names));
+    d_.Write("b/libc10.so", Lib("libc10.so", {"c10_only"}));
+    index_ = d_.path() + "/i.abix";
+    ASSERT_TRUE(BuildIndex({d_.path() + "/b"}, {"one"}, index_).ok());
+    module_ = d_.Write("mod.so", Mod({"libtorch.so", "libc10.so"}, {"n120", "n140", "c10_only"}));
+    bytes_ = Read(index_);
+    const ByteReader r({bytes_.data(), bytes_.size()}, false);
+    const index_layout::FileHeader h = *index_layout::DecodeFileHeader(r);
+    toc_ = h.toc_offset;
+    const ByteReader section = *r.Slice(h.names_offset, h.names_size);
+    const index_layout::NameSectionHeader nh = *index_layout::DecodeNameSectionHeader(section);
+    blocks_ = nh.blocks;
+    const uint64_t lists = index_layout::EntryListsOffset(nh);
+    const uint32_t nlists = *section.ReadAt<uint32_t>(lists);
+    const uint32_t list_bytes = *section.ReadAt<uint32_t>(lists + 4 + uint64_t{nlists} * 4);
+    sep_offsets_ = h.names_offset + lists + 4 + (uint64_t{nlists} + 1) * 4 + list_bytes +
+                   (uint64_t{nh.blocks} + 1) * index_layout::kBlockTableEntrySize;
+    sep_bytes_ = sep_offsets_ + (uint64_t{nh.blocks} + 1) * 4;
+  }
+  uint32_t U32(uint64_t at) const {
+    uint32_t v;
+    std::memcpy(&v, &bytes_[at], 4);
+    return v;
+  }
+  // The separator of block b, where it lies in the file.
+  std::pair<uint64_t, std::string> Separator(uint32_t b) const {
+    const uint32_t from = U32(sep_offsets_ + b * 4ull), to = U32(sep_offsets_ + b * 4ull + 4);
+    return {sep_bytes_ + from,
+            std::string(bytes_.begin() + sep_bytes_ + from, bytes_.begin() + sep_bytes_ + to)};
+  }
+  absl::StatusOr<Report> CheckSealed(std::vector<uint8_t> b, const std::string& name) {
+    testing::ResealIndex(b);
+    return Check(module_, WithProviders({d_.Write(name, b) + "#one"}));
+  }
+  TempDir d_;
+  std::string index_, module_;
+  std::vector<uint8_t> bytes_;
+  uint64_t toc_ = 0, sep_offsets_ = 0, sep_bytes_ = 0;
+  uint32_t blocks_ = 0;
+};
+
+TEST_F(IndexStructureTest, TheIntactIndexAnswersAsTheDirectory) {
+  ASSERT_EQ(blocks_, 4u);
+  EXPECT_EQ(Separator(1).second, "n115");  // block 0: c10_only, n100 ... n114
+  EXPECT_EQ(Separator(2).second, "n131");
+  absl::StatusOr<Report> r = CheckSealed(bytes_, "same.abix");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->loads) << RenderText(*r, false);
+}
+
+TEST_F(IndexStructureTest, SeparatorsOutOfOrderAreRefusedOnOpen) {
+  std::vector<uint8_t> b = bytes_;
+  b[Separator(2).first + 2] = '0';  // "n131" -> "n101": before block 1's "n115"
+  EXPECT_THAT(CheckSealed(b, "order.abix"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "order.abix: index name section: separators 1 and 2 are out of order"));
+}
+
+TEST_F(IndexStructureTest, ASeparatorThatIsNotItsBlocksPrefixIsAnErrorNotAMissingName) {
+  // "n131" -> "n139": still in order, but n131 ... n138 (block 2's) now look in block 1.
+  std::vector<uint8_t> b = bytes_;
+  b[Separator(2).first + 3] = '9';
+  EXPECT_THAT(CheckSealed(b, "prefix.abix"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "prefix.abix: index name block 2: its first name does not start with its "
+                       "separator"));
+  // A name the edit sent to the wrong block is not "undefined": the lookup that misses it in
+  // block 1 checks the blocks around, and block 2 does not match its separator.
+  module_ = d_.Write("mod135.so", Mod({"libtorch.so", "libc10.so"}, {"n135"}));
+  EXPECT_THAT(CheckSealed(b, "missed.abix"),
+              StatusIs(absl::StatusCode::kDataLoss, "missed.abix: index name block 2"));
+  // "n131" -> "n125": block 1's last names (n125 ... n130) now sort after it.
+  module_ = d_.Write("mod120.so", Mod({"libtorch.so", "libc10.so"}, {"n120"}));
+  b = bytes_;
+  b[Separator(2).first + 2] = '2';
+  b[Separator(2).first + 3] = '5';
+  EXPECT_THAT(CheckSealed(b, "last.abix"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "last.abix: index name block 1: its last name does not sort before the "
+                       "next block's separator"));
+}
+
+TEST_F(IndexStructureTest, TheTableOfContentsIsHeldToItsCounts) {
+  // TOC: u32 builds; "one" (u32 3 + 3 bytes); u32 libraries in it; their ids; u32 libraries; ...
+  const uint64_t nids = toc_ + 4 + 4 + 3;
+  ASSERT_EQ(U32(nids), 2u);
+  std::vector<uint8_t> twice = bytes_;
+  std::memcpy(&twice[nids + 8], &twice[nids + 4], 4);  // the second id made the first's
+  EXPECT_THAT(CheckSealed(twice, "twice.abix"),
+              StatusIs(absl::StatusCode::kDataLoss, "twice.abix: index build one names library"));
+  // The first library's entry count, one more than the name section holds.
+  uint64_t at = nids + 4 + 2 * 4 + 4;  // its name
+  at += 4 + U32(at);
+  at += 4 + U32(at);  // its path
+  at += 8 + 1 + 1;    // size, flags, markers
+  std::vector<uint8_t> more = bytes_;
+  const uint32_t entries = U32(at) + 1;
+  std::memcpy(&more[at], &entries, 4);
+  EXPECT_THAT(CheckSealed(more, "entries.abix"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "entries.abix: index table of contents: its libraries have"));
 }
 
 }  // namespace
