@@ -51,7 +51,8 @@ if [ ! -f "$src/.complete" ]; then
 fi
 orig() { ls "$src/$1"_*.orig.tar.* | grep -v '\.asc$' | head -1; }
 
-rm -rf "$prefix" "$prefix.work"
+# Builds of an older deps.sh (another key) are not used again: only this one is kept.
+rm -rf "$prefix" "$prefix.work" "$cache"/deps-"$arch"-*
 work=$prefix.work
 mkdir -p "$prefix/bin" "$prefix/include" "$prefix/lib/pkgconfig" "$work"
 # Compiler wrappers: CMake, make and configure scripts take a compiler as one path.
