@@ -80,6 +80,58 @@ const absl::StatusOr<LibZip>& LoadLibZip() {
 }
 #undef ABICHECK_ZIP_FUNCTIONS
 
+// libzip 1.7 says ZIP_ER_INCONS ("Zip archive inconsistent") for a local header that disagrees
+// with its central-directory entry and for an end-of-central-directory record that disagrees
+// with itself alike. The record is read here to tell which: what it says wrong (APPNOTE 4.3.16,
+// and the Zip64 record of 4.3.14 where the locator of 4.3.15 points to one), or "".
+std::string EndOfCentralDirectoryProblem(const std::string& path) {
+  absl::StatusOr<MappedFile> f = MappedFile::Open(path);
+  if (!f.ok()) return "";
+  const ByteReader r(f->bytes(), /*big_endian=*/false);
+  const uint64_t size = r.size();
+  constexpr uint64_t kEocd = 22, kMaxComment = 0xffff;  // the record, then its comment
+  if (size < kEocd) return "";
+  const uint64_t floor = size - kEocd > kMaxComment ? size - kEocd - kMaxComment : 0;
+  uint64_t at = size - kEocd;
+  while (r.ReadAt<uint32_t>(at) != 0x06054b50u) {
+    if (at == floor) return "";
+    --at;
+  }
+  uint64_t this_disk = *r.ReadAt<uint16_t>(at + 8), total = *r.ReadAt<uint16_t>(at + 10);
+  uint64_t cd_size = *r.ReadAt<uint32_t>(at + 12), cd_offset = *r.ReadAt<uint32_t>(at + 16);
+  uint64_t end = at;  // where the central directory must end
+  if (at >= 20 && r.ReadAt<uint32_t>(at - 20) == 0x07064b50u) {  // the Zip64 locator
+    const uint64_t z = *r.ReadAt<uint64_t>(at - 20 + 8);
+    if (r.ReadAt<uint32_t>(z) != 0x06064b50u || !r.Contains(z, 56))
+      return "its Zip64 locator points to no Zip64 end-of-central-directory record";
+    this_disk = *r.ReadAt<uint64_t>(z + 24);
+    total = *r.ReadAt<uint64_t>(z + 32);
+    cd_size = *r.ReadAt<uint64_t>(z + 40);
+    cd_offset = *r.ReadAt<uint64_t>(z + 48);
+    end = z;
+  }
+  if (this_disk != total) {
+    return absl::StrFormat(
+        "the end-of-central-directory record says %d entries on this disk and "
+        "%d in all",
+        this_disk, total);
+  }
+  constexpr uint64_t kEntry = 46;  // the smallest central-directory entry
+  if (total > cd_size / kEntry) {
+    return absl::StrFormat(
+        "the end-of-central-directory record claims %d entries; its central "
+        "directory of %d bytes holds at most %d",
+        total, cd_size, cd_size / kEntry);
+  }
+  if (cd_offset > end || cd_size > end - cd_offset) {
+    return absl::StrFormat(
+        "the end-of-central-directory record places the central directory "
+        "(%d bytes at %d) past itself (at %d)",
+        cd_size, cd_offset, end);
+  }
+  return "";
+}
+
 // Only after LoadLibZip() succeeded (ZipArchive::OpenHandle makes sure).
 const LibZip& Z() { return *LoadLibZip(); }
 
@@ -193,9 +245,13 @@ absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle(bool 
     // A local header that says another name, method, CRC or size than its central-directory entry:
     // Python's zipfile, and so pip, refuses the member; what pip would install is unknown.
     if (err == ZIP_ER_INCONS) {
-      absl::StrAppend(&msg,
-                      " (a member's local header disagrees with the central directory on "
-                      "its name, method, CRC or sizes: pip refuses such a wheel)");
+      if (std::string eocd = EndOfCentralDirectoryProblem(path_); !eocd.empty()) {
+        absl::StrAppend(&msg, " (", eocd, ")");
+      } else {
+        absl::StrAppend(&msg,
+                        " (a member's local header disagrees with the central directory on "
+                        "its name, method, CRC or sizes: pip refuses such a wheel)");
+      }
     }
     return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", msg));
   }

@@ -110,6 +110,34 @@ PY
 [ $? -eq 0 ] && ok || bad "Python's zipfile read a wheel it should refuse"
 expect 3 "disagrees with the central directory" "$A" check renamed.whl --against lib.so
 expect 3 "disagrees with the central directory" "$A" check resized.whl --against lib.so
+# An end-of-central-directory record that claims more entries than its central directory holds
+# (65,535; through a Zip64 record, 2^32) is said as such, not blamed on a local header.
+python3 - m.so <<'PY'
+import struct, sys, zipfile
+with zipfile.ZipFile("eocd.whl", "w") as z:
+    z.write(sys.argv[1], "pkg/_a.so")
+with zipfile.ZipFile("eocd64.whl", "w") as z:
+    with z.open("pkg/_a.so", "w", force_zip64=True) as f:
+        f.write(open(sys.argv[1], "rb").read())
+data = bytearray(open("eocd.whl", "rb").read())
+at = data.rindex(b"PK\x05\x06")
+struct.pack_into("<HH", data, at + 8, 0xFFFF, 0xFFFF)
+open("eocd.whl", "wb").write(data)
+data = bytearray(open("eocd64.whl", "rb").read())
+at = data.rindex(b"PK\x05\x06")
+zip64 = len(data) - 22 - 20 - 56  # Python writes the Zip64 record, its locator, then the record
+if data[zip64:zip64 + 4] != b"PK\x06\x06":  # no Zip64 record for one small member: make one
+    cd_size, cd_offset = struct.unpack_from("<II", data, at + 12)
+    rec = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 2**32, 2**32, cd_size, cd_offset)
+    loc = struct.pack("<IIQI", 0x07064B50, 0, at, 1)
+    data = data[:at] + rec + loc + data[at:]
+else:
+    struct.pack_into("<QQ", data, zip64 + 24, 2**32, 2**32)
+open("eocd64.whl", "wb").write(data)
+PY
+expect 3 "the end-of-central-directory record claims 65535 entries; its central directory of" \
+  "$A" check eocd.whl --against lib.so
+expect 3 "the end-of-central-directory record claims 4294967296 entries" "$A" check eocd64.whl --against lib.so
 # Unreadable files and directories are input errors naming them, in a directory given as
 # providers, to index, to diff, and in an environment — never left out without a word. As root
 # (which reads everything) the cases run as nobody, from a scratch directory nobody can reach.
