@@ -8,6 +8,7 @@
 #include <cctype>
 #include <iterator>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -182,16 +183,50 @@ DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const Dev
                         elf.name(), strs.offset, strs.size));
     return out;
   }
+  std::vector<const Section*> fatbins;
   for (const Section& s : *sections) {
     std::optional<absl::string_view> name = names->CString(s.name);
     if (!name || *name != ".nv_fatbin" || s.type == kShtNobits) continue;
-    std::optional<ByteReader> bytes = r.Slice(s.offset, s.size);
-    if (!bytes) {
+    if (!r.Contains(s.offset, s.size)) {
       out.problems.push_back(absl::StrFormat(
           "%s: .nv_fatbin at 0x%x (%u bytes) lies outside the file", elf.name(), s.offset, s.size));
       continue;
     }
-    WalkFatbin(elf, *bytes, s.offset, stop, &out);
+    fatbins.push_back(&s);
+  }
+  // Each byte range is read once: a linker writes one .nv_fatbin, and section headers that
+  // overlap another's bytes (200,000 over one region, in a crafted file) are corrupt input, said
+  // in one line; the first section of each overlapping run is still read.
+  std::vector<size_t> by_offset(fatbins.size());
+  for (size_t i = 0; i < by_offset.size(); ++i) by_offset[i] = i;
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [&](size_t a, size_t b) { return fatbins[a]->offset < fatbins[b]->offset; });
+  std::vector<bool> skipped(fatbins.size());
+  size_t overlapping = 0;
+  uint64_t end = 0;
+  const Section* holder = nullptr;
+  const Section* first_skipped = nullptr;
+  const Section* first_holder = nullptr;
+  for (size_t i : by_offset) {
+    const Section* s = fatbins[i];
+    if (holder != nullptr && s->offset < end) {
+      skipped[i] = true;
+      ++overlapping;
+      if (first_skipped == nullptr) std::tie(first_skipped, first_holder) = std::tie(s, holder);
+      continue;
+    }
+    holder = s;
+    end = s->offset + s->size;
+  }
+  if (first_skipped != nullptr) {
+    out.problems.push_back(absl::StrFormat(
+        "%s: %d .nv_fatbin section headers overlap another's bytes (the first at 0x%x, inside "
+        "the one at 0x%x): each range is read once",
+        elf.name(), overlapping, first_skipped->offset, first_holder->offset));
+  }
+  for (size_t i = 0; i < fatbins.size(); ++i) {
+    if (skipped[i]) continue;
+    WalkFatbin(elf, *r.Slice(fatbins[i]->offset, fatbins[i]->size), fatbins[i]->offset, stop, &out);
     if (out.stopped) break;
   }
   return out;
