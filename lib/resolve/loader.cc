@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "lib/elf/elf_constants.h"
+#include "lib/util/read_trace.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -597,6 +598,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     Object* m = const_cast<Object*>(o);
     if (!NameMatches(*m, name)) {
       m->names.emplace_back(name);
+      ++names_added_;
       if (mark_) added_names_.push_back({m, false});
     }
     return m;
@@ -651,6 +653,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
       if (found != nullptr) {
         if (!NameMatches(*found, name)) {
           found->names.emplace_back(name);
+          ++names_added_;
           if (mark_) added_names_.push_back({found, false});
         }
         return found;
@@ -716,6 +719,10 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
   // in the list — and its own dependencies are walked next (docs/loader-model.md C6).
   std::vector<const Object*> list{root};
   std::vector<bool> done{false};
+  // Which objects the list holds, for DT_NEEDED's "already there": a search of the list per
+  // dependency made a 10,000-deep chain cubic (issue 37 item 10). Filtees still search it, for
+  // their place.
+  absl::flat_hash_set<const Object*> listed{root};
   for (size_t i = 0; i < list.size();) {
     if (done[i]) {
       ++i;
@@ -731,6 +738,8 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
       ++fresh_walks_;
       if (mark_) walked_.push_back(l);
     }
+    GlobalReadTrace().dependency_visits.fetch_add(l->elf->dependencies().size(),
+                                                  std::memory_order_relaxed);
     for (const Dependency& d : l->elf->dependencies()) {
       const bool filter = d.tag != elf::DT_NEEDED;
       // DSTs in the name (docs/loader-model.md C7); a name with '/' after that is a path.
@@ -762,14 +771,15 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
       if (fresh) l->deps.push_back(*dep);
       if (failure.requester != nullptr) failures->push_back(failure);
       if (*dep == nullptr) continue;
-      auto at = std::find(list.begin(), list.end(), *dep);
       if (!filter) {
-        if (at == list.end()) {
+        if (listed.insert(*dep).second) {
           list.push_back(*dep);
           done.push_back(false);
         }
         continue;
       }
+      listed.insert(*dep);
+      auto at = std::find(list.begin(), list.end(), *dep);
       const size_t pos = static_cast<size_t>(at - list.begin());
       if (at != list.end() && pos < insert_at) continue;  // already earlier: found first anyway
       if (at != list.end()) {
@@ -787,6 +797,19 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
     // The next iteration looks at list[i] again: the first filtee inserted, if any, else l (done).
   }
   return list;
+}
+
+absl::Status Loader::MapProviderDeps(Object* root, std::vector<MapFailure>* failures) {
+  const std::array<size_t, 5> before = State();
+  if (root->walked_unchanged == before) return absl::OkStatus();
+  const size_t failed = failures->size();
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list, MapDeps(root, true, failures));
+  // Nothing changed: every object of this closure would walk its own (a part of it) to the same
+  // nothing, while the loader stays as it is.
+  if (failures->size() == failed && State() == before) {
+    for (const Object* o : list) const_cast<Object*>(o)->walked_unchanged = before;
+  }
+  return absl::OkStatus();
 }
 
 std::optional<Symbol> Loader::LookupIn(const Object& m, const HashedName& name,

@@ -47,6 +47,9 @@ struct Object {
   std::vector<const Object*> deps;  // resolved DT_NEEDED and filtees, nullptr where a load fails
   // DT_RPATH / DT_RUNPATH with $ORIGIN and $LIB substituted, made on first use.
   std::optional<std::vector<std::string>> rpath_dirs, runpath_dirs;
+  // The loader's LoaderState when a provider walk that changed nothing went through this object
+  // (Loader::MapProviderDeps): walking from it again, unchanged, finds nothing new.
+  std::optional<std::array<size_t, 5>> walked_unchanged;
 };
 
 // How a library calls itself: its DT_SONAME, else its file name.
@@ -110,6 +113,12 @@ class Loader {
   // object once. Failures are appended to `failures` in the order ld.so meets them.
   absl::StatusOr<std::vector<const Object*>> MapDeps(Object* root, bool preexisting,
                                                      std::vector<MapFailure>* failures);
+  // MapDeps for a provider (loaded before the module), its closure not returned: skipped where an
+  // earlier walk that loaded, named, matched and failed nothing went through `root` with the
+  // loader as it is now — the same walk would find nothing again. A 10,000-deep chain of
+  // providers is walked twice, not once per provider (issue 37 item 10). For the world's set-up,
+  // before any Checkpoint().
+  absl::Status MapProviderDeps(Object* root, std::vector<MapFailure>* failures);
 
   // do_lookup_x over `scope`, for a reference from `referrer`.
   // `asserts`, when given, is set where ld.so 2.36 would die on check_match's assertion instead
@@ -318,6 +327,11 @@ class Loader {
   const Object* set_aside_ = nullptr;
   size_t identity_matches_ = 0;
   size_t fresh_walks_ = 0;
+  size_t names_added_ = 0;  // names given to loaded objects (add_name_to_object)
+  // What a walk can change: objects, identity matches, first walks, names, assumed libraries used.
+  std::array<size_t, 5> State() const {
+    return {objects_.size(), identity_matches_, fresh_walks_, names_added_, assumed_used_.size()};
+  }
 };
 
 // What every process has loaded before any dlopen: libc.so.6 and the dynamic linker (C3).

@@ -189,7 +189,7 @@ absl::StatusOr<std::vector<bool>> MapProviders(World& w, size_t count) {
     ++k;
     const size_t objects = loader.object_count(), matches = loader.identity_matches(),
                  walks = loader.fresh_walks();
-    ABICHECK_RETURN_IF_ERROR(loader.MapDeps(w.given[i], true, &w.failures).status());
+    ABICHECK_RETURN_IF_ERROR(loader.MapProviderDeps(w.given[i], &w.failures));
     const size_t own_walk = w.given[i]->elf->dependencies().empty() ? 0 : 1;
     mapped_new[i] = loader.object_count() > objects || loader.identity_matches() > matches ||
                     loader.fresh_walks() - walks > own_walk;

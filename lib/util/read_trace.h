@@ -13,6 +13,9 @@ struct ReadTrace {
   std::atomic<uint64_t> expansions{0};    // ExpandInput calls (a file, directory, wheel, index)
   std::atomic<uint64_t> index_reads{0};   // ReadIndex calls (each verifies the whole index)
   std::atomic<uint64_t> tail_decodes{0};  // --fast members whose last bytes came from their end
+  // Dependencies resolved by Loader::MapDeps, walks of one closure repeated included (issue 37
+  // item 10: a chain of n providers must cost about n, not n^2).
+  std::atomic<uint64_t> dependency_visits{0};
 };
 
 inline ReadTrace& GlobalReadTrace() {
