@@ -35,6 +35,15 @@ namespace fs = std::filesystem;
 namespace abicheck {
 namespace {
 
+// A directory that exists and cannot be listed (an unprivileged user, mode 000 or 111) is said
+// so: not read as empty, which would answer "no torch installed here" or "not a Python
+// environment" (issue 37 item 15). OK when `ec` is not a permission error.
+absl::Status Unlistable(const std::string& dir, const std::error_code& ec) {
+  if (ec != std::errc::permission_denied && ec != std::errc::operation_not_permitted)
+    return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot be listed: ", ec.message()));
+}
+
 constexpr size_t kMaxTextFile = size_t{16} << 20;  // METADATA, RECORD, __init__.py
 
 bool IsDir(const std::string& p) {
@@ -175,7 +184,9 @@ absl::Status SiteOfPrefix(const std::string& given, const std::string& cfg_versi
   std::vector<std::string> found;
   for (const char* lib : {"lib", "lib64"}) {
     const std::string dir = absl::StrCat(l.prefix, "/", lib);
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    fs::directory_iterator first(dir, ec);
+    ABICHECK_RETURN_IF_ERROR(Unlistable(dir, ec));
+    for (fs::directory_iterator it = std::move(first), end; !ec && it != end; it.increment(ec)) {
       const std::string v = VersionOfLibDir(it->path().filename().string());
       const std::string sp = it->path().string() + "/site-packages";
       if (!v.empty() && IsDir(sp) &&
@@ -632,7 +643,9 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
   std::error_code ec;
   absl::flat_hash_set<std::string> owned;
   std::vector<std::string> dist_infos;
-  for (fs::directory_iterator d(site, ec), e; !ec && d != e; d.increment(ec)) {
+  fs::directory_iterator first(site, ec);
+  ABICHECK_RETURN_IF_ERROR(Unlistable(site, ec));
+  for (fs::directory_iterator d = std::move(first), e; !ec && d != e; d.increment(ec)) {
     const std::string n = d->path().filename().string();
     if (absl::EndsWith(n, ".dist-info") && IsDir(d->path())) dist_infos.push_back(d->path());
     if (absl::EndsWith(n, ".egg-info"))

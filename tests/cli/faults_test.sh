@@ -162,6 +162,14 @@ long=$(printf 'd%.0s' $(seq 1 250))
 (cd "$perm/prov/sub" && for i in $(seq 1 18); do mkdir "$long" && cd "$long" || exit 1; done &&
   cp "$perm/lib.so" libdeep.so) && chmod -R a+rX "$perm/prov"
 expect 3 "File name too long" "${as[@]}" "$P" check "$perm/m.so" --against "$perm/prov" --max-depth 40
+# An environment whose site-packages (mode 000) or lib/ (mode 111: entered, not listed) cannot be
+# listed is said so, not "no torch installed here" or "not a Python environment" (issue 37 item 15).
+site=$perm/venv/lib/python3.12/site-packages
+chmod 000 "$site"
+expect 3 "site-packages: cannot be listed: Permission denied" "${as[@]}" "$P" env "$perm/venv"
+chmod 755 "$site" && chmod 111 "$perm/venv/lib"
+expect 3 "venv/lib: cannot be listed: Permission denied" "${as[@]}" "$P" env "$perm/venv"
+chmod 755 "$perm/venv/lib"
 rm -rf "$perm"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
