@@ -502,7 +502,9 @@ absl::StatusOr<std::vector<std::string>> SharedObjectsUnder(const std::string& s
   std::error_code ec;
   uint64_t count = 0;
   fs::recursive_directory_iterator it(site, fs::directory_options::skip_permission_denied, ec), end;
+  std::string last;  // the entry the walk stood on: where it goes next when a read fails
   for (; !ec && it != end; it.increment(ec)) {
+    last = it->path().string();
     if (it.depth() > limits.max_depth) {
       return absl::ResourceExhaustedError(
           absl::StrFormat("%s: nested deeper than %d directories (raise it with --max-depth)", site,
@@ -528,7 +530,19 @@ absl::StatusOr<std::vector<std::string>> SharedObjectsUnder(const std::string& s
     }
     if (LooksLikeSharedObject(name) && HasElfMagicFile(it->path())) all.push_back(it->path());
   }
-  if (ec) return absl::UnavailableError(absl::StrCat(site, ": ", ec.message()));
+  if (ec) {
+    // pip removing a package while it is read: the directory the walk was about to enter (or
+    // the one it was in) is gone. Named, with the likely cause; the environment was not read
+    // whole, so this is no verdict (issue 37 item 14).
+    if (ec == std::errc::no_such_file_or_directory && !last.empty()) {
+      return absl::UnavailableError(absl::StrCat(
+          last, ": ", ec.message(),
+          " (it vanished while the environment was read: is pip changing it? Check again)"));
+    }
+    return absl::UnavailableError(
+        absl::StrCat(last.empty() ? site : absl::StrCat(site, " (after ", last, ")"), ": ",
+                     ec.message()));
+  }
   std::sort(all.begin(), all.end());
   return all;
 }

@@ -138,6 +138,42 @@ PY
 expect 3 "the end-of-central-directory record claims 65535 entries; its central directory of" \
   "$A" check eocd.whl --against lib.so
 expect 3 "the end-of-central-directory record claims 4294967296 entries" "$A" check eocd64.whl --against lib.so
+# pip changing an environment while env reads it: a directory listed, then gone when opened (an
+# LD_PRELOAD shim, built here, plays pip) is named, with the likely cause (issue 37 item 14).
+cat > vanish.c <<'C'
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+static int vanishing(const char* p) {
+  const char* s = strrchr(p, '/');
+  return strcmp(s ? s + 1 : p, "vanishing") == 0;
+}
+DIR* opendir(const char* p) {
+  if (vanishing(p)) { errno = ENOENT; return NULL; }
+  DIR* (*real)(const char*) = (DIR * (*)(const char*)) dlsym(RTLD_NEXT, "opendir");
+  return real(p);
+}
+int openat(int fd, const char* p, int flags, ...) {
+  va_list a;
+  va_start(a, flags);
+  int mode = va_arg(a, int);
+  va_end(a);
+  if ((flags & O_DIRECTORY) && vanishing(p)) { errno = ENOENT; return -1; }
+  int (*real)(int, const char*, int, ...) = (int (*)(int, const char*, int, ...))dlsym(RTLD_NEXT, "openat");
+  return real(fd, p, flags, mode);
+}
+C
+cc -shared -fPIC -o vanish.so vanish.c -ldl || exit 1
+mkdir -p churn/lib/python3.12/site-packages/vanishing churn/lib/python3.12/site-packages/torch-2.10.0.dist-info
+echo "version_info = 3.12.1" > churn/pyvenv.cfg
+printf 'Name: torch\nVersion: 2.10.0\n' > churn/lib/python3.12/site-packages/torch-2.10.0.dist-info/METADATA
+: > churn/lib/python3.12/site-packages/torch-2.10.0.dist-info/RECORD
+expect 3 "site-packages/vanishing: No such file or directory (it vanished while the environment was read: is pip changing it? Check again)" \
+  env LD_PRELOAD="$PWD/vanish.so" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" "$A" env churn
 # Unreadable files and directories are input errors naming them, in a directory given as
 # providers, to index, to diff, and in an environment — never left out without a word. As root
 # (which reads everything) the cases run as nobody, from a scratch directory nobody can reach.
