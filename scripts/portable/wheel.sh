@@ -19,8 +19,13 @@ raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
 # --no-build-isolation: scikit-build-core comes from the toolchain venv (pinned, cached), so the
 # build fetches nothing; build-dir keeps the compile incremental between runs.
+# The compile is kept per build of the dependencies (CMake caches their paths): another deps.sh
+# key starts afresh, and the older ones' directories go.
+build=build-wheel/$(basename "$prefix")
+find "$root/build-wheel" -mindepth 1 -maxdepth 1 -name "deps-$arch-*" ! -name "$(basename "$prefix")" \
+  -exec rm -rf {} + 2>/dev/null || true
 (cd "$root" && "$tools/bin/pip" wheel --no-build-isolation --no-deps --disable-pip-version-check -q \
-   -w "$raw" . >&2)
+   --config-settings=build-dir="$build" -w "$raw" . >&2)
 mkdir -p "$out"
 plat=manylinux_2_28_$arch; [ "$arch" = "$(uname -m)" ] || plat=auto  # auditwheel names only the host's arch
 PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair --plat "$plat" -w "$out" \

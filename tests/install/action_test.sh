@@ -17,9 +17,7 @@ case "$given" in
   *) ln -s "$given" "$work/venv/bin/abicheck" ;;
 esac
 fx=$work/fixture
-mkdir -p "$fx"
-(cd "$fx" && SRC="$root/fixtures/loader/headline_signature_change" sh -c '. "$0" && . "$SRC/build.sh"' "$root/fixtures/loader/lib.sh")
-mkdir -p "$fx/new" && cp "$fx/libc10_cuda.so" "$fx/new/"
+"$root/tests/support/headline_fixture.sh" "$fx"
 cd "$fx"
 export PATH=$work/venv/bin:$PATH
 run() {  # expected-conclusion name inputs...

@@ -69,8 +69,7 @@ done
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index --disable-pip-version-check "$wheel"
 fx=$work/fixture
-mkdir -p "$fx"
-(cd "$fx" && SRC="$root/fixtures/loader/headline_signature_change" sh -c '. "$0" && . "$SRC/build.sh"' "$root/fixtures/loader/lib.sh")
+"$root/tests/support/headline_fixture.sh" "$fx"
 cd "$fx"
 set +e
 PATH=$work/venv/bin:/usr/bin:/bin abicheck common_ops.abi3.so libc10_cuda.so > "$work/new.txt"
@@ -83,7 +82,6 @@ grep -q "parameter 4: int → unsigned int" "$work/new.txt" || { cat "$work/new.
 echo "installed abicheck: the demo fails (1) against the new build, loads (0) against the old"
 
 # The Python API, from a three-line script, in the same virtualenv.
-mkdir -p new && cp libc10_cuda.so new/
 cat > "$work/three_lines.py" <<'PY'
 import abicheck_loader as abicheck
 r = abicheck.check("common_ops.abi3.so", against="new")

@@ -46,8 +46,7 @@ for v in sys.stdin.read().split():
 fx=$work/fixture
 mkdir -p "$fx"
 prefix=$("$root/scripts/portable/deps.sh" aarch64)
-(cd "$fx" && CC="$prefix/bin/zcc" CXX="$prefix/bin/zc++" SRC="$root/fixtures/loader/headline_signature_change" \
-   sh -c '. "$0" && . "$SRC/build.sh"' "$root/fixtures/loader/lib.sh")
+CC="$prefix/bin/zcc" CXX="$prefix/bin/zc++" "$root/tests/support/headline_fixture.sh" "$fx"
 file -b "$fx/common_ops.abi3.so" | grep -q "ARM aarch64" || fail "the fixture is not aarch64"
 cd "$fx"
 set +e

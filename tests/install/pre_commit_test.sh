@@ -25,9 +25,7 @@ cp "$root/.pre-commit-hooks.yaml" "$work/hooks/"
 rev=$(git -C "$work/hooks" rev-parse HEAD)
 
 fx=$work/fixture
-mkdir -p "$fx"
-(cd "$fx" && SRC="$root/fixtures/loader/headline_signature_change" sh -c '. "$0" && . "$SRC/build.sh"' "$root/fixtures/loader/lib.sh")
-mkdir -p "$fx/new" && cp "$fx/libc10_cuda.so" "$fx/new/"
+"$root/tests/support/headline_fixture.sh" "$fx"
 repo=$work/project
 git_q init -q "$repo"
 cp "$fx/common_ops.abi3.so" "$repo/"

@@ -12,8 +12,7 @@ cmake --build "$work/consumer" > /dev/null
 PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" c++ -std=c++20 "$root/examples/check_module.cc" -o "$work/pc_consumer" \
   $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs abicheck)
 fx="$work/fixture"
-mkdir -p "$fx"
-(cd "$fx" && SRC="$root/fixtures/loader/headline_signature_change" sh -c '. "$0" && . "$SRC/build.sh"' "$root/fixtures/loader/lib.sh")
+"$root/tests/support/headline_fixture.sh" "$fx"
 for exe in "$work/consumer/consumer" "$work/pc_consumer"; do
   set +e
   LD_LIBRARY_PATH="$work/prefix/lib" "$exe" "$fx/common_ops.abi3.so" "$fx/libc10_cuda.so" > "$work/out.txt"
