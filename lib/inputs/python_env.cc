@@ -539,9 +539,8 @@ absl::StatusOr<std::vector<std::string>> SharedObjectsUnder(const std::string& s
           last, ": ", ec.message(),
           " (it vanished while the environment was read: is pip changing it? Check again)"));
     }
-    return absl::UnavailableError(
-        absl::StrCat(last.empty() ? site : absl::StrCat(site, " (after ", last, ")"), ": ",
-                     ec.message()));
+    return absl::UnavailableError(absl::StrCat(
+        last.empty() ? site : absl::StrCat(site, " (after ", last, ")"), ": ", ec.message()));
   }
   std::sort(all.begin(), all.end());
   return all;
