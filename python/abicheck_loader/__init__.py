@@ -310,7 +310,10 @@ class Build:
         self.close()
 
     def __del__(self) -> None:
-        self.close()
+        try:
+            self.close()
+        except Exception:  # at interpreter exit ctypes may already be gone: the OS frees it
+            pass
 
 
 def _error(lib: ctypes.CDLL, error: ctypes.c_void_p) -> AbicheckError:
