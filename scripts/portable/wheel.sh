@@ -9,7 +9,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "${1:-$root/dist}")
 arch=${2:-x86_64}
 cache=${ABICHECK_PORTABLE_CACHE:-$HOME/.cache/abicheck-portable}
-prefix=$("$root/scripts/portable/deps.sh" "$arch") || exit $?
+# One deps.sh at a time (ctest runs the x86_64 and aarch64 tests side by side): on a new machine
+# both would make the toolchain's virtualenv and fetch the sources at once.
+mkdir -p "$cache"
+prefix=$(flock "$cache/deps.lock" "$root/scripts/portable/deps.sh" "$arch") || exit $?
 # The wheel's platform tag names the target, not this machine (scikit-build-core reads it here).
 export _PYTHON_HOST_PLATFORM=linux-$arch
 tools=$cache/tools
