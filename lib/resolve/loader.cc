@@ -712,6 +712,26 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   return nullptr;
 }
 
+namespace {
+
+// MapDeps: a filtee goes at `insert_at`, just before its filter — moved there when it is later in
+// the list; one already earlier stays where it is (found first anyway). True when it was placed.
+bool PlaceFiltee(const Object* dep, size_t insert_at, std::vector<const Object*>* list,
+                 std::vector<bool>* done) {
+  auto at = std::find(list->begin(), list->end(), dep);
+  const size_t pos = static_cast<size_t>(at - list->begin());
+  if (at != list->end() && pos < insert_at) return false;
+  if (at != list->end()) {  // later in the list (pos > the filter's place)
+    list->erase(at);
+    done->erase(done->begin() + static_cast<ptrdiff_t>(pos));
+  }
+  list->insert(list->begin() + static_cast<ptrdiff_t>(insert_at), dep);
+  done->insert(done->begin() + static_cast<ptrdiff_t>(insert_at), false);
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool preexisting,
                                                            std::vector<MapFailure>* failures) {
   // _dl_map_object_deps: a breadth-first list. DT_NEEDED entries are appended; a filtee
@@ -779,20 +799,7 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
         continue;
       }
       listed.insert(*dep);
-      auto at = std::find(list.begin(), list.end(), *dep);
-      const size_t pos = static_cast<size_t>(at - list.begin());
-      if (at != list.end() && pos < insert_at) continue;  // already earlier: found first anyway
-      if (at != list.end()) {
-        // Later in the list (pos > l's place): moved to just before l.
-        list.erase(at);
-        done.erase(done.begin() + static_cast<ptrdiff_t>(pos));
-        list.insert(list.begin() + static_cast<ptrdiff_t>(insert_at), *dep);
-        done.insert(done.begin() + static_cast<ptrdiff_t>(insert_at), false);
-      } else {
-        list.insert(list.begin() + static_cast<ptrdiff_t>(insert_at), *dep);
-        done.insert(done.begin() + static_cast<ptrdiff_t>(insert_at), false);
-      }
-      ++insert_at;
+      if (PlaceFiltee(*dep, insert_at, &list, &done)) ++insert_at;
     }
     // The next iteration looks at list[i] again: the first filtee inserted, if any, else l (done).
   }
