@@ -27,8 +27,9 @@ struct InputLimits {
   uint64_t max_files = 1u << 20;                     // files under one directory
   int max_depth = 64;                                // directory nesting
   int threads = 0;                                   // archive members in parallel; 0 = all cores
-  // Keep archive members whole instead of their loader tables only (device code lies in the
-  // middle of a library: `abicheck gpu` reads it).
+  // Read archive members' device code too, not their loader tables only (it lies in the middle
+  // of a library: `abicheck gpu`, `--gpu`): a member kept whole up to 64 MiB, a larger one's
+  // .nv_fatbin walked as it inflates (docs/gpu-model.md).
   bool whole_members = false;
   // Inflate every shared-object member to its end and check its CRC-32 (a mismatch is kDataLoss,
   // as pip and Python's zipfile refuse it). false (--fast): stop once a member's loader tables

@@ -497,7 +497,8 @@ class EnvironmentCheck {
     for (const InputFile* f : cuda_libs) {
       ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
       const size_t before = r->problems.size();
-      ABICHECK_RETURN_IF_ERROR(CheckDeviceCode(target, lib, *f->blob, r, /*verdict_only=*/true));
+      ABICHECK_RETURN_IF_ERROR(
+          CheckDeviceCode(target, lib, *f->blob, r, /*verdict_only=*/true, f->device_code.get()));
       if (r->problems.size() > before) break;
     }
     return absl::OkStatus();

@@ -184,7 +184,7 @@ int RunGpu(const Invocation& io, std::vector<std::string> args) {
         PrintError(io, elf.status());
         return ExitCodeForStatus(elf.status());
       }
-      const DeviceCode code = ReadDeviceCode(*elf);
+      const DeviceCode code = f.device_code ? DeviceCodeOf(*f.device_code) : ReadDeviceCode(*elf);
       // A corrupt fat binary is corrupt input, never "no device code" (docs/gpu-model.md).
       if (!code.problems.empty()) return FailWith(io, absl::DataLossError(code.problems[0]), out);
       DescribeObject(f.name, code, targets, ex->objects.size() > 1 || inputs.size() > 1, &text,

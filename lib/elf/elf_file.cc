@@ -127,6 +127,16 @@ std::optional<uint64_t> FirstSegmentEnd(absl::Span<const uint8_t> head) {
   return std::nullopt;
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> SectionHeaderRange(absl::Span<const uint8_t> head) {
+  if (head.size() < elf::EhdrSize(true) || !HasElfMagic(head)) return std::nullopt;
+  const bool is64 = head[elf::EI_CLASS] == elf::ELFCLASS64;
+  const ByteReader r(head, head[elf::EI_DATA] == elf::ELFDATA2MSB);
+  const elf::Ehdr h = *elf::ReadEhdr(r, is64);  // the size was checked
+  if (h.shoff == 0 || h.shentsize == 0) return std::nullopt;
+  const uint64_t n = h.shnum == 0 ? 1 : h.shnum;
+  return std::make_pair(h.shoff, n * h.shentsize);
+}
+
 std::string ElfFile::MachineName() const { return abicheck::MachineName(e_machine_); }
 
 absl::StatusOr<ElfFile> ElfFile::Parse(std::string name, absl::Span<const uint8_t> bytes) {

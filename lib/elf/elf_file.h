@@ -148,6 +148,10 @@ std::optional<std::pair<uint64_t, uint64_t>> DynamicSegmentRange(absl::Span<cons
 // bytes: with every linker's -z separate-code, the segment of the headers and the dynamic tables
 // ld.so reads (symbols, hash, versions, relocations), before the code. nullopt: none there.
 std::optional<uint64_t> FirstSegmentEnd(absl::Span<const uint8_t> head);
+// The section header table's file range (offset, size) from the ELF header at the start of
+// `head` (with extended numbering, e_shnum 0: its first entry, which holds the count); nullopt
+// when there is none or `head` is not ELF. What an archive member keeps to find its .nv_fatbin.
+std::optional<std::pair<uint64_t, uint64_t>> SectionHeaderRange(absl::Span<const uint8_t> head);
 
 // "x86-64", "AArch64", "Intel 80386", or "machine 0x..".
 std::string MachineName(uint16_t e_machine);

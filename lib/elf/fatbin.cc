@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <iterator>
 #include <tuple>
 #include <vector>
@@ -35,10 +36,13 @@ constexpr uint64_t kFlagFamily = 0x200000;
 
 using Section = elf::Shdr;
 
-// The section headers, or why they cannot be read ("" and nullopt when there are none).
-std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string* problem) {
+// The section headers, or why they cannot be read ("" and nullopt when there are none). `read`:
+// the byte ranges looked at.
+std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string* problem,
+                                                 RangeSet* read) {
   const ByteReader& r = elf.reader();
   const bool w64 = elf.is_64();
+  read->Add(0, std::min(elf::EhdrSize(w64), r.size()));
   const std::optional<elf::Ehdr> h = elf::ReadEhdr(r, w64);
   if (!h || h->shoff == 0) return std::nullopt;
   const uint64_t ent = elf::ShdrSize(w64);
@@ -48,13 +52,14 @@ std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string
     return std::nullopt;
   }
   const uint64_t shoff = h->shoff;
-  auto read = [&](uint64_t i) -> std::optional<Section> {
+  auto read_one = [&](uint64_t i) -> std::optional<Section> {
     if (i > UINT64_MAX / ent || shoff > UINT64_MAX - i * ent) return std::nullopt;
     return elf::ReadShdr(r, shoff + i * ent, w64);
   };
   uint64_t count = h->shnum;
   if (count == 0) {  // PN_XNUM-style extended numbering: the count is section 0's sh_size
-    std::optional<Section> s0 = read(0);
+    std::optional<Section> s0 = read_one(0);
+    if (s0) read->Add(shoff, shoff + ent);
     if (!s0) {
       *problem = absl::StrFormat("section headers at 0x%x: section 0 lies outside the file", shoff);
       return std::nullopt;
@@ -68,103 +73,185 @@ std::optional<std::vector<Section>> ReadSections(const ElfFile& elf, std::string
   }
   std::vector<Section> out;
   for (uint64_t i = 0; i < count; ++i) {
-    std::optional<Section> s = read(i);
+    std::optional<Section> s = read_one(i);
     if (!s) {
       *problem = absl::StrFormat("section header %u lies outside the file", i);
       return std::nullopt;
     }
     out.push_back(*s);
   }
+  if (count != 0) read->Add(shoff, shoff + count * ent);  // inside the file: read above
   return out;
 }
 
-// Walks the containers of one .nv_fatbin section.
-void WalkFatbin(const ElfFile& elf, const ByteReader& sec, uint64_t sec_off,
-                const std::function<bool(const DeviceImage&)>& stop, DeviceCode* out) {
-  auto problem = [&](uint64_t at, const std::string& what) {
-    out->problems.push_back(
-        absl::StrFormat("%s: .nv_fatbin at 0x%x: %s", elf.name(), sec_off + at, what));
-  };
-  uint64_t off = 0;
-  while (sec.Contains(off, 16)) {
-    if (*sec.ReadAt<uint32_t>(off) != kFatbinMagic) {
-      off += 8;  // containers are 8-aligned; what lies between them is padding
-      continue;
-    }
-    const uint16_t version = *sec.ReadAt<uint16_t>(off + 4);
-    const uint16_t hsize = *sec.ReadAt<uint16_t>(off + 6);
-    const uint64_t fatsize = *sec.ReadAt<uint64_t>(off + 8);
-    if (version != 1 || hsize < 16) {
-      problem(off, absl::StrFormat("fat binary header version %u, header size %u (expected 1, "
-                                   ">= 16)",
-                                   version, hsize));
-      return;
-    }
-    if (!sec.Contains(off + hsize, fatsize)) {
-      problem(off, absl::StrFormat("fat binary of %u bytes runs past the section end (0x%x)",
-                                   fatsize, sec.size()));
-      return;
-    }
-    const uint64_t end = off + hsize + fatsize;
-    for (uint64_t e = off + hsize; e < end;) {
-      if (end - e < 64) {
-        problem(e, absl::StrFormat("entry header truncated (%u bytes left)", end - e));
-        return;
+// The walk's replay (ReadDeviceCode, DeviceCodeOf): the layout's problems, then each walk's
+// findings in section order, the cap on images counted across them, up to the first image `stop`
+// takes.
+DeviceCode Assemble(const FatbinLayout& layout, const std::vector<FatbinWalk>& walks,
+                    const std::function<bool(const DeviceImage&)>& stop) {
+  DeviceCode out;
+  out.has_section_headers = layout.has_section_headers;
+  out.problems = layout.problems;
+  for (const FatbinWalk& w : walks) {
+    for (const FatbinWalk::Finding& f : w.findings()) {
+      if (f.kind == FatbinWalk::Finding::kNote) {
+        out.notes.push_back(f.text);
+        continue;
       }
-      const uint16_t kind = *sec.ReadAt<uint16_t>(e);
-      const uint32_t ehs = *sec.ReadAt<uint32_t>(e + 4);
-      const uint64_t size = *sec.ReadAt<uint64_t>(e + 8);
-      if (ehs < 64 || ehs > end - e) {
-        problem(e, absl::StrFormat("entry header size %u is not within 64..%u", ehs, end - e));
-        return;
+      if (f.kind == FatbinWalk::Finding::kProblem) {
+        out.problems.push_back(f.text);
+        break;
       }
-      if (size > end - e - ehs) {
-        problem(e, absl::StrFormat("entry payload of %u bytes runs past its fat binary (%u left)",
-                                   size, end - e - ehs));
-        return;
+      if (out.images.size() >= kMaxImages) {
+        out.problems.push_back(
+            absl::StrFormat("%s: .nv_fatbin at 0x%x: more than %u device code entries", w.object(),
+                            f.image.offset, kMaxImages));
+        break;
       }
-      if (kind == 1 || kind == 2 || kind == 0x10) {
-        if (out->images.size() >= kMaxImages) {
-          problem(e, absl::StrFormat("more than %u device code entries", kMaxImages));
-          return;
-        }
-        const uint64_t flags = *sec.ReadAt<uint64_t>(e + 40);
-        DeviceImage img;
-        img.kind = kind == 1 ? DeviceCodeKind::kPtx : DeviceCodeKind::kSass;
-        img.version_minor = *sec.ReadAt<uint16_t>(e + 24);
-        img.version_major = *sec.ReadAt<uint16_t>(e + 26);
-        img.arch = static_cast<int>(std::min<uint32_t>(*sec.ReadAt<uint32_t>(e + 28), 100000));
-        img.variant = (flags & kFlagArchSpecific) ? ArchVariant::kArchSpecific
-                      : (flags & kFlagFamily)     ? ArchVariant::kFamily
-                                                  : ArchVariant::kNone;
-        img.compression = (flags & kFlagZstd)  ? DeviceCompression::kZstd
-                          : (flags & kFlagLz4) ? DeviceCompression::kLz4
-                                               : DeviceCompression::kNone;
-        img.offset = sec_off + e;
-        img.size = size;
-        out->images.push_back(img);
-        if (stop && stop(img)) {
-          out->stopped = true;
-          return;
-        }
-      } else {
-        out->notes.push_back(
-            absl::StrFormat("%s: .nv_fatbin at 0x%x: entry of unknown kind 0x%x "
-                            "skipped",
-                            elf.name(), sec_off + e, kind));
+      out.images.push_back(f.image);
+      if (stop && stop(f.image)) {
+        out.stopped = true;
+        return out;
       }
-      e += ehs + size;
     }
-    off = end;
   }
+  return out;
 }
 
 }  // namespace
 
-DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const DeviceImage&)>& stop) {
-  DeviceCode out;
+FatbinWalk::FatbinWalk(std::string object, uint64_t offset, uint64_t size, bool big_endian,
+                       std::function<bool(const DeviceImage&)> stop)
+    : object_(std::move(object)),
+      sec_off_(offset),
+      sec_size_(size),
+      big_endian_(big_endian),
+      stop_(std::move(stop)) {
+  SeekMagic(0);
+}
+
+void FatbinWalk::Problem(uint64_t at, const std::string& what) {
+  findings_.push_back(
+      {Finding::kProblem,
+       {},
+       absl::StrFormat("%s: .nv_fatbin at 0x%x: %s", object_, sec_off_ + at, what)});
+  done_ = true;
+}
+
+// Containers are 8-aligned; what lies between them is padding, looked at 4 bytes in 8 for the
+// magic. Fewer than 16 bytes left: the section ends.
+void FatbinWalk::SeekMagic(uint64_t at) {
+  if (at > sec_size_ || sec_size_ - at < 16) {
+    done_ = true;
+    return;
+  }
+  state_ = State::kMagic;
+  pos_ = at;
+  need_ = 4;
+}
+
+void FatbinWalk::EntryOrNext(uint64_t e) {
+  if (e >= end_) return SeekMagic(end_);
+  if (end_ - e < 64)
+    return Problem(e, absl::StrFormat("entry header truncated (%u bytes left)", end_ - e));
+  state_ = State::kEntry;
+  pos_ = e;
+  need_ = 48;  // kind, header size, payload size, code version, architecture, flags
+}
+
+void FatbinWalk::Feed(uint64_t at, absl::Span<const uint8_t> bytes) {
+  while (!done_) {
+    // The next byte the walk needs, in the file; bytes before it are passed over unread.
+    const uint64_t next = sec_off_ + pos_ + have_;
+    if (next < at) return Problem(pos_ + have_, "bytes passed by unread (a reader's fault)");
+    if (next - at >= bytes.size()) return;
+    const size_t i = next - at;
+    const size_t n = std::min<size_t>(need_ - have_, bytes.size() - i);
+    std::memcpy(buf_ + have_, bytes.data() + i, n);
+    have_ += n;
+    if (have_ < need_) return;
+    have_ = 0;
+    Step(ByteReader(absl::MakeConstSpan(buf_, need_), big_endian_));
+  }
+}
+
+// `h` holds the `need_` bytes at `pos_` (the walk's fields at their offsets in the format).
+void FatbinWalk::Step(const ByteReader& h) {
+  if (state_ == State::kMagic) {
+    if (*h.ReadAt<uint32_t>(0) != kFatbinMagic) return SeekMagic(pos_ + 8);
+    state_ = State::kContainer;
+    pos_ += 4;
+    need_ = 12;
+    return;
+  }
+  if (state_ == State::kContainer) {
+    const uint64_t off = pos_ - 4;
+    const uint16_t version = *h.ReadAt<uint16_t>(0);
+    const uint16_t hsize = *h.ReadAt<uint16_t>(2);
+    const uint64_t fatsize = *h.ReadAt<uint64_t>(4);
+    if (version != 1 || hsize < 16) {
+      return Problem(off, absl::StrFormat("fat binary header version %u, header size %u "
+                                          "(expected 1, >= 16)",
+                                          version, hsize));
+    }
+    const uint64_t body = off + hsize;
+    if (body > sec_size_ || fatsize > sec_size_ - body) {
+      return Problem(off, absl::StrFormat("fat binary of %u bytes runs past the section end (0x%x)",
+                                          fatsize, sec_size_));
+    }
+    end_ = body + fatsize;
+    return EntryOrNext(body);
+  }
+  const uint64_t e = pos_;
+  const uint16_t kind = *h.ReadAt<uint16_t>(0);
+  const uint32_t ehs = *h.ReadAt<uint32_t>(4);
+  const uint64_t size = *h.ReadAt<uint64_t>(8);
+  if (ehs < 64 || ehs > end_ - e)
+    return Problem(e, absl::StrFormat("entry header size %u is not within 64..%u", ehs, end_ - e));
+  if (size > end_ - e - ehs) {
+    return Problem(e, absl::StrFormat("entry payload of %u bytes runs past its fat binary (%u "
+                                      "left)",
+                                      size, end_ - e - ehs));
+  }
+  if (kind == 1 || kind == 2 || kind == 0x10) {
+    if (images_ >= kMaxImages)
+      return Problem(e, absl::StrFormat("more than %u device code entries", kMaxImages));
+    const uint64_t flags = *h.ReadAt<uint64_t>(40);
+    DeviceImage img;
+    img.kind = kind == 1 ? DeviceCodeKind::kPtx : DeviceCodeKind::kSass;
+    img.version_minor = *h.ReadAt<uint16_t>(24);
+    img.version_major = *h.ReadAt<uint16_t>(26);
+    img.arch = static_cast<int>(std::min<uint32_t>(*h.ReadAt<uint32_t>(28), 100000));
+    img.variant = (flags & kFlagArchSpecific) ? ArchVariant::kArchSpecific
+                  : (flags & kFlagFamily)     ? ArchVariant::kFamily
+                                              : ArchVariant::kNone;
+    img.compression = (flags & kFlagZstd)  ? DeviceCompression::kZstd
+                      : (flags & kFlagLz4) ? DeviceCompression::kLz4
+                                           : DeviceCompression::kNone;
+    img.offset = sec_off_ + e;
+    img.size = size;
+    ++images_;
+    findings_.push_back({Finding::kImage, img, ""});
+    if (stop_ && stop_(img)) {
+      stopped_ = done_ = true;
+      return;
+    }
+  } else {
+    findings_.push_back({Finding::kNote,
+                         {},
+                         absl::StrFormat("%s: .nv_fatbin at 0x%x: entry of unknown kind 0x%x "
+                                         "skipped",
+                                         object_, sec_off_ + e, kind)});
+  }
+  EntryOrNext(e + ehs + size);
+}
+
+FatbinLayout ReadFatbinLayout(const ElfFile& elf, RangeSet* read) {
+  FatbinLayout out;
+  RangeSet ignored;
+  if (read == nullptr) read = &ignored;
   std::string problem;
-  std::optional<std::vector<Section>> sections = ReadSections(elf, &problem);
+  std::optional<std::vector<Section>> sections = ReadSections(elf, &problem, read);
   if (!problem.empty()) out.problems.push_back(absl::StrCat(elf.name(), ": ", problem));
   if (!sections || sections->empty()) return out;
   out.has_section_headers = true;
@@ -183,6 +270,7 @@ DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const Dev
                         elf.name(), strs.offset, strs.size));
     return out;
   }
+  read->Add(strs.offset, strs.offset + strs.size);
   std::vector<const Section*> fatbins;
   for (const Section& s : *sections) {
     std::optional<absl::string_view> name = names->CString(s.name);
@@ -225,11 +313,25 @@ DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const Dev
         elf.name(), overlapping, first_skipped->offset, first_holder->offset));
   }
   for (size_t i = 0; i < fatbins.size(); ++i) {
-    if (skipped[i]) continue;
-    WalkFatbin(elf, *r.Slice(fatbins[i]->offset, fatbins[i]->size), fatbins[i]->offset, stop, &out);
-    if (out.stopped) break;
+    if (!skipped[i]) out.sections.emplace_back(fatbins[i]->offset, fatbins[i]->size);
   }
   return out;
+}
+
+DeviceCode ReadDeviceCode(const ElfFile& elf, const std::function<bool(const DeviceImage&)>& stop) {
+  const FatbinLayout layout = ReadFatbinLayout(elf);
+  std::vector<FatbinWalk> walks;
+  for (const auto& [offset, size] : layout.sections) {
+    walks.emplace_back(elf.name(), offset, size, elf.reader().big_endian(), stop);
+    walks.back().Feed(offset, elf.reader().data().subspan(offset, size));
+    if (walks.back().stopped()) break;
+  }
+  return Assemble(layout, walks, stop);
+}
+
+DeviceCode DeviceCodeOf(const StreamedDeviceCode& streamed,
+                        const std::function<bool(const DeviceImage&)>& stop) {
+  return Assemble(streamed.layout, streamed.walks, stop);
 }
 
 std::string ArchName(int arch, ArchVariant variant) {

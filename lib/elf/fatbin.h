@@ -15,7 +15,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "lib/elf/elf_file.h"
+#include "lib/io/blob.h"
+#include "lib/io/byte_reader.h"
 
 namespace abicheck {
 
@@ -45,6 +48,75 @@ struct DeviceCode {
   std::vector<std::string> notes;
   bool stopped = false;  // ReadDeviceCode's `stop` ended the walk early
 };
+
+// What is read before the fat binaries: the section headers and their names, the .nv_fatbin
+// sections to walk (offset, size; in header order, each byte range once) and what is wrong there.
+struct FatbinLayout {
+  bool has_section_headers = false;
+  std::vector<std::string> problems;
+  std::vector<std::pair<uint64_t, uint64_t>> sections;
+};
+// `read`, when given, gets the byte ranges looked at: an image of an archive member that holds
+// them all reads exactly as the file would.
+FatbinLayout ReadFatbinLayout(const ElfFile& elf, RangeSet* read = nullptr);
+
+// The walk of one .nv_fatbin section (docs/gpu-model.md "The fat binary"), fed the file's bytes in
+// ascending order: the whole section at once from a mapped file, or chunk by chunk as an archive
+// member inflates, which then keeps none of them. It looks at 4 bytes in 8 of padding, 16 of a
+// container header and 48 of an entry header, never at a payload; what it found is replayed by
+// ReadDeviceCode and DeviceCodeOf.
+class FatbinWalk {
+ public:
+  // `object` names the file in messages; `stop` as ReadDeviceCode's.
+  FatbinWalk(std::string object, uint64_t offset, uint64_t size, bool big_endian,
+             std::function<bool(const DeviceImage&)> stop = nullptr);
+  // Bytes [at, at + bytes.size()) of the file. Calls come in ascending order and may skip what
+  // the walk does not need; bytes it needed that a call skipped end it with a problem.
+  void Feed(uint64_t at, absl::Span<const uint8_t> bytes);
+  bool done() const { return done_; }
+  bool stopped() const { return stopped_; }
+  // The next byte of the file the walk will look at (once done: meaningless).
+  uint64_t next() const { return sec_off_ + pos_ + have_; }
+  uint64_t end() const { return sec_off_ + sec_size_; }
+  const std::string& object() const { return object_; }
+
+  struct Finding {
+    enum Kind { kImage, kNote, kProblem } kind;
+    DeviceImage image;  // kImage
+    std::string text;   // kNote, kProblem (the last finding: it ended the walk)
+  };
+  const std::vector<Finding>& findings() const { return findings_; }
+
+ private:
+  enum class State { kMagic, kContainer, kEntry };
+  void SeekMagic(uint64_t at);
+  void EntryOrNext(uint64_t e);
+  void Step(const ByteReader& h);
+  void Problem(uint64_t at, const std::string& what);
+
+  std::string object_;
+  uint64_t sec_off_, sec_size_;
+  bool big_endian_;
+  std::function<bool(const DeviceImage&)> stop_;
+  State state_ = State::kMagic;
+  uint64_t pos_ = 0;  // in the section: where the bytes the walk needs next begin
+  size_t need_ = 0;   // how many
+  size_t have_ = 0;   // of them, in buf_
+  uint64_t end_ = 0;  // in the section: the end of the current container
+  uint8_t buf_[48] = {};
+  size_t images_ = 0;
+  bool done_ = false, stopped_ = false;
+  std::vector<Finding> findings_;
+};
+
+// An archive member's device code, walked as it inflated (lib/inputs: a member too large to keep
+// whole), judged later by DeviceCodeOf as ReadDeviceCode judges a file.
+struct StreamedDeviceCode {
+  FatbinLayout layout;
+  std::vector<FatbinWalk> walks;  // one per layout section, fed to their ends
+};
+DeviceCode DeviceCodeOf(const StreamedDeviceCode& streamed,
+                        const std::function<bool(const DeviceImage&)>& stop = nullptr);
 
 // Reads the device code of `elf`. Not an error: no section headers (then `has_section_headers` is
 // false: the device code cannot be found), no .nv_fatbin (no device code). Malformed fat binaries

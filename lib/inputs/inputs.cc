@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
+#include "lib/elf/fatbin.h"
 #include "lib/index/index_file.h"
 #include "lib/inputs/wheel_cache.h"
 #include "lib/io/byte_source.h"
@@ -132,12 +133,63 @@ RangeSet DynamicTableRanges(const std::string& name, const SparseImage& img) {
   return out;
 }
 
+// A member whose device code is asked for is kept whole up to this size; a larger one keeps its
+// loader tables and section headers, and its .nv_fatbin is walked as it inflates (issue 37 item
+// 9: a 4 GiB member took 4.2 GB).
+constexpr uint64_t kWholeMemberMax = uint64_t{64} << 20;
+// Where linkers put .shstrtab: just before the section headers (GNU ld), or before .strtab (lld):
+// kept with them on the first pass, so that the names are in without a pass of their own.
+constexpr uint64_t kSectionNamesGuess = uint64_t{1} << 20;
+
+// Whether the ranges ReadFatbinLayout reads of `img` are all kept; if not, adds them to `extra`.
+bool LayoutIsExact(const std::string& name, const SparseImage& img, RangeSet* extra) {
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse(name, img.bytes());
+  if (!elf.ok()) return true;  // corrupt: said when the object is parsed
+  RangeSet read;
+  ReadFatbinLayout(*elf, &read);
+  bool covered = true;
+  for (const auto& [lo, hi] : read.ranges()) {
+    if (img.retained()->Covers(lo, hi)) continue;
+    covered = false;
+    extra->Add(lo, hi);
+  }
+  return covered;
+}
+
+// The .nv_fatbin sections of the member `img` was kept from, walked in one more inflation that
+// keeps nothing (issue 37 item 9).
+absl::StatusOr<std::shared_ptr<const StreamedDeviceCode>> WalkDeviceCode(
+    const ZipArchive& zip, const ZipMember& m, const std::string& name, const SparseImage& img,
+    const RetainPlan& kept, uint64_t* inflated) {
+  ABICHECK_ASSIGN_OR_RETURN(ElfFile elf, ElfFile::Parse(name, img.bytes()));
+  auto out = std::make_shared<StreamedDeviceCode>();
+  out->layout = ReadFatbinLayout(elf);
+  RetainPlan walk;
+  walk.prefix = 0;
+  walk.verify_crc = kept.verify_crc;  // the bytes walked are checked as those kept were
+  walk.on_bytes = kept.on_bytes;
+  for (const auto& [offset, size] : out->layout.sections) {
+    out->walks.emplace_back(name, offset, size, elf.reader().big_endian());
+    walk.scan_to = std::max(walk.scan_to, offset + size);
+  }
+  if (out->walks.empty()) return out;
+  walk.watch = [&](uint64_t at, absl::Span<const uint8_t> bytes) {
+    for (FatbinWalk& w : out->walks) {
+      if (!w.done() && w.next() < at + bytes.size()) w.Feed(at, bytes);
+    }
+  };
+  ABICHECK_RETURN_IF_ERROR(zip.Inflate(m, walk).status());
+  *inflated += m.size;
+  return out;
+}
+
 absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, bool whole,
                                      bool verify_crc, uint64_t* inflated, uint64_t* retained,
                                      std::function<void(uint64_t)> on_bytes) {
   const std::string name = absl::StrCat(zip.path(), "!", m.name);
+  const bool walk_device_code = whole && m.size > kWholeMemberMax;
   RetainPlan plan;
-  plan.everything = whole;
+  plan.everything = whole && !walk_device_code;
   plan.verify_crc = verify_crc;
   plan.on_bytes = std::move(on_bytes);
   plan.dynamic_range = DynamicSegmentRange;
@@ -150,15 +202,37 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   plan.on_dynamic = [&name](const SparseImage& so_far, uint64_t) {
     return DynamicTableRanges(name, so_far);
   };
-  for (int pass = 0; pass < 3; ++pass) {
+  if (walk_device_code) {
+    plan.head_ranges = [](absl::Span<const uint8_t> head) {
+      RangeSet r;
+      if (std::optional<std::pair<uint64_t, uint64_t>> sh = SectionHeaderRange(head)) {
+        const auto [at, size] = *sh;
+        r.Add(at - std::min(at, kSectionNamesGuess), at + std::min(size, UINT64_MAX - at));
+      }
+      return r;
+    };
+  }
+  // The loader's passes (a prefix with PT_DYNAMIC, the hull of the tables, everything), and with
+  // device code to walk, up to three for the section headers and their names.
+  int layout_passes = 0;
+  for (int pass = 0; pass < 6; ++pass) {
     ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
     *inflated += m.size;
     std::pair<uint64_t, uint64_t> hull{0, 0};
     const bool exact = plan.everything || ParseIsExact(name, *img, &hull);
+    if (exact && !plan.everything && walk_device_code && !LayoutIsExact(name, *img, &plan.extra)) {
+      if (++layout_passes == 3) plan.everything = true;  // what the ELF stage reads, no more
+      continue;
+    }
     if (exact) {
       *retained += img->retained()->TotalBytes();
+      std::shared_ptr<const StreamedDeviceCode> device_code;
+      if (walk_device_code && !plan.everything) {
+        ABICHECK_ASSIGN_OR_RETURN(device_code, WalkDeviceCode(zip, m, name, *img, plan, inflated));
+      }
       return InputFile{name, absl::StrCat(zip.path(), "/", m.name),
-                       std::shared_ptr<const Blob>(std::move(img)), nullptr};
+                       std::shared_ptr<const Blob>(std::move(img)), nullptr,
+                       std::move(device_code)};
     }
     if (pass == 0 && hull.second > hull.first) {
       plan.extra.Add(hull.first, hull.second);

@@ -65,7 +65,8 @@ class SparseImage final : public Blob {
 };
 
 // One ELF object given as input, from a file, a directory or an archive.
-struct ExternalLibrary;  // lib/symbols: a library whose symbols an index holds
+struct ExternalLibrary;     // lib/symbols: a library whose symbols an index holds
+struct StreamedDeviceCode;  // lib/elf: device code walked as an archive member inflated
 
 struct InputFile {
   std::string name;  // for messages and reports: a path, or "dist/x.whl!torch/lib/libc10.so"
@@ -73,6 +74,9 @@ struct InputFile {
   std::shared_ptr<const Blob> blob;
   // From an index: `blob` holds the headers and version tables only, the symbols are here.
   std::shared_ptr<const ExternalLibrary> external;
+  // An archive member whose device code was asked for and that was too large to keep whole: its
+  // .nv_fatbin walked as it inflated (`blob` holds its loader tables and section headers only).
+  std::shared_ptr<const StreamedDeviceCode> device_code = nullptr;
 };
 
 }  // namespace abicheck

@@ -459,13 +459,14 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   if (plan.everything) want.Add(0, m.size);
   want.Add(0, std::min(plan.prefix, m.size));
   // Stop as soon as everything wanted is in, unless PT_DYNAMIC may still come.
-  bool dynamic_known = !plan.dynamic_range;
+  bool dynamic_known = !plan.dynamic_range && !plan.head_ranges;
   uint64_t head_goal = 0;    // plan.head_end's, once known
   uint64_t dynamic_end = 0;  // where PT_DYNAMIC ends, once known (0: none, or asked already)
   uint64_t stream_goal = 0;  // after the tail: the tables before it, streamed to here
+  const uint64_t scan_to = std::min(plan.scan_to, m.size);
   auto wanted_end = [&] {
-    if (stream_goal != 0) return stream_goal;
-    return want.ranges().empty() ? 0 : want.ranges().back().second;
+    if (stream_goal != 0) return std::max(stream_goal, scan_to);
+    return std::max(scan_to, want.ranges().empty() ? 0 : want.ranges().back().second);
   };
 
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Borrow());
@@ -494,6 +495,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   auto keep = [&](const uint8_t* data, uint64_t len) {
     // Copy the retained parts of [produced, produced + len) into the image.
     const uint64_t begin = produced, end = produced + len;
+    if (plan.watch) plan.watch(begin, absl::MakeConstSpan(data, len));
     for (const auto& [b, e] : want.ranges()) {
       const uint64_t lo = std::max(b, begin), hi = std::min(e, end);
       if (lo < hi) std::memcpy(img->mutable_data() + lo, data + (lo - begin), hi - lo);
@@ -504,7 +506,13 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       dynamic_known = true;
       const absl::Span<const uint8_t> head =
           img->bytes().subspan(0, std::min<uint64_t>(produced, plan.prefix));
-      if (auto dyn = plan.dynamic_range(head)) {
+      if (plan.head_ranges) {
+        const RangeSet more = plan.head_ranges(head);
+        for (const auto& [lo, hi] : more.ranges()) {
+          if (lo < m.size) want.Add(lo, std::min(hi, m.size));
+        }
+      }
+      if (auto dyn = plan.dynamic_range ? plan.dynamic_range(head) : std::nullopt) {
         const uint64_t b = std::min(dyn->first, m.size);
         want.Add(b, std::min(m.size, b + std::min(dyn->second, m.size - b)));
         dynamic_end = std::min(m.size, b + std::min(dyn->second, m.size - b));
@@ -540,7 +548,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   while (true) {
     // Nothing more to keep (with the CRC to check, on to the end).
     if (!plan.verify_crc && dynamic_known && produced >= wanted_end()) break;
-    if (!plan.verify_crc && m.method == 8 && dynamic_known && !tail_tried) {
+    // (A watch sees every byte: never from the tail.)
+    if (!plan.verify_crc && m.method == 8 && dynamic_known && !tail_tried && !plan.watch) {
       RangeSet ahead;
       for (const auto& [lo, hi] : want.ranges()) {
         if (hi > produced) ahead.Add(std::max(lo, produced), hi);

@@ -53,6 +53,13 @@ struct RetainPlan {
   // Once PT_DYNAMIC has streamed by: more ranges to keep, read from the image so far (the tables
   // a dynamic section names, which patchelf may have moved past it, to the end of the file).
   std::function<RangeSet(const SparseImage& so_far, uint64_t produced)> on_dynamic;
+  // From the first bytes, as dynamic_range: more ranges to keep (the ELF stage's section headers,
+  // for a device-code walk). Null: none.
+  std::function<RangeSet(absl::Span<const uint8_t> head)> head_ranges;
+  // Sees every byte as it is inflated, in order, before any is dropped (the ELF stage's walk of
+  // .nv_fatbin); inflation goes on at least to `scan_to` though nothing there is kept.
+  std::function<void(uint64_t at, absl::Span<const uint8_t> bytes)> watch;
+  uint64_t scan_to = 0;
   // Inflate to the end and check the member's CRC-32 (a mismatch is kDataLoss, as Python's
   // zipfile refuses it). Off: stop once everything wanted is in, the CRC unchecked.
   bool verify_crc = true;

@@ -84,14 +84,15 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
 }
 
 absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                             Report* report, bool verdict_only) {
+                             Report* report, bool verdict_only,
+                             const StreamedDeviceCode* streamed) {
   DeviceCheck& d = report->device;
   d.checked = true;
   if (target.gpu) d.gpu = absl::StrCat("sm_", *target.gpu);
   if (target.driver) d.driver_cuda = target.driver->ToString();
   d.driver_file = target.driver_file;
   // An archive member kept as its loader tables only has no device code to read.
-  const RangeSet* kept = bytes.retained();
+  const RangeSet* kept = streamed != nullptr ? nullptr : bytes.retained();
   // A verdict needs one image the GPU can use; a failing one reads them all.
   std::function<bool(const DeviceImage&)> stop;
   if (verdict_only && target.gpu) {
@@ -101,7 +102,8 @@ absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, 
       return !JudgeDeviceCode(one, target.gpu, target.driver).usable.empty();
     };
   }
-  const DeviceCode code = kept != nullptr && !kept->Covers(0, bytes.bytes().size())
+  const DeviceCode code = streamed != nullptr ? DeviceCodeOf(*streamed, stop)
+                          : kept != nullptr && !kept->Covers(0, bytes.bytes().size())
                               ? DeviceCode{}
                               : ReadDeviceCode(object, stop);
   d.readable = code.has_section_headers;

@@ -34,9 +34,11 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
 // (kDataLoss naming the file and the structure): what it holds cannot be judged, and "no device
 // code" would pass a module whose code was only unreadable. `verdict_only`: stop reading at the
 // first image the GPU can use (report->device.images is then what was read up to it); a failing
-// verdict always reads every image.
+// verdict always reads every image. `streamed`: the object's device code as walked while it
+// inflated (InputFile::device_code), read instead of `bytes`.
 absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                             Report* report, bool verdict_only = false);
+                             Report* report, bool verdict_only = false,
+                             const StreamedDeviceCode* streamed = nullptr);
 // G7: the libcudart the load brings in (report->libraries) against the driver's CUDA major.
 void CheckCudaRuntime(const DeviceTarget& target, Report* report);
 

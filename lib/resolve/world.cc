@@ -842,7 +842,8 @@ absl::Status FinishModule(const World& w, const Loader::Mark& since, const Input
   report.loads = report.problems.empty() && report.unverified_references == 0;
   if (w.device.any()) {
     ABICHECK_RETURN_IF_ERROR(
-        CheckDeviceCode(w.device, *load->module->elf, *module_input.blob, &report));
+        CheckDeviceCode(w.device, *load->module->elf, *module_input.blob, &report,
+                        /*verdict_only=*/false, module_input.device_code.get()));
     CheckCudaRuntime(w.device, &report);
   }
   report.torch_abi = report.torch_cxx_references > 0    ? TorchAbi::kUnstable

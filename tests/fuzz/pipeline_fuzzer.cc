@@ -1,5 +1,6 @@
 // Fuzzes the whole check: the input is both the module and its one provider (so references,
-// versions and lookups meet hostile tables on both sides), with every renderer run on the result.
+// versions and lookups meet hostile tables on both sides), with every renderer run on the result;
+// an odd-sized input's module has its device code judged too.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,6 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   abicheck::InputFile p{"libp.so", "/nonexistent/libp.so", provider, nullptr};
   abicheck::CheckOptions options;
   options.use_host = false;  // never open host files from a fuzzer
+  // An input of odd size also judges the module's device code (its section headers and
+  // .nv_fatbin: docs/gpu-model.md), as `check --gpu` does.
+  if (size % 2 == 1) options.gpu = "sm_90";
   absl::StatusOr<abicheck::Report> r = abicheck::CheckObjects(m, {p}, {}, nullptr, options);
   if (r.ok()) {
     (void)abicheck::RenderText(*r, true);

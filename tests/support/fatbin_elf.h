@@ -11,6 +11,44 @@
 
 namespace abicheck::testing {
 
+// One entry of a hand-made container: the fields the reader reads.
+struct EntrySpec {
+  uint16_t kind = 2;  // 1 PTX, 2 ELF
+  uint32_t arch = 90;
+  uint64_t flags = 0x11;
+  uint16_t major = 1, minor = 8;
+  uint64_t payload = 24;
+  uint32_t header = 64;
+};
+
+inline void Put(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  std::memcpy(&b[at], &v, n);
+}
+
+// A fat binary container (16-byte header) of these entries, each with a zero payload.
+inline std::vector<uint8_t> Container(const std::vector<EntrySpec>& entries) {
+  std::vector<uint8_t> body;
+  for (const EntrySpec& e : entries) {
+    std::vector<uint8_t> h(e.header + e.payload, 0);
+    Put(h, 0, e.kind, 2);
+    Put(h, 2, 0x0101, 2);
+    Put(h, 4, e.header, 4);
+    Put(h, 8, e.payload, 8);
+    Put(h, 24, e.minor, 2);
+    Put(h, 26, e.major, 2);
+    Put(h, 28, e.arch, 4);
+    Put(h, 40, e.flags, 8);
+    body.insert(body.end(), h.begin(), h.end());
+  }
+  std::vector<uint8_t> c(16, 0);
+  Put(c, 0, 0xBA55ED50, 4);
+  Put(c, 4, 1, 2);
+  Put(c, 6, 16, 2);
+  Put(c, 8, body.size(), 8);
+  c.insert(c.end(), body.begin(), body.end());
+  return c;
+}
+
 inline std::vector<uint8_t> FatbinElf(const uint8_t* data, size_t size) {
   const std::string names("\0.nv_fatbin\0.shstrtab\0", 22);
   const uint64_t data_off = 64, names_off = data_off + size;

@@ -15,43 +15,12 @@
 namespace abicheck {
 namespace {
 
+using ::abicheck::testing::Container;
+using ::abicheck::testing::EntrySpec;
 using ::abicheck::testing::FatbinElf;
+using ::abicheck::testing::Put;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-struct EntrySpec {
-  uint16_t kind = 2;  // 1 PTX, 2 ELF
-  uint32_t arch = 90;
-  uint64_t flags = 0x11;
-  uint16_t major = 1, minor = 8;
-  uint64_t payload = 24;
-  uint32_t header = 64;
-};
-
-void Put(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) { std::memcpy(&b[at], &v, n); }
-
-std::vector<uint8_t> Container(const std::vector<EntrySpec>& entries) {
-  std::vector<uint8_t> body;
-  for (const EntrySpec& e : entries) {
-    std::vector<uint8_t> h(e.header + e.payload, 0);
-    Put(h, 0, e.kind, 2);
-    Put(h, 2, 0x0101, 2);
-    Put(h, 4, e.header, 4);
-    Put(h, 8, e.payload, 8);
-    Put(h, 24, e.minor, 2);
-    Put(h, 26, e.major, 2);
-    Put(h, 28, e.arch, 4);
-    Put(h, 40, e.flags, 8);
-    body.insert(body.end(), h.begin(), h.end());
-  }
-  std::vector<uint8_t> c(16, 0);
-  Put(c, 0, 0xBA55ED50, 4);
-  Put(c, 4, 1, 2);
-  Put(c, 6, 16, 2);
-  Put(c, 8, body.size(), 8);
-  c.insert(c.end(), body.begin(), body.end());
-  return c;
-}
 
 DeviceCode Read(const std::vector<uint8_t>& section, std::vector<uint8_t>* keep) {
   *keep = FatbinElf(section.data(), section.size());
@@ -259,6 +228,74 @@ TEST(FatbinTest, OverlappingSectionHeadersAreReadOnce) {
                               "k.so: %d .nv_fatbin section headers overlap another's bytes (the "
                               "first at 0x%x, inside the one at 0x%x): each range is read once",
                               kCopies + 1, off, off))));
+}
+
+// Issue 37 item 9: an archive member's .nv_fatbin is walked as it inflates, chunk by chunk. The
+// walk fed in pieces of any size finds what the walk of the whole section finds: the same images,
+// notes and problems, in the same order, and the same early stop.
+TEST(FatbinWalkTest, FedInPiecesItFindsWhatTheWholeReadFinds) {
+  std::vector<std::vector<uint8_t>> sections;
+  {
+    std::vector<uint8_t> s = Container({{2, 90}, {0x40, 75}, {1, 80, 0x8011, 9, 0}});
+    s.resize(s.size() + 24, 0);  // padding, then another container
+    const std::vector<uint8_t> b = Container({{2, 100, 0x200011, 1, 8, 4000}, {2, 120}});
+    s.insert(s.end(), b.begin(), b.end());
+    sections.push_back(s);
+  }
+  {  // an entry whose payload runs past its fat binary, after one good entry
+    std::vector<uint8_t> s = Container({{2, 90}, {2, 80}});
+    Put(s, 16 + 64 + 24 + 8, uint64_t{1} << 62, 8);
+    sections.push_back(s);
+  }
+  {  // a truncated entry header, and trailing bytes too few for a container
+    std::vector<uint8_t> s = Container({{2, 90}});
+    Put(s, 8, 40, 8);
+    s.resize(16 + 40 + 12);
+    sections.push_back(s);
+  }
+  const std::function<bool(const DeviceImage&)> stops[] = {
+      nullptr, [](const DeviceImage& i) { return i.arch == 100; }};
+  for (size_t k = 0; k < sections.size(); ++k) {
+    std::vector<uint8_t> elf_bytes = FatbinElf(sections[k].data(), sections[k].size());
+    absl::StatusOr<ElfFile> elf = ElfFile::Parse("k.so", elf_bytes);
+    ASSERT_TRUE(elf.ok());
+    for (const auto& stop : stops) {
+      const DeviceCode whole = ReadDeviceCode(*elf, stop);
+      for (size_t piece : {size_t{1}, size_t{3}, size_t{7}, size_t{48}, size_t{4096}}) {
+        StreamedDeviceCode streamed;
+        streamed.layout = ReadFatbinLayout(*elf);
+        ASSERT_EQ(streamed.layout.sections.size(), 1u);
+        streamed.walks.emplace_back("k.so", streamed.layout.sections[0].first,
+                                    streamed.layout.sections[0].second, false);
+        for (size_t at = 0; at < elf_bytes.size(); at += piece) {
+          streamed.walks[0].Feed(at, absl::MakeConstSpan(elf_bytes).subspan(
+                                         at, std::min(piece, elf_bytes.size() - at)));
+        }
+        const DeviceCode got = DeviceCodeOf(streamed, stop);
+        const std::string where =
+            absl::StrFormat("section %d, pieces of %d, stop %d", k, piece, stop != nullptr);
+        ASSERT_EQ(got.images.size(), whole.images.size()) << where;
+        for (size_t i = 0; i < got.images.size(); ++i) {
+          EXPECT_EQ(got.images[i].offset, whole.images[i].offset) << where;
+          EXPECT_EQ(ImageName(got.images[i]), ImageName(whole.images[i])) << where;
+          EXPECT_EQ(got.images[i].size, whole.images[i].size) << where;
+          EXPECT_EQ(got.images[i].compression, whole.images[i].compression) << where;
+        }
+        EXPECT_EQ(got.notes, whole.notes) << where;
+        EXPECT_EQ(got.problems, whole.problems) << where;
+        EXPECT_EQ(got.stopped, whole.stopped) << where;
+      }
+    }
+  }
+  // Bytes the walk needed that a feed skipped end it with a problem, never a silent gap.
+  std::vector<uint8_t> elf_bytes = FatbinElf(sections[0].data(), sections[0].size());
+  absl::StatusOr<ElfFile> elf = ElfFile::Parse("k.so", elf_bytes);
+  ASSERT_TRUE(elf.ok());
+  FatbinWalk w("k.so", 64, sections[0].size(), false);
+  w.Feed(64 + 100, absl::MakeConstSpan(elf_bytes).subspan(64 + 100));
+  EXPECT_TRUE(w.done());
+  ASSERT_FALSE(w.findings().empty());
+  EXPECT_EQ(w.findings().back().kind, FatbinWalk::Finding::kProblem);
 }
 
 // Issue 37: a fat binary whose container size is corrupt read as "no device code (nothing for

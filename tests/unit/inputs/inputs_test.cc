@@ -11,9 +11,12 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/elf/elf_file.h"
+#include "lib/elf/fatbin.h"
 #include "lib/io/blob.h"
 #include "lib/report/render.h"
 #include "lib/util/paths.h"
+#include "tests/support/fatbin_elf.h"
 #include "tests/unit/test_inputs.h"
 #include "tests/unit/test_util.h"
 
@@ -189,6 +192,93 @@ TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
   limits.max_member_bytes = 1u << 20;
   EXPECT_THAT(ExpandInput(whl, limits), StatusIs(absl::StatusCode::kResourceExhausted,
                                                  "more than the cap of 1048576 per member"));
+}
+
+// A loadable library (Lib) with a .nv_fatbin `pad` bytes past its end and `pad` bytes of zeros
+// after it, then section headers: .nv_fatbin and .shstrtab, the names just before the headers
+// (GNU ld's layout) or, `names_first`, before the padding (far from them).
+std::vector<uint8_t> LibWithDeviceCode(const std::vector<uint8_t>& fatbin, uint64_t pad,
+                                       bool names_first) {
+  std::vector<uint8_t> b = Lib("libk.so", {"f"});
+  const std::string names("\0.nv_fatbin\0.shstrtab\0", 22);
+  auto append = [&b](const void* p, size_t n) {
+    b.insert(b.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+  };
+  auto align = [&b] { b.resize((b.size() + 7) & ~size_t{7}, 0); };
+  uint64_t names_off = 0;
+  if (names_first) {
+    names_off = b.size();
+    append(names.data(), names.size());
+  }
+  b.resize(b.size() + pad, 0);
+  align();
+  const uint64_t fat_off = b.size();
+  append(fatbin.data(), fatbin.size());
+  b.resize(b.size() + pad, 0);
+  if (!names_first) {
+    names_off = b.size();
+    append(names.data(), names.size());
+  }
+  align();
+  const uint64_t shoff = b.size();
+  b.resize(b.size() + 3 * 64, 0);
+  auto put = [&b](uint64_t at, uint64_t v, int n) { std::memcpy(&b[at], &v, n); };
+  put(shoff + 64 + 0, 1, 4);  // .nv_fatbin, SHT_PROGBITS
+  put(shoff + 64 + 4, 1, 4);
+  put(shoff + 64 + 24, fat_off, 8);
+  put(shoff + 64 + 32, fatbin.size(), 8);
+  put(shoff + 128 + 0, 12, 4);  // .shstrtab, SHT_STRTAB
+  put(shoff + 128 + 4, 3, 4);
+  put(shoff + 128 + 24, names_off, 8);
+  put(shoff + 128 + 32, names.size(), 8);
+  put(40, shoff, 8);
+  put(58, 64, 2);
+  put(60, 3, 2);
+  put(62, 2, 2);
+  return b;
+}
+
+// Issue 37 item 9: with device code to judge, a member was kept whole: an 18 MB wheel with a
+// 4 GiB member took 4.2 GB. Past kWholeMemberMax (64 MiB) it keeps its loader tables and section
+// headers, and its .nv_fatbin is walked as it inflates: the same device code, a few MiB kept.
+TEST(ZipInputTest, LargeMemberDeviceCodeIsWalkedNotKept) {
+  TempDir d;
+  const std::vector<uint8_t> fatbin = abicheck::testing::Container(
+      {{2, 90}, {1, 120, 0x8011, 9, 0}, {2, 100, 0x200011, 1, 8, 3u << 20}});
+  for (bool names_first : {false, true}) {
+    const std::vector<uint8_t> lib = LibWithDeviceCode(fatbin, uint64_t{40} << 20, names_first);
+    absl::StatusOr<ElfFile> loose = ElfFile::Parse("libk.so", lib);
+    ASSERT_TRUE(loose.ok()) << loose.status();
+    const DeviceCode want = ReadDeviceCode(*loose);
+    ASSERT_EQ(want.images.size(), 3u);
+    const std::string whl = WriteZip(d, "k.whl", {{"k/libk.so", lib}});
+    InputLimits limits;
+    limits.whole_members = true;
+    absl::StatusOr<ExpandedInput> in = ExpandInput(whl, limits);
+    ASSERT_TRUE(in.ok()) << in.status();
+    ASSERT_EQ(in->objects.size(), 1u);
+    const InputFile& f = in->objects[0];
+    ASSERT_NE(f.device_code, nullptr) << "names_first " << names_first;
+    const DeviceCode got = DeviceCodeOf(*f.device_code);
+    ASSERT_EQ(got.images.size(), want.images.size());
+    for (size_t i = 0; i < got.images.size(); ++i) {
+      EXPECT_EQ(got.images[i].offset, want.images[i].offset);
+      EXPECT_EQ(ImageName(got.images[i]), ImageName(want.images[i]));
+    }
+    EXPECT_EQ(got.problems, want.problems);
+    ASSERT_NE(f.blob->retained(), nullptr);
+    // Kept: what every member keeps for the loader (its first 32 MiB, RetainPlan::prefix), the
+    // section headers and the 1 MiB before them; not the 87 MB.
+    EXPECT_LT(f.blob->retained()->TotalBytes(), uint64_t{36} << 20)
+        << "of the member's " << lib.size() << " bytes";
+    // What the loader reads is there as in the file.
+    absl::StatusOr<ElfFile> kept = ElfFile::Parse(f.name, f.blob->bytes());
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    // Without device code asked for, nothing is walked.
+    absl::StatusOr<ExpandedInput> plain = ExpandInput(whl, InputLimits{});
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(plain->objects[0].device_code, nullptr);
+  }
 }
 
 TEST(ZipInputTest, DotDotMemberNamesAreNeverPaths) {
