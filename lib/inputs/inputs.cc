@@ -303,7 +303,11 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& given, Ex
   std::vector<std::string> skipped(candidates.size());
   std::atomic<uint64_t> inflated{0}, retained{0}, done{0};
   ABICHECK_RETURN_IF_ERROR(CountDeclared(path, candidates, limits, out));
-  const uint64_t declared = out->declared_bytes;
+  // What progress counts to: each member once, and again where its device code is walked.
+  uint64_t declared = out->declared_bytes;
+  for (const ZipMember* m : candidates) {
+    if (limits.whole_members && m->size > kWholeMemberMax) declared += m->size;
+  }
   ParallelFor(candidates.size(), threads, [&](size_t i) {
     {
       const ZipMember& m = *candidates[i];
