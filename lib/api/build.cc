@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/limits.h"
 #include "lib/inputs/build_world.h"
 #include "lib/inputs/python_env.h"
 #include "lib/util/paths.h"
@@ -69,7 +70,7 @@ void AddBuildReadNote(const std::vector<ExpandedInput>& dependencies, ExpandedIn
 absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::string>& find_links,
                                      const InputLimits& limits, const PipTarget* pip) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
-                            GatherBuildWorld(in, find_links, limits, nullptr, pip));
+                            GatherBuildWorld(in, find_links, ToReadLimits(limits), nullptr, pip));
   if (!world) return MakeBuild(std::move(in));
   const std::string init = TorchText(in, "__init__.py");
   const std::string version = TorchText(in, "version.py");
@@ -133,7 +134,8 @@ absl::StatusOr<std::optional<ExpandedInput>> ExpandInstalledTorch(const std::str
                                                                   const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<std::string> torch, InstalledTorchDirectory(path));
   if (!torch) return std::nullopt;
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInstalledDirectory(*torch, limits));
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in,
+                            ExpandInstalledDirectory(*torch, ToReadLimits(limits)));
   in.path = path;  // named as given
   in.notes.push_back(absl::StrCat("a Python environment: its torch, ", *torch, ", is the build"));
   return in;
@@ -154,7 +156,8 @@ absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const I
                                                 const PipTarget* pip) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> torch, ExpandInstalledTorch(path, limits));
   if (torch) return std::vector<Build>{MakeBuild(*std::move(torch))};
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded, ExpandBuilds(path, limits));
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded,
+                            ExpandBuilds(path, ToReadLimits(limits)));
   std::vector<Build> out;
   out.reserve(expanded.size());
   for (ExpandedInput& in : expanded) {

@@ -20,6 +20,7 @@
 #include "absl/strings/strip.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/limits.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/inputs/inputs.h"
@@ -112,7 +113,7 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
                              std::vector<InputFile>* providers, std::vector<InputFile>* preload,
                              std::vector<Warning>* notes) {
   for (const std::string& p : paths) {
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(p, limits));
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(p, ToReadLimits(limits)));
     if (in.objects.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(p, ": no ELF shared objects in this ", in.kind));
@@ -128,7 +129,7 @@ absl::Status ExpandProviders(const std::vector<std::string>& paths, const InputL
 
 absl::StatusOr<InputFile> SingleFile(const std::string& path, const char* role,
                                      const InputLimits& limits) {
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, limits));
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path, ToReadLimits(limits)));
   if (in.kind != "file") {
     return absl::FailedPreconditionError(absl::StrCat(
         path, ": is ",
@@ -610,7 +611,7 @@ absl::Status ExpandModules(const std::string& in, const InputLimits& limits,
     return absl::InvalidArgumentError(
         absl::StrCat(in, ": an index holds builds to check against (--against), not modules"));
   }
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, limits));
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput ex, ExpandInput(in, ToReadLimits(limits)));
   for (const std::string& n : ex.notes) notes->push_back({in, n});
   if (ex.objects.empty()) {
     // A pure-Python wheel among dist/*.whl has nothing the loader could refuse: it passes, said.

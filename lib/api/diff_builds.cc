@@ -6,6 +6,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
 #include "lib/api/build.h"
+#include "lib/api/limits.h"
 #include "lib/diagnose/diff.h"
 #include "lib/inputs/inputs.h"
 #include "lib/util/status_macros.h"
@@ -19,7 +20,7 @@ absl::StatusOr<std::vector<ExportSet>> ReadExports(const std::string& build,
   // 124,086 removed names, most of them not torch's.
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> in, ExpandInstalledTorch(build, limits));
   if (!in) {
-    ABICHECK_ASSIGN_OR_RETURN(in, ExpandInput(build, limits));
+    ABICHECK_ASSIGN_OR_RETURN(in, ExpandInput(build, ToReadLimits(limits)));
   }
   std::vector<ExportSet> libs;
   for (const InputFile& f : in->objects) {

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/limits.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_file.h"
 #include "lib/inputs/build_world.h"
@@ -102,7 +103,8 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
 
 absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const InputLimits& limits) {
   TorchBuild b;
-  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInstalledDirectory(env.torch_dir, limits));
+  ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in,
+                            ExpandInstalledDirectory(env.torch_dir, ToReadLimits(limits)));
   std::string init = ReadSmallTextFile(env.torch_dir + "/__init__.py").value_or("");
   std::string version = ReadSmallTextFile(env.torch_dir + "/version.py").value_or("");
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
@@ -138,7 +140,7 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
   }
   const WorldPlacement into = PlacementIn(env);
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
-                            GatherBuildWorld(in, find_links, limits, &into, pip));
+                            GatherBuildWorld(in, find_links, ToReadLimits(limits), &into, pip));
   if (world) {
     b.overlay = std::move(world->tree);
     b.replaced = std::move(world->replaced);
@@ -760,7 +762,8 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
                                                    const std::vector<std::string>& against,
                                                    const CheckOptions& options,
                                                    const InputLimits& limits) {
-  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env, ReadPythonEnvironment(path, limits));
+  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env,
+                            ReadPythonEnvironment(path, ToReadLimits(limits)));
   return EnvironmentCheck(path, std::move(env), options).Run(against, limits);
 }
 
@@ -779,7 +782,8 @@ absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const st
     *why = absl::StrCat("the releases of ", text, " (as given)");
     return absl::StrCat("pip:", text);
   }
-  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env, ReadPythonEnvironment(path, limits));
+  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env,
+                            ReadPythonEnvironment(path, ToReadLimits(limits)));
   std::vector<std::string> specs, by;
   for (const InstalledDistribution& d : env.distributions) {
     for (const std::string& t : d.metadata.torch_requirements) {

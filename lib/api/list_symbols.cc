@@ -6,6 +6,7 @@
 
 #include "abicheck/abicheck.h"
 #include "absl/strings/str_cat.h"
+#include "lib/api/limits.h"
 #include "lib/index/index_file.h"
 #include "lib/inputs/inputs.h"
 #include "lib/io/mapped_file.h"
@@ -32,7 +33,8 @@ absl::StatusOr<std::unique_ptr<Opened>> OpenForListing(const std::string& path,
   // WHEEL!MEMBER names one shared object inside a wheel (as the reports name it); a wheel alone
   // is answered with its members to choose from.
   if (const size_t bang = path.find(".whl!"); bang != std::string::npos) {
-    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in, ExpandInput(path.substr(0, bang + 4), limits));
+    ABICHECK_ASSIGN_OR_RETURN(ExpandedInput in,
+                              ExpandInput(path.substr(0, bang + 4), ToReadLimits(limits)));
     for (const InputFile& f : in.objects) {
       if (f.name == path) member = f.blob;
     }
@@ -51,7 +53,7 @@ absl::StatusOr<std::unique_ptr<Opened>> OpenForListing(const std::string& path,
                      "list the build's libraries themselves"));
   }
   if (bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4) {
-    absl::StatusOr<ExpandedInput> in = ExpandInput(path, limits);
+    absl::StatusOr<ExpandedInput> in = ExpandInput(path, ToReadLimits(limits));
     std::string which;
     if (in.ok() && !in->objects.empty()) {
       which = absl::StrCat(

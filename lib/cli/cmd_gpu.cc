@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "lib/api/limits.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/progress.h"
 #include "lib/elf/elf_file.h"
@@ -171,7 +172,7 @@ int RunGpu(const Invocation& io, std::vector<std::string> args) {
   nlohmann::ordered_json objects = nlohmann::ordered_json::array();
   bool all_run = true;
   for (const std::string& in : inputs) {
-    absl::StatusOr<ExpandedInput> ex = ExpandInput(in, limits);
+    absl::StatusOr<ExpandedInput> ex = ExpandInput(in, ToReadLimits(limits));
     if (!ex.ok()) {
       bar.Finish();
       PrintError(io, ex.status());

@@ -93,7 +93,7 @@ class Gatherer {
  public:
   Gatherer(const ExpandedInput& wheel, MarkerEnvironment target,
            absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog,
-           const InputLimits& limits, const WorldPlacement* into, const PipTarget* pip)
+           const ReadLimits& limits, const WorldPlacement* into, const PipTarget* pip)
       : wheel_(wheel),
         target_(std::move(target)),
         catalog_(std::move(catalog)),
@@ -261,7 +261,7 @@ class Gatherer {
   // they were chosen.
   absl::Status Expand() {
     std::vector<std::optional<absl::StatusOr<ExpandedInput>>> expanded(chosen_.size());
-    InputLimits one = limits_;
+    ReadLimits one = limits_;
     one.threads = 1;  // the wheels are the parallel items
     ParallelFor(chosen_.size(),
                 ThreadsFor(chosen_.size(), limits_.threads > 0 ? limits_.threads : 0),
@@ -353,7 +353,7 @@ class Gatherer {
   const ExpandedInput& wheel_;
   const MarkerEnvironment target_;
   const absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog_;
-  const InputLimits& limits_;
+  const ReadLimits& limits_;
   const WorldPlacement* into_;
   std::optional<PipTarget> pip_;  // a URL wheel's: dependencies resolved by pip
   absl::flat_hash_map<std::string, const InstalledVersion*> installed_;  // by normalized name
@@ -369,7 +369,7 @@ class Gatherer {
 
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
-    const InputLimits& limits, const WorldPlacement* into, const PipTarget* pip) {
+    const ReadLimits& limits, const WorldPlacement* into, const PipTarget* pip) {
   if (wheel.kind != "archive") return std::nullopt;
   const std::string metadata = TextMember(wheel, ".dist-info/METADATA");
   if (metadata.empty()) return std::nullopt;

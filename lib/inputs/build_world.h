@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/pip.h"
 #include "lib/io/file_tree.h"
+#include "lib/io/read_limits.h"
 
 namespace abicheck {
 
@@ -60,8 +60,7 @@ struct BuildWorld {
 // requests as the wheel is.
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
-    const InputLimits& limits, const WorldPlacement* into = nullptr,
-    const PipTarget* pip = nullptr);
+    const ReadLimits& limits, const WorldPlacement* into = nullptr, const PipTarget* pip = nullptr);
 
 }  // namespace abicheck
 

@@ -244,7 +244,7 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
 }
 
 // A URL's archive, read by range requests (issue 33): how much, and what was not checked.
-void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, ExpandedInput* out) {
+void AddRangeReadNotes(const ZipArchive& zip, const ReadLimits& limits, ExpandedInput* out) {
   for (const std::string& n : zip.source_notes()) out->notes.push_back(n);
   out->fetched_bytes = zip.fetched();
   out->remote_size = zip.size();
@@ -260,7 +260,7 @@ void AddRangeReadNotes(const ZipArchive& zip, const InputLimits& limits, Expande
 
 // What the shared objects of an archive declare they inflate to, within --max-total-size.
 absl::Status CountDeclared(const std::string& path, const std::vector<const ZipMember*>& candidates,
-                           const InputLimits& limits, ExpandedInput* out) {
+                           const ReadLimits& limits, ExpandedInput* out) {
   for (const ZipMember* m : candidates) {
     out->declared_bytes += m->size;
     out->largest_member = std::max(out->largest_member, m->size);
@@ -274,11 +274,11 @@ absl::Status CountDeclared(const std::string& path, const std::vector<const ZipM
   return absl::OkStatus();
 }
 
-absl::Status ExpandArchive(const std::string& path, const InputLimits& given, ExpandedInput* out) {
+absl::Status ExpandArchive(const std::string& path, const ReadLimits& given, ExpandedInput* out) {
   out->kind = "archive";
   // A URL's wheel is read in part whatever --fast says (every byte is a byte fetched: a CRC-32
   // needs the whole member); --verify (verify_remote) reads it whole and checks them (issue 33).
-  InputLimits limits = given;
+  ReadLimits limits = given;
   if (IsUrl(path)) limits.verify_crc = given.verify_crc && given.verify_remote;
   ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits));
   for (const std::string& n : zip->notes()) out->notes.push_back(n);
@@ -352,7 +352,7 @@ absl::Status ExpandArchive(const std::string& path, const InputLimits& given, Ex
 
 // `named_only`: only files whose name contains ".so" are looked at, as for archive members (an
 // installed package is its wheel's members unpacked).
-absl::Status ExpandDirectory(const std::string& path, const InputLimits& limits, bool named_only,
+absl::Status ExpandDirectory(const std::string& path, const ReadLimits& limits, bool named_only,
                              ExpandedInput* out) {
   out->kind = "directory";
   std::error_code ec;
@@ -431,7 +431,7 @@ bool InstalledNothingToLoad(absl::string_view dir_name) {
 }
 
 absl::StatusOr<ExpandedInput> ExpandInstalledDirectory(const std::string& path,
-                                                       const InputLimits& limits) {
+                                                       const ReadLimits& limits) {
   ExpandedInput out;
   out.path = path;
   ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, /*named_only=*/true, &out));
@@ -458,7 +458,7 @@ absl::Status NoBuildSelected(const std::string& path, const std::string& selecte
 }
 
 absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
-                                                        const InputLimits& limits) {
+                                                        const ReadLimits& limits) {
   std::vector<ExpandedInput> out;
   if (absl::StatusOr<MappedFile> f = MappedFile::Open(path); f.ok() && HasIndexMagic(f->bytes())) {
     // Every build of the index from one read (ExpandInput would read it once per build).
@@ -481,7 +481,7 @@ absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
   return out;
 }
 
-absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const InputLimits& limits) {
+absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const ReadLimits& limits) {
   GlobalReadTrace().expansions.fetch_add(1, std::memory_order_relaxed);
   ExpandedInput out;
   out.path = path_arg;

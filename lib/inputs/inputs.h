@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/io/blob.h"
+#include "lib/io/read_limits.h"
 
 namespace abicheck {
 
@@ -39,11 +39,11 @@ std::string TextMember(const ExpandedInput& in, absl::string_view suffix);
 // Expands `path`. A named file that is not ELF (and not a zip) is an error; inside a directory
 // or an archive, non-ELF files are skipped. Archive members are considered when their name
 // contains ".so" (shared objects and extension modules; executables are not loadable anyway).
-absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const InputLimits& limits);
+absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path, const ReadLimits& limits);
 // Every build `path` holds: its one expansion, or each build of an index from one read (named
 // "INDEX#NAME" when it holds several).
 absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
-                                                        const InputLimits& limits);
+                                                        const ReadLimits& limits);
 // ExpandInput's error for an index of several builds, none (or no such one) selected.
 absl::Status NoBuildSelected(const std::string& path, const std::string& selected,
                              const std::vector<std::string>& names);
@@ -56,7 +56,7 @@ absl::Status NoBuildSelected(const std::string& path, const std::string& selecte
 // directories) or of bytecode: it holds nothing the package loads.
 bool InstalledNothingToLoad(absl::string_view dir_name);
 absl::StatusOr<ExpandedInput> ExpandInstalledDirectory(const std::string& path,
-                                                       const InputLimits& limits);
+                                                       const ReadLimits& limits);
 
 // The build names an index file holds (empty when `path` is not an index).
 absl::StatusOr<std::vector<std::string>> IndexBuilds(const std::string& path);

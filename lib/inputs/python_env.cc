@@ -497,7 +497,7 @@ namespace {
 
 // Every shared object under site-packages, once (symlinked copies by their own names), sorted.
 absl::StatusOr<std::vector<std::string>> SharedObjectsUnder(const std::string& site,
-                                                            const InputLimits& limits) {
+                                                            const ReadLimits& limits) {
   std::vector<std::string> all;
   std::error_code ec;
   uint64_t count = 0;
@@ -643,7 +643,7 @@ absl::StatusOr<std::optional<std::string>> InstalledTorchDirectory(const std::st
 }
 
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
-                                                        const InputLimits& limits) {
+                                                        const ReadLimits& limits) {
   absl::StatusOr<Layout> layout = FindLayout(path);
   if (!layout.ok()) return layout.status();
   PythonEnvironment env;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/io/read_limits.h"
 
 namespace abicheck {
 
@@ -56,7 +56,7 @@ struct PythonEnvironment {
 // those. kNotFound when it holds no site-packages or no torch; kFailedPrecondition for two torch
 // installs or several Python versions with nothing to choose between them.
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
-                                                        const InputLimits& limits);
+                                                        const ReadLimits& limits);
 
 // When `path` is a directory that is a Python environment (a virtualenv, a prefix with
 // lib/pythonX.Y/site-packages, a site-packages directory) with torch installed: its

@@ -65,9 +65,9 @@ uint32_t Crc(const void* data, size_t n, uint32_t crc) {
 
 // A URL's archive is read in part unless --verify (ExpandArchive): the two are different
 // entries, so that what a run reports is what the same run without the cache would.
-bool ReadWhole(const InputLimits& l) { return l.verify_crc && l.verify_remote; }
+bool ReadWhole(const ReadLimits& l) { return l.verify_crc && l.verify_remote; }
 
-std::string EntryPath(const std::string& sha256, const InputLimits& l) {
+std::string EntryPath(const std::string& sha256, const ReadLimits& l) {
   const std::string root = CacheRoot();
   if (root.empty() || sha256.size() != 64 ||
       sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
@@ -158,7 +158,7 @@ std::optional<std::vector<std::pair<std::string, std::string>>> Texts(const nloh
 
 // Whether the entry was read from the wheel under limits at least as wide as `l`: a cap the
 // wheel exceeds must be met as an error, as reading it would.
-bool WithinLimits(const nlohmann::json& meta, const InputLimits& l) {
+bool WithinLimits(const nlohmann::json& meta, const ReadLimits& l) {
   const std::optional<uint64_t> members = Get<uint64_t>(meta, "members"),
                                 declared = Get<uint64_t>(meta, "declared"),
                                 largest = Get<uint64_t>(meta, "largest");
@@ -213,7 +213,7 @@ std::string Rename(const std::string& s, const std::string& from, const std::str
 }
 
 std::optional<ExpandedInput> Decode(const Entry& e, const std::string& url,
-                                    const InputLimits& limits) {
+                                    const ReadLimits& limits) {
   const nlohmann::json& m = e.meta;
   const std::optional<std::string> from = Get<std::string>(m, "url");
   std::optional<std::vector<std::pair<std::string, std::string>>> texts = Texts(m);
@@ -320,7 +320,7 @@ std::string DigestOf(const std::string& url) {
   return it == d.by_url.end() ? "" : it->second;
 }
 
-std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const InputLimits& limits) {
+std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadLimits& limits) {
   if (limits.whole_members) return std::nullopt;
   const std::string path = EntryPath(DigestOf(url), limits);
   if (path.empty()) return std::nullopt;
@@ -330,7 +330,7 @@ std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const Input
 }
 
 std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
-    const std::string& url, const InputLimits& limits) {
+    const std::string& url, const ReadLimits& limits) {
   if (limits.whole_members) return std::nullopt;
   const std::string path = EntryPath(DigestOf(url), limits);
   if (path.empty()) return std::nullopt;
@@ -339,7 +339,7 @@ std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts
   return Texts(e->meta);
 }
 
-void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const InputLimits& limits) {
+void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const ReadLimits& limits) {
   if (limits.whole_members || in.remote_size == 0) return;
   const std::string sha256 = DigestOf(url);
   const std::string path = EntryPath(sha256, limits);

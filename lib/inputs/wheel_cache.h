@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/status/status.h"
 #include "lib/inputs/inputs.h"
+#include "lib/io/read_limits.h"
 
 namespace abicheck {
 
@@ -33,13 +33,13 @@ std::string DigestOf(const std::string& url);
 // The expansion of the wheel at `url` as a run with these limits read it before; nullopt when
 // there is no such entry (no digest known, none written, another read mode, limits it exceeds,
 // or damaged). `whole_members` expansions are never cached.
-std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const InputLimits& limits);
+std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadLimits& limits);
 // The text members of that entry only (METADATA, torch/version.py): a world's requirements.
 std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
-    const std::string& url, const InputLimits& limits);
+    const std::string& url, const ReadLimits& limits);
 // Writes `in` (the expansion of the wheel at `url`, read with `limits`) when its digest is known;
 // a cache not written is not an error.
-void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const InputLimits& limits);
+void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const ReadLimits& limits);
 
 // `abicheck cache list|clear`: what the cache holds.
 struct CachedItem {

@@ -278,7 +278,7 @@ void ZipArchive::Return(std::unique_ptr<Handle> h) const {
 ZipArchive::~ZipArchive() = default;
 
 absl::StatusOr<std::shared_ptr<ZipArchive>> ZipArchive::Open(const std::string& path,
-                                                             const InputLimits& limits) {
+                                                             const ReadLimits& limits) {
   std::shared_ptr<ZipArchive> a(new ZipArchive());
   a->path_ = path;
   a->limits_ = limits;

@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/io/blob.h"
 #include "lib/io/byte_source.h"
 #include "lib/io/mapped_file.h"
+#include "lib/io/read_limits.h"
 
 struct zip_file;  // libzip's (zip.h): an open member
 
@@ -69,7 +69,7 @@ class ZipArchive {
  public:
   // Opens `path` and reads its central directory; each reader opens its own handle.
   static absl::StatusOr<std::shared_ptr<ZipArchive>> Open(const std::string& path,
-                                                          const InputLimits& limits);
+                                                          const ReadLimits& limits);
   ~ZipArchive();
 
   const std::string& path() const { return path_; }
@@ -109,7 +109,7 @@ class ZipArchive {
 
   std::string path_;
   std::unique_ptr<ByteSource> source_;  // a URL's (each handle reads through a clone); else null
-  InputLimits limits_;
+  ReadLimits limits_;
   std::vector<ZipMember> members_;
   std::vector<std::string> notes_;
   mutable std::mutex pool_mutex_;

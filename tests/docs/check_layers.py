@@ -6,12 +6,19 @@ abicheck_stage(... DEPS ...). This fails when
   - a stage declares a dependency on a stage that is not below it;
   - a file of lib/<stage>/ includes a header of a stage above its own, or of a stage below that
     its stage does not declare (the link probes, layer_*, catch the same at link time);
-  - a folder of lib/ is not a stage, or a source of a stage is not in its abicheck_stage().
+  - a folder of lib/ is not a stage, or a source of a stage is not in its abicheck_stage();
+  - a stage below FIRST_PUBLIC_USER includes the public header (include/abicheck/*): the stages
+    below the API take types of their own, which api/ converts (issue 34). resolve, diagnose and
+    report still fill the public result types; the line moves up as they get their own. results/
+    is the public types' own code (what they do beyond the header: enum names, texts).
 Usage: check_layers.py REPO_ROOT
 """
 import pathlib
 import re
 import sys
+
+
+FIRST_PUBLIC_USER = "resolve"
 
 
 def parse_stages(cmake: str):
@@ -45,6 +52,7 @@ def main(root: pathlib.Path) -> int:
             if d not in rank or rank[d] >= rank[name]:
                 errors.append(f"lib/CMakeLists.txt: stage {name} depends on {d}, not below it")
     include = re.compile(r'^\s*#\s*include\s+"lib/(\w+)/', re.M)
+    public = re.compile(r'^\s*#\s*include\s+"abicheck/', re.M)
     checked = 0
     for folder in sorted(p for p in (root / "lib").iterdir() if p.is_dir()):
         stage = folder.name
@@ -59,6 +67,10 @@ def main(root: pathlib.Path) -> int:
             if f.suffix == ".cc" and stage != "util" and f"{stage}/{f.name}" not in stages[stage]["sources"] \
                     and not (stage == "api" and f.name == "public_api.cc"):
                 errors.append(f"{rel}: not among the SOURCES of abicheck_stage({stage})")
+            if stage not in ("results", "util") and rank[stage] < rank[FIRST_PUBLIC_USER] \
+                    and public.search(f.read_text()):
+                errors.append(f"{rel}: includes the public header, below {FIRST_PUBLIC_USER} "
+                              "(a stage's own types, converted in api/: issue 34)")
             for m in include.finditer(f.read_text()):
                 target = m.group(1)
                 if target == stage or target == "util":

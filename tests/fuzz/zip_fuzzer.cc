@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (f == nullptr) return 0;
   if (size > 0) std::fwrite(data, 1, size, f);
   std::fclose(f);
-  abicheck::InputLimits limits;
+  abicheck::ReadLimits limits;
   limits.max_member_bytes = 64u << 20;  // keep the fuzzer's memory bounded
   limits.max_total_inflated = 128u << 20;
   limits.threads = 1;

@@ -27,14 +27,14 @@ struct FastReadCount {
 
 inline FastReadCount ExpectFastReadExact(const std::string& wheel) {
   FastReadCount count;
-  InputLimits fast;
+  ReadLimits fast;
   fast.verify_crc = false;
   const uint64_t before = GlobalReadTrace().tail_decodes.load();
   absl::StatusOr<ExpandedInput> in = ExpandInput(wheel, fast);
   EXPECT_TRUE(in.ok()) << in.status();
   if (!in.ok()) return count;
   count.from_the_end = GlobalReadTrace().tail_decodes.load() - before;
-  absl::StatusOr<std::shared_ptr<ZipArchive>> zip = ZipArchive::Open(wheel, InputLimits{});
+  absl::StatusOr<std::shared_ptr<ZipArchive>> zip = ZipArchive::Open(wheel, ReadLimits{});
   EXPECT_TRUE(zip.ok()) << zip.status();
   if (!zip.ok()) return count;
   for (const InputFile& f : in->objects) {

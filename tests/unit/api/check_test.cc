@@ -7,6 +7,7 @@
 #include "abicheck/abicheck.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/api/limits.h"
 #include "lib/report/render.h"
 #include "tests/unit/elf_builder.h"
 #include "tests/unit/test_util.h"
@@ -37,6 +38,51 @@ bool Mapped(const std::string& path) {
 
 // release_at_exit leaves the check's inputs mapped for the process's exit; without it the check
 // unmaps them before it returns. The report is the same either way.
+// Issue 34: the reading stages take ReadLimits, not the public InputLimits; api/ converts. The
+// two keep the same defaults, field for field, and the conversion carries every field.
+TEST(LimitsTest, ReadLimitsAreTheInputLimits) {
+  const ReadLimits d = ToReadLimits(InputLimits{}), r{};
+  EXPECT_EQ(d.max_member_bytes, r.max_member_bytes);
+  EXPECT_EQ(d.max_total_inflated, r.max_total_inflated);
+  EXPECT_EQ(d.max_members, r.max_members);
+  EXPECT_EQ(d.max_files, r.max_files);
+  EXPECT_EQ(d.max_depth, r.max_depth);
+  EXPECT_EQ(d.threads, r.threads);
+  EXPECT_EQ(d.whole_members, r.whole_members);
+  EXPECT_EQ(d.verify_crc, r.verify_crc);
+  EXPECT_EQ(d.verify_remote, r.verify_remote);
+  EXPECT_EQ(d.offline, r.offline);
+  InputLimits l;
+  l.max_member_bytes = 1;
+  l.max_total_inflated = 2;
+  l.max_members = 3;
+  l.max_files = 4;
+  l.max_depth = 5;
+  l.threads = 6;
+  l.whole_members = true;
+  l.verify_crc = false;
+  l.verify_remote = true;
+  l.offline = true;
+  int called = 0;
+  l.progress = [&called](uint64_t, uint64_t) { ++called; };
+  const ReadLimits c = ToReadLimits(l);
+  EXPECT_EQ(c.max_member_bytes, 1u);
+  EXPECT_EQ(c.max_total_inflated, 2u);
+  EXPECT_EQ(c.max_members, 3u);
+  EXPECT_EQ(c.max_files, 4u);
+  EXPECT_EQ(c.max_depth, 5);
+  EXPECT_EQ(c.threads, 6);
+  EXPECT_TRUE(c.whole_members);
+  EXPECT_FALSE(c.verify_crc);
+  EXPECT_TRUE(c.verify_remote);
+  EXPECT_TRUE(c.offline);
+  ASSERT_TRUE(c.progress);
+  c.progress(1, 2);
+  EXPECT_EQ(called, 1);
+  static_assert(sizeof(InputLimits) == sizeof(ReadLimits),
+                "a field added to InputLimits is added to ReadLimits and ToReadLimits");
+}
+
 TEST(CheckReleaseTest, ReleaseAtExitLeavesTheInputsMapped) {
   TempDir d;
   std::string mod = d.Write("mod.so", SmallLibrary("", {"libp.so"}, {}, {"p_function"}));

@@ -124,7 +124,7 @@ const EnvironmentPackage* Package(const EnvironmentReport& r, const std::string&
 
 TEST(EnvTest, ReadsDistributionsFromRecordAndMetadata) {
   Venv v;
-  absl::StatusOr<PythonEnvironment> env = ReadPythonEnvironment(v.root, InputLimits{});
+  absl::StatusOr<PythonEnvironment> env = ReadPythonEnvironment(v.root, ReadLimits{});
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_EQ(env->site_packages, v.site);
   EXPECT_EQ(env->python_version, "3.12");
@@ -140,7 +140,7 @@ TEST(EnvTest, ReadsDistributionsFromRecordAndMetadata) {
   EXPECT_THAT(env->distributions[1].metadata.torch_requirements, ElementsAre("torch==2.9.1"));
   EXPECT_EQ(env->distributions[env->torch].metadata.version, "2.9.1");
   // A site-packages or a python executable inside the venv name the same environment.
-  absl::StatusOr<PythonEnvironment> by_site = ReadPythonEnvironment(v.site, InputLimits{});
+  absl::StatusOr<PythonEnvironment> by_site = ReadPythonEnvironment(v.site, ReadLimits{});
   ASSERT_TRUE(by_site.ok()) << by_site.status();
   EXPECT_EQ(by_site->site_packages, v.site);
 }
@@ -477,7 +477,7 @@ TEST(EnvTest, RecordLineEndingsNulBytesAndSize) {
   std::string record = "bad/_ext.so,,\nbad/lib/libbadhelper.so,,\n";
   record += std::string("bad/_ext.so") + '\0' + "x.so,,\n";
   v.Put("bad-2.0.dist-info/RECORD", record);
-  absl::StatusOr<PythonEnvironment> env = ReadPythonEnvironment(v.root, InputLimits{});
+  absl::StatusOr<PythonEnvironment> env = ReadPythonEnvironment(v.root, ReadLimits{});
   ASSERT_TRUE(env.ok()) << env.status();
   const InstalledDistribution& bad = env->distributions[0];
   const InstalledDistribution& good = env->distributions[1];
@@ -488,7 +488,7 @@ TEST(EnvTest, RecordLineEndingsNulBytesAndSize) {
   EXPECT_THAT(bad.problems, ElementsAre(HasSubstr("RECORD lists a path with a NUL byte")));
 
   v.Put("bad-2.0.dist-info/RECORD", std::string((size_t{16} << 20) + 1, '#'));
-  env = ReadPythonEnvironment(v.root, InputLimits{});
+  env = ReadPythonEnvironment(v.root, ReadLimits{});
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_THAT(env->distributions[0].problems,
               ElementsAre(HasSubstr("RECORD: 16777217 bytes, over the 16 MiB abicheck reads")));

@@ -36,7 +36,7 @@ TEST(ZipInputTest, ReadsStoredAndDeflatedMembers) {
                              {{"torch/lib/libtorch.so", lib, true},
                               {"torch/lib/libc10.so", Lib("libc10.so", {"g"}), false},
                               {"torch/__init__.py", {'#', '\n'}, true}});
-  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, ReadLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(in->kind, "archive");
   ASSERT_EQ(in->objects.size(), 2u);
@@ -64,7 +64,7 @@ TEST(ZipInputTest, AnotherCompressionMethodIsBadInput) {
   bytes[local + 8] = 12;
   bytes[central + 10] = 12;
   d.Write("bz.whl", bytes);
-  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/bz.whl", InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/bz.whl", ReadLimits{});
   EXPECT_THAT(in, StatusIs(absl::StatusCode::kInvalidArgument, "compression method 12"));
   EXPECT_EQ(ExitCodeForStatus(in.status()), 3);
 }
@@ -98,7 +98,7 @@ TEST(ZipInputTest, NoElfMembers) {
   TempDir d;
   std::string whl = WriteZip(
       d, "pure.whl", {{"pkg/__init__.py", {'x'}}, {"pkg/data.so.txt", {'y', 'z', 'z', 'z'}}});
-  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, ReadLimits{});
   ASSERT_TRUE(in.ok());
   EXPECT_TRUE(in->objects.empty());
   EXPECT_THAT(in->notes, ElementsAre("pkg/data.so.txt: not an ELF file"));
@@ -123,7 +123,7 @@ TEST(ZipInputTest, MemberInflatesPastItsDeclaredSize) {
   std::vector<uint8_t> z = Read(whl);
   LieAboutSize(z, 100);
   std::string lie = d.Write("lie2.whl", z);
-  EXPECT_THAT(ExpandInput(lie, InputLimits{}),
+  EXPECT_THAT(ExpandInput(lie, ReadLimits{}),
               StatusIs(absl::StatusCode::kDataLoss,
                        "lie2.whl!torch/lib/libx.so: inflates past its declared size of 100 bytes"));
 }
@@ -134,7 +134,7 @@ TEST(ZipInputTest, MemberShorterThanDeclared) {
   std::string whl = WriteZip(d, "short.whl", {{"torch/lib/libx.so", lib}});
   std::vector<uint8_t> z = Read(whl);
   LieAboutSize(z, static_cast<uint32_t>(lib.size() + 1000));
-  EXPECT_THAT(ExpandInput(d.Write("short2.whl", z), InputLimits{}),
+  EXPECT_THAT(ExpandInput(d.Write("short2.whl", z), ReadLimits{}),
               StatusIs(absl::StatusCode::kDataLoss, "torch/lib/libx.so: ends at"));
 }
 
@@ -151,9 +151,9 @@ TEST(ZipInputTest, CorruptMemberFailsItsCrc) {
     auto in_lib = std::find_end(at, at + lib.size(), g.begin(), g.end());
     ASSERT_NE(in_lib, at + lib.size());
     *in_lib = 'h';
-    EXPECT_THAT(ExpandInput(d.Write("s2.whl", z), InputLimits{}),
+    EXPECT_THAT(ExpandInput(d.Write("s2.whl", z), ReadLimits{}),
                 StatusIs(absl::StatusCode::kDataLoss, "s2.whl!lib/libx.so: CRC"));
-    InputLimits fast;
+    ReadLimits fast;
     fast.verify_crc = false;
     absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/s2.whl", fast);
     ASSERT_TRUE(in.ok()) << in.status();
@@ -166,11 +166,11 @@ TEST(ZipInputTest, CorruptMemberFailsItsCrc) {
       if (z[i] == 'P' && z[i + 1] == 'K' && z[i + 2] == 1 && z[i + 3] == 2) z[i + 16] ^= 1;
       if (z[i] == 'P' && z[i + 1] == 'K' && z[i + 2] == 3 && z[i + 3] == 4) z[i + 14] ^= 1;
     }
-    EXPECT_THAT(ExpandInput(d.Write("d2.whl", z), InputLimits{}),
+    EXPECT_THAT(ExpandInput(d.Write("d2.whl", z), ReadLimits{}),
                 StatusIs(absl::StatusCode::kDataLoss, "the archive records 0x"));
   }
   // The intact archive reads.
-  EXPECT_TRUE(ExpandInput(d.path() + "/d.whl", InputLimits{}).ok());
+  EXPECT_TRUE(ExpandInput(d.path() + "/d.whl", ReadLimits{}).ok());
 }
 
 TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
@@ -182,13 +182,13 @@ TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
               "ELF",
               4);
   std::string whl = WriteZip(d, "bomb.whl", {{"lib/libbomb.so", big}});
-  InputLimits limits;
+  ReadLimits limits;
   limits.max_total_inflated = 16u << 20;
   EXPECT_THAT(
       ExpandInput(whl, limits),
       StatusIs(absl::StatusCode::kResourceExhausted,
                "bomb.whl: its shared objects declare 67108864 bytes in all, more than the cap"));
-  limits = InputLimits{};
+  limits = ReadLimits{};
   limits.max_member_bytes = 1u << 20;
   EXPECT_THAT(ExpandInput(whl, limits), StatusIs(absl::StatusCode::kResourceExhausted,
                                                  "more than the cap of 1048576 per member"));
@@ -252,7 +252,7 @@ TEST(ZipInputTest, LargeMemberDeviceCodeIsWalkedNotKept) {
     const DeviceCode want = ReadDeviceCode(*loose);
     ASSERT_EQ(want.images.size(), 3u);
     const std::string whl = WriteZip(d, "k.whl", {{"k/libk.so", lib}});
-    InputLimits limits;
+    ReadLimits limits;
     limits.whole_members = true;
     absl::StatusOr<ExpandedInput> in = ExpandInput(whl, limits);
     ASSERT_TRUE(in.ok()) << in.status();
@@ -275,7 +275,7 @@ TEST(ZipInputTest, LargeMemberDeviceCodeIsWalkedNotKept) {
     absl::StatusOr<ElfFile> kept = ElfFile::Parse(f.name, f.blob->bytes());
     ASSERT_TRUE(kept.ok()) << kept.status();
     // Without device code asked for, nothing is walked.
-    absl::StatusOr<ExpandedInput> plain = ExpandInput(whl, InputLimits{});
+    absl::StatusOr<ExpandedInput> plain = ExpandInput(whl, ReadLimits{});
     ASSERT_TRUE(plain.ok());
     EXPECT_EQ(plain->objects[0].device_code, nullptr);
   }
@@ -285,7 +285,7 @@ TEST(ZipInputTest, DotDotMemberNamesAreNeverPaths) {
   TempDir d;
   std::string whl =
       WriteZip(d, "evil.whl", {{"../../escape/libevil.so", Lib("libevil.so", {"f"})}});
-  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, ReadLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   ASSERT_EQ(in->objects.size(), 1u);
   EXPECT_EQ(in->objects[0].name, whl + "!../../escape/libevil.so");
@@ -301,10 +301,10 @@ TEST(ZipInputTest, Zip64RecordsOnASmallFile) {
   for (int i = 0; i < 70000; ++i) members.push_back({"f/" + std::to_string(i), {'x'}, false});
   members.push_back({"torch/lib/libx.so", Lib("libx.so", {"f"}), false});
   std::string whl = WriteZip(d, "many.whl", members);
-  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(whl, ReadLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(in->objects.size(), 1u);
-  InputLimits few;
+  ReadLimits few;
   few.max_members = 1000;
   EXPECT_THAT(ExpandInput(whl, few), StatusIs(absl::StatusCode::kResourceExhausted,
                                               "70001 members, more than the cap of 1000"));
@@ -313,7 +313,7 @@ TEST(ZipInputTest, Zip64RecordsOnASmallFile) {
 TEST(ZipInputTest, NotAZip) {
   TempDir d;
   std::string p = d.Write("broken.whl", std::string("PK\x03\x04 this is not really a zip"));
-  EXPECT_THAT(ExpandInput(p, InputLimits{}),
+  EXPECT_THAT(ExpandInput(p, ReadLimits{}),
               StatusIs(absl::StatusCode::kDataLoss, "broken.whl: not a readable zip archive"));
 }
 
@@ -322,7 +322,7 @@ TEST(ZipInputTest, TruncatedZip) {
   std::string whl = WriteZip(d, "t.whl", {{"torch/lib/libx.so", Lib("libx.so", {"f"})}});
   std::vector<uint8_t> z = Read(whl);
   z.resize(z.size() / 2);
-  EXPECT_THAT(ExpandInput(d.Write("half.whl", z), InputLimits{}),
+  EXPECT_THAT(ExpandInput(d.Write("half.whl", z), ReadLimits{}),
               StatusIs(absl::StatusCode::kDataLoss, "half.whl: not a readable zip archive"));
 }
 
@@ -332,7 +332,7 @@ TEST(DirectoryInputTest, ListsElfFilesOnceThroughSymlinks) {
   d.Write("torch/lib/libc10.so.2.6.0", Lib("libc10.so.2.6", {"f"}));
   std::filesystem::create_symlink("libc10.so.2.6.0", d.path() + "/torch/lib/libc10.so.2.6");
   d.Write("torch/lib/README", std::string("text"));
-  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/torch", InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/torch", ReadLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(in->kind, "directory");
   ASSERT_EQ(in->objects.size(), 1u);
@@ -342,10 +342,10 @@ TEST(DirectoryInputTest, ThousandsOfFilesAndTheCap) {
   TempDir d;
   for (int i = 0; i < 3000; ++i) d.Write("f" + std::to_string(i) + ".txt", std::string("x"));
   d.Write("libx.so", Lib("libx.so", {"f"}));
-  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path(), InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d.path(), ReadLimits{});
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(in->objects.size(), 1u);
-  InputLimits few;
+  ReadLimits few;
   few.max_files = 100;
   EXPECT_THAT(ExpandInput(d.path(), few),
               StatusIs(absl::StatusCode::kResourceExhausted, "more than 100 files"));

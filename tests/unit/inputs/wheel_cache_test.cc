@@ -84,8 +84,8 @@ TEST(WheelCacheTest, AnEntryReadsBackAsWritten) {
   CacheHome home;
   RememberDigest(kUrl, kSha);
   const ExpandedInput in = Sample();
-  StoreCachedWheel(kUrl, in, InputLimits{});
-  std::optional<ExpandedInput> back = LoadCachedWheel(kUrl, InputLimits{});
+  StoreCachedWheel(kUrl, in, ReadLimits{});
+  std::optional<ExpandedInput> back = LoadCachedWheel(kUrl, ReadLimits{});
   ASSERT_TRUE(back.has_value());
   EXPECT_TRUE(back->from_cache);
   EXPECT_EQ(back->cached_fetched_bytes, 300u);
@@ -103,17 +103,17 @@ TEST(WheelCacheTest, AnEntryReadsBackAsWritten) {
   ASSERT_EQ(back->notes.size(), 1u);
   EXPECT_NE(back->notes[0].find("read from abicheck's cache"), std::string::npos) << back->notes[0];
   // Another read mode (--verify) or a narrower limit the wheel exceeds: not this entry.
-  InputLimits verify;
+  ReadLimits verify;
   verify.verify_remote = true;
   EXPECT_FALSE(LoadCachedWheel(kUrl, verify).has_value());
-  InputLimits narrow;
+  ReadLimits narrow;
   narrow.max_member_bytes = 4096;
   EXPECT_FALSE(LoadCachedWheel(kUrl, narrow).has_value());
   EXPECT_FALSE(CachedWheelTexts(kUrl, narrow).has_value());
   // By another URL (a mirror) with the same digest: named by the URL asked for.
   const std::string mirror = "http://127.0.0.2:1/m/t-1.0-py3-none-any.whl";
   RememberDigest(mirror, kSha);
-  std::optional<ExpandedInput> m = LoadCachedWheel(mirror, InputLimits{});
+  std::optional<ExpandedInput> m = LoadCachedWheel(mirror, ReadLimits{});
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->objects[0].name, mirror + "!t/libt.so");
 }
@@ -121,7 +121,7 @@ TEST(WheelCacheTest, AnEntryReadsBackAsWritten) {
 TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
   CacheHome home;
   RememberDigest(kUrl, kSha);
-  StoreCachedWheel(kUrl, Sample(), InputLimits{});
+  StoreCachedWheel(kUrl, Sample(), ReadLimits{});
   const std::string good = ReadAll(home.entry());
   ASSERT_GT(good.size(), 100u);
   int loaded = 0;
@@ -131,19 +131,19 @@ TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
       bad[i] = static_cast<char>(bad[i] ^ flip);
       WriteAll(home.entry(), bad);
       // Unsealed: the checksum catches every flip.
-      EXPECT_FALSE(LoadCachedWheel(kUrl, InputLimits{}).has_value()) << "byte " << i;
+      EXPECT_FALSE(LoadCachedWheel(kUrl, ReadLimits{}).has_value()) << "byte " << i;
       Reseal(&bad);
       WriteAll(home.entry(), bad);
       // Resealed: whatever the flip did, reading it neither crashes nor reads out of bounds
       // (ASan), and what it gives holds only bytes inside its objects.
-      if (std::optional<ExpandedInput> r = LoadCachedWheel(kUrl, InputLimits{})) {
+      if (std::optional<ExpandedInput> r = LoadCachedWheel(kUrl, ReadLimits{})) {
         ++loaded;
         for (const InputFile& f : r->objects) {
           for (const auto& [b, e] : f.blob->retained()->ranges())
             EXPECT_LE(e, f.blob->bytes().size());
         }
       }
-      (void)CachedWheelTexts(kUrl, InputLimits{});
+      (void)CachedWheelTexts(kUrl, ReadLimits{});
     }
   }
   // Some flips land in bytes that change nothing structural (a note's text, a stored byte).
@@ -153,15 +153,15 @@ TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
     std::string cut = good.substr(0, n);
     Reseal(&cut);
     WriteAll(home.entry(), cut);
-    EXPECT_FALSE(LoadCachedWheel(kUrl, InputLimits{}).has_value()) << "length " << n;
+    EXPECT_FALSE(LoadCachedWheel(kUrl, ReadLimits{}).has_value()) << "length " << n;
   }
 }
 
 TEST(WheelCacheTest, NoDigestNoEntry) {
   CacheHome home;
   const std::string url = "http://127.0.0.1:1/ok/other-1.0-py3-none-any.whl";
-  StoreCachedWheel(url, Sample(), InputLimits{});
-  EXPECT_FALSE(LoadCachedWheel(url, InputLimits{}).has_value());
+  StoreCachedWheel(url, Sample(), ReadLimits{});
+  EXPECT_FALSE(LoadCachedWheel(url, ReadLimits{}).has_value());
   EXPECT_TRUE(ListCachedItems().empty());
 }
 

@@ -59,8 +59,8 @@ class PackageWorldTest : public ::testing::Test {
   // The module's report from a world made for it alone: its package's other objects, then the
   // build, as CheckMatrix gives them.
   Report Alone(const std::string& input, const std::string& module) {
-    absl::StatusOr<ExpandedInput> in = ExpandInput(input, InputLimits{});
-    absl::StatusOr<ExpandedInput> build = ExpandInput(d_.path() + "/build", InputLimits{});
+    absl::StatusOr<ExpandedInput> in = ExpandInput(input, ReadLimits{});
+    absl::StatusOr<ExpandedInput> build = ExpandInput(d_.path() + "/build", ReadLimits{});
     EXPECT_TRUE(in.ok() && build.ok());
     const std::vector<std::string> package = PackagesOf(*in);
     std::optional<InputFile> self;
@@ -141,7 +141,7 @@ TEST_F(PackageWorldTest, WhatThePackagesOwnObjectsMissIsNotAWarningOfTheOthers) 
 }
 
 TEST_F(PackageWorldTest, OnlyWhatNothingElseNeedsIsSetAside) {
-  absl::StatusOr<ExpandedInput> in = ExpandInput(d_.path() + "/pkg", InputLimits{});
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d_.path() + "/pkg", ReadLimits{});
   ASSERT_TRUE(in.ok());
   Report refused;
   absl::StatusOr<std::optional<ElfFile>> probe = ProbeModule(in->objects.front(), &refused);
@@ -172,7 +172,7 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   o.use_host = false;
   o.library_path = {d.path() + "/search"};
   auto input = [&](const std::string& name) {
-    absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/" + name, InputLimits{});
+    absl::StatusOr<ExpandedInput> in = ExpandInput(d.path() + "/" + name, ReadLimits{});
     EXPECT_TRUE(in.ok() && in->objects.size() == 1) << name;
     return in->objects.front();
   };
