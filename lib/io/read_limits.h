@@ -17,7 +17,7 @@ struct ReadLimits {
   uint64_t max_files = 1u << 20;                     // files under one directory
   int max_depth = 64;                                // directory nesting
   int threads = 0;                                   // archive members in parallel; 0 = all cores
-  bool whole_members = false;  // device code too (ReadLimits::whole_members)
+  bool whole_members = false;                        // device code too (ReadLimits::whole_members)
   bool verify_crc = true;      // every member inflated to its end, its CRC-32 checked
   bool verify_remote = false;  // a URL's members too
   bool offline = false;        // nothing from the network: the cache or an error
