@@ -228,10 +228,13 @@ def main():
         server = Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{server.server_address[1]}"
-        env = dict(os.environ, ABICHECK_HTTP_RETRIES="2", ABICHECK_HTTP_TIMEOUT="1",
-                   XDG_CACHE_HOME=str(d / "cache"))
+        env = dict(os.environ, XDG_CACHE_HOME=str(d / "cache"))
+        # The faults' bounds, short so that a stall gives up quickly; only where a fault is
+        # served: on a loaded CI machine a one-second timeout can trip on a good answer too
+        # (two runs filling one cache once failed so).
+        faulty = dict(env, ABICHECK_HTTP_RETRIES="2", ABICHECK_HTTP_TIMEOUT="1")
 
-        def run(*args):
+        def run(*args, env=env):
             return subprocess.run([abicheck, "check", *args, "--format", "json"],
                                   capture_output=True, text=True, env=env, timeout=120)
 
@@ -281,7 +284,8 @@ def main():
                            ("stall", "timed out"), ("loop", "redirect loop"),
                            ("missing", "HTTP 404")):
             start = time.time()
-            r = run(f"{base}/ok/{mod.name}", "--against", f"{base}/{mode}/{torch.name}")
+            r = run(f"{base}/ok/{mod.name}", "--against", f"{base}/{mode}/{torch.name}",
+                    env=faulty)
             took = time.time() - start
             err = r.stderr.strip().splitlines()
             check(r.returncode == 3, f"{mode}: exit {r.returncode} (3 wanted): {r.stderr.strip()}")
@@ -417,15 +421,16 @@ def main():
         both = dict(env, XDG_CACHE_HOME=str(d / "race-cache"))
         procs = [subprocess.Popen([abicheck, "check", "pip:mod==1.0", "--against",
                                    "pip:torch==9.0.0", *pip, "-q"], env=both,
-                                  stderr=subprocess.DEVNULL) for _ in range(2)]
-        codes = [p.wait(timeout=120) for p in procs]
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        said = [p.communicate(timeout=120)[1] for p in procs]
+        codes = [p.returncode for p in procs]
         raced = sorted(p.name for p in (d / "race-cache" / "abicheck" / "wheels").iterdir())
         r = subprocess.run([abicheck, "check", *["pip:mod==1.0", "--against", "pip:torch==9.0.0"],
                             *pip, "--offline", "--format", "json"], capture_output=True,
                            text=True, env=both, timeout=60)
         check(codes == [1, 1] and len(raced) == 2 and all(n.endswith(".part") for n in raced) and
               r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
-              f"cache, two writers: {codes} {raced} {r.returncode} {r.stderr.strip()}")
+              f"cache, two writers: {codes} {said} {raced} {r.returncode} {r.stderr.strip()}")
         server.shutdown()
         server.server_close()
         offline = ["pip:mod==1.0", "--against", "pip:torch==9.0.0", *pip, "--offline"]
