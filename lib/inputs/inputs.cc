@@ -191,7 +191,16 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   RetainPlan plan;
   plan.everything = whole && !walk_device_code;
   plan.verify_crc = verify_crc;
-  plan.on_bytes = std::move(on_bytes);
+  // Each pass inflates from the member's start: progress counts the furthest byte any pass
+  // reached, so a member read again is not counted again (the walk below is counted apart).
+  uint64_t pass_bytes = 0, counted = 0;
+  if (on_bytes) {
+    plan.on_bytes = [&pass_bytes, &counted, &on_bytes](uint64_t n) {
+      pass_bytes += n;
+      if (pass_bytes > counted) on_bytes(pass_bytes - counted);
+      counted = std::max(counted, pass_bytes);
+    };
+  }
   plan.dynamic_range = DynamicSegmentRange;
   if (zip.remote()) {
     // Each byte read is a byte fetched: the first segment's tables, not the first 32 MiB
@@ -216,6 +225,7 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   // device code to walk, up to three for the section headers and their names.
   int layout_passes = 0;
   for (int pass = 0; pass < 6; ++pass) {
+    pass_bytes = 0;
     ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<SparseImage> img, zip.Inflate(m, plan));
     *inflated += m.size;
     std::pair<uint64_t, uint64_t> hull{0, 0};
@@ -228,6 +238,7 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
       *retained += img->retained()->TotalBytes();
       std::shared_ptr<const StreamedDeviceCode> device_code;
       if (walk_device_code && !plan.everything) {
+        plan.on_bytes = on_bytes;  // the walk's bytes: counted again, as `declared` counts them
         ABICHECK_ASSIGN_OR_RETURN(device_code, WalkDeviceCode(zip, m, name, *img, plan, inflated));
       }
       return InputFile{name, absl::StrCat(zip.path(), "/", m.name),

@@ -1,6 +1,8 @@
 // Inputs: wheels read in place (stored, deflated, hostile), directories, installed packages.
 #include "lib/inputs/inputs.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -195,10 +197,11 @@ TEST(ZipInputTest, ZipBombIsCappedBeforeInflating) {
 }
 
 // A loadable library (Lib) with a .nv_fatbin `pad` bytes past its end and `pad` bytes of zeros
-// after it, then section headers: .nv_fatbin and .shstrtab, the names just before the headers
-// (GNU ld's layout) or, `names_first`, before the padding (far from them).
+// after it, then section headers: .nv_fatbin and .shstrtab, the names where `names_at` says: 0 in
+// the first bytes (before the padding), 1 after the first `pad` (neither in the first bytes nor
+// near the headers: a pass of their own), 2 just before the headers (GNU ld's layout).
 std::vector<uint8_t> LibWithDeviceCode(const std::vector<uint8_t>& fatbin, uint64_t pad,
-                                       bool names_first) {
+                                       int names_at) {
   std::vector<uint8_t> b = Lib("libk.so", {"f"});
   const std::string names("\0.nv_fatbin\0.shstrtab\0", 22);
   auto append = [&b](const void* p, size_t n) {
@@ -206,16 +209,20 @@ std::vector<uint8_t> LibWithDeviceCode(const std::vector<uint8_t>& fatbin, uint6
   };
   auto align = [&b] { b.resize((b.size() + 7) & ~size_t{7}, 0); };
   uint64_t names_off = 0;
-  if (names_first) {
+  if (names_at == 0) {
     names_off = b.size();
     append(names.data(), names.size());
   }
   b.resize(b.size() + pad, 0);
+  if (names_at == 1) {
+    names_off = b.size();
+    append(names.data(), names.size());
+  }
   align();
   const uint64_t fat_off = b.size();
   append(fatbin.data(), fatbin.size());
   b.resize(b.size() + pad, 0);
-  if (!names_first) {
+  if (names_at == 2) {
     names_off = b.size();
     append(names.data(), names.size());
   }
@@ -245,8 +252,8 @@ TEST(ZipInputTest, LargeMemberDeviceCodeIsWalkedNotKept) {
   TempDir d;
   const std::vector<uint8_t> fatbin = abicheck::testing::Container(
       {{2, 90}, {1, 120, 0x8011, 9, 0}, {2, 100, 0x200011, 1, 8, 3u << 20}});
-  for (bool names_first : {false, true}) {
-    const std::vector<uint8_t> lib = LibWithDeviceCode(fatbin, uint64_t{40} << 20, names_first);
+  for (int names_at : {0, 1, 2}) {
+    const std::vector<uint8_t> lib = LibWithDeviceCode(fatbin, uint64_t{40} << 20, names_at);
     absl::StatusOr<ElfFile> loose = ElfFile::Parse("libk.so", lib);
     ASSERT_TRUE(loose.ok()) << loose.status();
     const DeviceCode want = ReadDeviceCode(*loose);
@@ -254,11 +261,20 @@ TEST(ZipInputTest, LargeMemberDeviceCodeIsWalkedNotKept) {
     const std::string whl = WriteZip(d, "k.whl", {{"k/libk.so", lib}});
     ReadLimits limits;
     limits.whole_members = true;
+    // Progress counts each byte once, though the member is inflated several times (the
+    // loader's passes, the section names' pass, the walk): never past its total.
+    std::atomic<uint64_t> most{0}, total{0};
+    limits.progress = [&](uint64_t done, uint64_t all) {
+      most = std::max<uint64_t>(most, done);
+      total = all;
+    };
     absl::StatusOr<ExpandedInput> in = ExpandInput(whl, limits);
     ASSERT_TRUE(in.ok()) << in.status();
+    EXPECT_GT(most, 0u);
+    EXPECT_LE(most, total) << "names_at " << names_at;
     ASSERT_EQ(in->objects.size(), 1u);
     const InputFile& f = in->objects[0];
-    ASSERT_NE(f.device_code, nullptr) << "names_first " << names_first;
+    ASSERT_NE(f.device_code, nullptr) << "names_at " << names_at;
     const DeviceCode got = DeviceCodeOf(*f.device_code);
     ASSERT_EQ(got.images.size(), want.images.size());
     for (size_t i = 0; i < got.images.size(); ++i) {
