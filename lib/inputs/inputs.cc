@@ -197,8 +197,9 @@ absl::StatusOr<InputFile> LoadMember(const ZipArchive& zip, const ZipMember& m, 
   if (on_bytes) {
     plan.on_bytes = [&pass_bytes, &counted, &on_bytes](uint64_t n) {
       pass_bytes += n;
-      if (pass_bytes > counted) on_bytes(pass_bytes - counted);
-      counted = std::max(counted, pass_bytes);
+      if (pass_bytes <= counted) return;
+      on_bytes(pass_bytes - counted);
+      counted = pass_bytes;
     };
   }
   plan.dynamic_range = DynamicSegmentRange;

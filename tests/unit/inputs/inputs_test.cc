@@ -209,23 +209,19 @@ std::vector<uint8_t> LibWithDeviceCode(const std::vector<uint8_t>& fatbin, uint6
   };
   auto align = [&b] { b.resize((b.size() + 7) & ~size_t{7}, 0); };
   uint64_t names_off = 0;
-  if (names_at == 0) {
+  auto names_if = [&](int here) {
+    if (names_at != here) return;
     names_off = b.size();
     append(names.data(), names.size());
-  }
+  };
+  names_if(0);
   b.resize(b.size() + pad, 0);
-  if (names_at == 1) {
-    names_off = b.size();
-    append(names.data(), names.size());
-  }
+  names_if(1);
   align();
   const uint64_t fat_off = b.size();
   append(fatbin.data(), fatbin.size());
   b.resize(b.size() + pad, 0);
-  if (names_at == 2) {
-    names_off = b.size();
-    append(names.data(), names.size());
-  }
+  names_if(2);
   align();
   const uint64_t shoff = b.size();
   b.resize(b.size() + 3 * 64, 0);
