@@ -284,13 +284,20 @@ absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget
   if (t.python_version.empty()) argv.push_back("--only-binary=:all:");
   for (const std::string& a : t.index_args) argv.push_back(a);
   argv.push_back(exact);
+  std::error_code ec;
+  fs::remove(report, ec);  // one scratch serves each release of a range: no earlier pin's report
   const Ran r = Run(argv, s);
-  if (r.status != 0) return PipFailed(exact, r);
+  // pip writes the report only once it has resolved (a whole JSON document naming the wheel), so
+  // a report that parses is pip's answer even when the command's status is not 0: a wrapper
+  // between us and pip can fail after it (pyenv's shim runs `pyenv rehash` after every
+  // `pip install`, and two at once fail on its lock: "pyenv: cannot rehash").
   const std::string text = ReadSmallTextFile(report).value_or("");
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("install") || !j["install"].is_array() ||
-      j["install"].empty() || !j["install"][0].is_object())
+      j["install"].empty() || !j["install"][0].is_object()) {
+    if (r.status != 0) return PipFailed(exact, r);
     return absl::NotFoundError(absl::StrCat("pip:", exact, ": pip's report names no wheel"));
+  }
   const nlohmann::json& item = j["install"][0];
   PipWheel w;
   w.requirement = exact;

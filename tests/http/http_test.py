@@ -344,6 +344,23 @@ def main():
             check(r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
                   f"pip, {round}: exit {r.returncode}: {r.stderr.strip()}")
             (d / "no-pip").touch()
+        # pyenv's shim runs `pyenv rehash` after a `pip install` and fails when another holds its
+        # lock (a CI run of this test): pip's report, written whole, is still pip's answer.
+        shim = d / "pyenv-python3"
+        shim.write_text(f"#!/bin/sh\n{sys.executable} \"$@\" || exit $?\n"
+                        "echo \"pyenv: cannot rehash: /root/.pyenv/shims isn't writable\" >&2\n"
+                        "exit 1\n")
+        shim.chmod(0o755)
+        r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against", "pip:torch==9.0.0",
+                            *pip, "--format", "json"], capture_output=True, text=True, timeout=120,
+                           env=dict(env, ABICHECK_PIP_PYTHON=str(shim), ABICHECK_NO_CACHE="1"))
+        check(r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
+              f"pip behind a wrapper that fails after it: exit {r.returncode}: {r.stderr.strip()}")
+        r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against", "pip:torch==9.9.9",
+                            *pip], capture_output=True, text=True, timeout=120,
+                           env=dict(env, ABICHECK_PIP_PYTHON=str(shim), ABICHECK_NO_CACHE="1"))
+        check(r.returncode == 3 and "No matching distribution" in r.stderr,
+              f"pip behind a wrapper, nothing matches: {r.returncode} {r.stderr.strip()}")
         r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against", str(torch), *pip],
                            capture_output=True, text=True, timeout=120,
                            env=dict(env, ABICHECK_PIP_PYTHON="/nonexistent/python3",
