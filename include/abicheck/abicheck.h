@@ -19,6 +19,14 @@
 
 namespace abicheck {
 
+// Where a run is in the inputs it reads one after another (InputLimits::input_progress).
+struct InputProgress {
+  std::string what;  // "builds", or "modules" (a range's releases among the module inputs)
+  int begun = 0;     // the one beginning now, from 1
+  int total = 0;
+  std::string name;  // its file name (a URL's last component)
+};
+
 // Caps on what input can make abicheck do; generous enough for any real torch build.
 struct InputLimits {
   uint64_t max_member_bytes = uint64_t{16} << 30;    // one inflated archive member
@@ -41,8 +49,13 @@ struct InputLimits {
   // Read nothing from the network: a wheel given as a URL (or a pip: build) is read from
   // abicheck's cache ($XDG_CACHE_HOME/abicheck) or is an error, and pip is not run (--offline).
   bool offline = false;
-  // Called from worker threads as archive members inflate: bytes done and bytes to do in all.
+  // Called from worker threads as archive members inflate: bytes done and bytes to do in all (of
+  // the archive being read; each archive counts from 0 again).
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called on the calling thread as each of the inputs a run reads one after another begins: the
+  // builds of `--against` (a `pip:` range is one build per release), or a range's releases among
+  // the modules. For a progress line: `N of M builds`.
+  std::function<void(const InputProgress&)> input_progress;
 };
 
 // What the check is run against. Providers play the libraries already loaded by the host (what

@@ -882,7 +882,9 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       Dedupe(build_paths, "a build (--against)", &m.notes);
   // Each build input read once; an index of several builds is several columns.
   std::vector<Build> builds;
-  for (const std::string& b : unique_builds) {
+  for (size_t i = 0; i < unique_builds.size(); ++i) {
+    const std::string& b = unique_builds[i];
+    SayInputBegins(limits, "builds", i, unique_builds.size(), b);
     const PipTarget pip = PipTargetOf(options, limits, "");
     ABICHECK_ASSIGN_OR_RETURN(
         std::vector<Build> opened,
@@ -894,8 +896,10 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   // are kept whole (docs/gpu-model.md).
   InputLimits module_limits = limits;
   module_limits.whole_members = limits.whole_members || !options.gpu.empty();
-  for (const std::string& in : unique_modules)
-    ABICHECK_RETURN_IF_ERROR(ExpandModules(in, module_limits, &modules, &m.notes));
+  for (size_t i = 0; i < unique_modules.size(); ++i) {
+    SayInputBegins(limits, "modules", i, unique_modules.size(), unique_modules[i]);
+    ABICHECK_RETURN_IF_ERROR(ExpandModules(unique_modules[i], module_limits, &modules, &m.notes));
+  }
   ABICHECK_ASSIGN_OR_RETURN(CommonInputs common, ReadCommonInputs(options, limits, &m.notes));
   Columns columns;
   for (const Build& b : builds) {

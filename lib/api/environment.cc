@@ -340,7 +340,9 @@ class EnvironmentCheck {
       builds_.push_back(std::move(b));
       out_.build_changes.emplace_back();
     }
-    for (const std::string& a : against) {
+    for (size_t i = 0; i < against.size(); ++i) {
+      const std::string& a = against[i];
+      SayInputBegins(limits, "builds", i, against.size(), a);
       ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened,
                                 OpenBuildsAs(a, limits, WheelDependencies::kAlone, {}));
       for (const Build& o : opened) {

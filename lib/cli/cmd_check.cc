@@ -20,6 +20,7 @@ int RunMatrix(const Invocation& io, const std::vector<std::string>& modules,
               InputLimits limits, const ReadOptions& read, const OutputOptions& out, bool all) {
   ProgressBar bar(io.err, io.progress, out.quiet);
   limits.progress = bar.Callback();
+  limits.input_progress = bar.InputCallback();
   read.Apply(&limits);
   absl::StatusOr<Matrix> m = CheckMatrix(modules, against, options, limits);
   bar.Finish();

@@ -166,6 +166,7 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   options.diagnose = !no_diagnose;
   ProgressBar bar(io.err, io.progress, out.quiet);
   limits.progress = bar.Callback();
+  limits.input_progress = bar.InputCallback();
   read.Apply(&limits);
   if (suggest_opt->count() > 0) {
     std::string why;

@@ -172,7 +172,7 @@ TEST(CliTest, HelpAndVersion) {
   EXPECT_EQ(RunShell(Tool() + " diff --help", &out), 0);
   EXPECT_NE(out.find("breaking"), std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " --version", &out), 0);
-  EXPECT_EQ(out, "abicheck 0.2.0\n");
+  EXPECT_EQ(out, "abicheck 0.3.0\n");
 }
 
 TEST(CliTest, UnknownOptionIsAUsageError) {
@@ -238,7 +238,7 @@ TEST(CliTest, OptionTypoSuggestsAndSubcommandVersion) {
   EXPECT_EQ(out.find("did you mean"), std::string::npos) << out;
   for (const char* c : {"check", "env", "gpu", "diff", "symbols", "index", "cache"}) {
     EXPECT_EQ(RunShell(Tool() + " " + c + " --version", &out), 0) << c;
-    EXPECT_EQ(out, "abicheck 0.2.0\n") << c;
+    EXPECT_EQ(out, "abicheck 0.3.0\n") << c;
   }
   EXPECT_EQ(RunShell(Tool() + " check --help", &out), 0);
   EXPECT_NE(out.find("Usage: abicheck check [OPTIONS] MODULE PROVIDER...\n"), std::string::npos)
@@ -599,6 +599,22 @@ TEST(CliTest, ProgressLinesInALog) {
   EXPECT_NE(log.find("abicheck: reading archives: "), std::string::npos) << log;
   RunShell(cmd + " -q 2>&1 >/dev/null | cat", &log);
   EXPECT_EQ(log.find("reading archives"), std::string::npos) << log;
+  // Several builds: each one's start is a line, with what was read so far (issue 33).
+  ASSERT_EQ(RunShell("cp " + ShellQuote(dir + "/big-1.0-py3-none-any.whl") + " " +
+                         ShellQuote(dir + "/big-2.0-py3-none-any.whl"),
+                     &out),
+            0)
+      << out;
+  RunShell(cmd + " --against " + ShellQuote(dir + "/big-2.0-py3-none-any.whl") +
+               " 2>&1 >/dev/null | cat",
+           &log);
+  EXPECT_NE(log.find("abicheck: reading builds: 1 of 2 (big-1.0-py3-none-any.whl), 0 MB read so "
+                     "far\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("abicheck: reading builds: 2 of 2 (big-2.0-py3-none-any.whl), "),
+            std::string::npos)
+      << log;
 }
 
 // libc, libstdc++ and every library of the CUDA toolkit (by soname: libcublasLt.so.13, ...)

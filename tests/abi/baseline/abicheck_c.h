@@ -3,8 +3,8 @@
  * For tools that cannot link the C++ API (include/abicheck/abicheck.h carries abseil's types, so
  * only a consumer built against the same abseil can): Python through ctypes, Rust, Go, or C++
  * built against another abseil. Opaque handles; a report is JSON following the published schema
- * (docs/report.schema.json), the same text `abicheck check --format json` prints; an error is a
- * code (the exit code the command line gives) and one line naming the file and the structure.
+ * (docs/schema/report.schema.json), the same text `abicheck check --format json` prints; an error
+ * is a code (the exit code the command line gives) and one line naming the file and the structure.
  * The symbols are versioned (ABICHECK_C_1, ABICHECK_C_2 for what 0.2 added): what is here keeps
  * its meaning in later releases, and libabicheck.so's SOVERSION changes if it ever must not
  * (docs/API.md "Stability"; tests/abi/ holds the baseline that enforces it).
@@ -65,6 +65,7 @@ ABICHECK_C_EXPORT int abicheck_check(const abicheck_build* build, const char* mo
                                      unsigned flags, char** report_json, abicheck_error** error);
 ABICHECK_C_EXPORT void abicheck_string_free(char* s);
 
+/* The error's code (the exit code class); ABICHECK_USAGE for a NULL error, never ABICHECK_LOADS. */
 ABICHECK_C_EXPORT int abicheck_error_code(const abicheck_error* error);
 ABICHECK_C_EXPORT const char* abicheck_error_message(const abicheck_error* error);
 ABICHECK_C_EXPORT void abicheck_error_free(abicheck_error* error);
