@@ -103,6 +103,23 @@ std::vector<std::string> PackagesOf(const ExpandedInput& ex);
 
 std::string ModuleLabel(const ExpandedInput& in, const InputFile& f);
 
+// What every check of a call shares besides its build: --provider (with libtorch_global_deps
+// moved to the global scope), --preload and --python.
+struct CommonInputs {
+  std::vector<InputFile> providers, preload;
+  std::optional<InputFile> python;
+  const InputFile* python_file() const { return python ? &*python : nullptr; }
+};
+absl::StatusOr<CommonInputs> ReadCommonInputs(const CheckOptions& options,
+                                              const InputLimits& limits,
+                                              std::vector<Warning>* notes);
+// A build's objects are providers: one given by the user must hold some (docs/loader-model.md E2).
+absl::Status NeedObjects(const Build& b);
+
+// For every undefined symbol of a cell: which of the builds given (their providers) export that
+// exact symbol.
+void MarkExportingBuilds(const std::vector<std::vector<InputFile>>& builds, Matrix* m);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_API_CHECK_INTERNAL_H_
