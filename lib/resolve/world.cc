@@ -3,8 +3,6 @@
 // one, and marking that first one (docs/loader-model.md §C1). Each phase is one function here.
 #include "lib/resolve/world.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <functional>
 #include <utility>
@@ -21,6 +19,7 @@
 #include "lib/resolve/device_check.h"
 #include "lib/resolve/host_cpu.h"
 #include "lib/resolve/loader.h"
+#include "lib/resolve/world_internal.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -49,10 +48,6 @@ bool IsTorchCxxName(absl::string_view name) {
 bool IsGpuDriverLibrary(absl::string_view soname) { return soname == "libcuda.so.1"; }
 
 namespace {
-
-bool IsInterpreterSymbol(absl::string_view name) {
-  return absl::StartsWith(name, "Py") || absl::StartsWith(name, "_Py");
-}
 
 std::string ElfClassName(bool is_64) { return is_64 ? "ELFCLASS64" : "ELFCLASS32"; }
 
@@ -84,23 +79,7 @@ Report ModuleRefused(Report report, std::string message, std::string hint) {
   return report;
 }
 
-// A function a relocation binds to must be code of its object: the loader stores its address for
-// calls, wherever it points (docs/loader-model.md B7). Outside, the file is corrupt.
-absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
-  // Undefined, absolute, common or an extended index (the reserved range): no address to judge.
-  if (def.shndx == elf::SHN_UNDEF || def.shndx >= 0xff00) return absl::OkStatus();
-  if (def.value == 0 && def.type() != elf::STT_TLS && def.type() != elf::STT_SECTION) {
-    // Address 0 is the ELF header: no definition lives there.
-    return absl::DataLossError(absl::StrFormat(
-        "%s: .dynsym: %s is defined at address 0, the ELF header", elf.name(), def.name));
-  }
-  if (def.type() != elf::STT_FUNC && def.type() != elf::STT_GNU_IFUNC) return absl::OkStatus();
-  if (elf.Maps(def.value, 1, elf::PF_X)) return absl::OkStatus();
-  return absl::DataLossError(
-      absl::StrFormat("%s: .dynsym: function %s at 0x%x is outside the "
-                      "object's code",
-                      elf.name(), def.name, def.value));
-}
+}  // namespace
 
 // The order in which dl_open_worker relocates new objects: dependencies before dependents
 // (the reverse of l_initfini, a depth-first post-order from the module).
@@ -115,8 +94,6 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
   visit(module);
   return order;
 }
-
-}  // namespace
 
 absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, Report* refused) {
   const std::string& module_path = module.name;
@@ -140,149 +117,6 @@ absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, Repo
   return probe;
 }
 
-namespace {
-
-// Global scope: the interpreter and preloaded objects with their dependencies
-// (docs/loader-model.md §C3).
-absl::Status AddGlobal(World& w, const InputFile& in, FoundBy how) {
-  ABICHECK_ASSIGN_OR_RETURN(Object * o, w.loader->OpenGiven(in, how, /*preexisting=*/true));
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list,
-                            w.loader->MapDeps(o, true, &w.failures));
-  for (const Object* l : list) {
-    if (std::find(w.global.begin(), w.global.end(), l) == w.global.end()) w.global.push_back(l);
-  }
-  return absl::OkStatus();
-}
-
-// Providers: loaded before, RTLD_LOCAL (docs/loader-model.md §E) — visible only through
-// DT_NEEDED. Those of another class or machine are not loaded with the module (LoadModule says
-// so). Returns, per provider, whether opening it made a new object.
-absl::StatusOr<std::vector<bool>> OpenProviders(World& w, const std::vector<InputFile>& providers,
-                                                size_t own_package) {
-  Loader& loader = *w.loader;
-  std::vector<bool> opened_new(providers.size(), false);
-  for (size_t i = 0; i < providers.size(); ++i) {
-    const size_t before = loader.object_count();
-    ABICHECK_ASSIGN_OR_RETURN(
-        Object * o, loader.OpenGiven(providers[i], FoundBy::kProvider, /*preexisting=*/true));
-    opened_new[i] = loader.object_count() > before;
-    w.given.push_back(o);
-    if (o->elf->machine() != w.machine || o->elf->is_64() != w.is_64) {
-      w.other_machine.push_back(i);
-      continue;
-    }
-    w.providers.push_back(o);
-    if (i < own_package) w.own_package.insert(o);
-  }
-  return opened_new;
-}
-
-// Maps each provider's dependencies, in order. Returns, per provider, whether its walk changed
-// the world: it loaded an object, matched a file by identity, or walked another object's
-// dependencies first (whose failures then come earlier in the world's order than in the world
-// without it).
-absl::StatusOr<std::vector<bool>> MapProviders(World& w, size_t count) {
-  Loader& loader = *w.loader;
-  std::vector<bool> mapped_new(count, false);
-  for (size_t i = 0, k = 0; i < count; ++i) {
-    if (k >= w.providers.size() || w.given[i] != w.providers[k]) continue;
-    ++k;
-    const size_t objects = loader.object_count(), matches = loader.identity_matches(),
-                 walks = loader.fresh_walks();
-    ABICHECK_RETURN_IF_ERROR(loader.MapProviderDeps(w.given[i], &w.failures));
-    const size_t own_walk = w.given[i]->elf->dependencies().empty() ? 0 : 1;
-    mapped_new[i] = loader.object_count() > objects || loader.identity_matches() > matches ||
-                    loader.fresh_walks() - walks > own_walk;
-  }
-  return mapped_new;
-}
-
-// What the providers needed and could not be found was loaded with them (C2a). Every failure of
-// the world is a preexisting object's: what LoadModule reports of them, each (requester, name)
-// once, grouped by name in the order met.
-void RecordWorldFailures(World& w) {
-  for (const MapFailure& f : w.failures) {
-    if (f.requester != nullptr && f.requester->preexisting &&
-        f.kind == ProblemKind::kMissingLibrary && !w.own_package.contains(f.requester))
-      w.loader->AssumeLoaded(f.name);
-  }
-  for (const MapFailure& f : w.failures) {
-    if (!w.seen_failures.insert({f.requester, f.name}).second) continue;
-    auto [it, added] = w.missing_index.try_emplace(f.name, w.missing.size());
-    if (added) w.missing.push_back({f.name, {}, {}});
-    w.missing[it->second].needed_by.push_back(f.requester);
-    w.missing[it->second].met_at.push_back(w.seen_failures.size() - 1);
-  }
-}
-
-// docs/loader-model.md E7: a module of the package is checked in this world with its own object
-// set aside only where the world without it is this one less that object — nothing else loaded
-// needs it, its walk brought nothing in and walked no other object first, it is not two inputs
-// at once.
-void MarkSetAside(World& w, const std::vector<bool>& opened_new,
-                  const std::vector<bool>& mapped_new) {
-  absl::flat_hash_set<const Object*> needed, twice, once;
-  for (const Object* o : w.loader->loaded()) {
-    for (const Object* d : o->deps) {
-      if (d != nullptr && d != o) needed.insert(d);
-    }
-  }
-  for (const Object* g : w.given) {
-    if (!once.insert(g).second) twice.insert(g);
-  }
-  w.set_aside_ok.resize(w.given.size());
-  for (size_t i = 0; i < w.given.size(); ++i) {
-    const Object* o = w.given[i];
-    w.set_aside_ok[i] = opened_new[i] && !mapped_new[i] && !needed.contains(o) &&
-                        !twice.contains(o) && w.own_package.contains(o) &&
-                        std::find(w.global.begin(), w.global.end(), o) == w.global.end();
-  }
-}
-
-}  // namespace
-
-absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<InputFile>& providers,
-                                   const std::vector<InputFile>& preload, const InputFile* python,
-                                   const CheckOptions& options, ParseCache* parses,
-                                   size_t own_package) {
-  World w;
-  w.machine = probe.machine();
-  w.is_64 = probe.is_64();
-  w.big_endian = probe.big_endian();
-  w.has_python = python != nullptr;
-  std::shared_ptr<const LdCache> cache = std::make_shared<const LdCache>();
-  if (options.use_host) {
-    std::string sysroot = options.sysroot == "/" ? "" : options.sysroot;
-    const std::string path = absl::StrCat(sysroot, "/etc/ld.so.cache");
-    if (parses != nullptr) {
-      ABICHECK_ASSIGN_OR_RETURN(cache, parses->HostCache(path));
-    } else {
-      ABICHECK_ASSIGN_OR_RETURN(LdCache read, LdCache::Read(path));
-      cache = std::make_shared<const LdCache>(std::move(read));
-    }
-  }
-  if (!options.gpu.empty() || !options.cuda_driver.empty()) {
-    ABICHECK_ASSIGN_OR_RETURN(w.device, ResolveDeviceTarget(options, *cache, w.machine));
-  }
-  w.loader = std::make_unique<Loader>(options, w.machine, w.is_64, std::move(cache), parses);
-  w.loader->SetBigEndian(w.big_endian);
-  if (python != nullptr) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, *python, FoundBy::kInterpreter));
-  for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, p, FoundBy::kPreload));
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> opened_new, OpenProviders(w, providers, own_package));
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> mapped_new, MapProviders(w, providers.size()));
-  RecordWorldFailures(w);
-  for (const Object* p : w.providers) {
-    if (std::string stem = SonameStem(LibraryName(*p)); !stem.empty()) w.by_stem[stem].push_back(p);
-  }
-  for (const Object* o : w.loader->loaded()) {
-    if (o->syms->external()) w.indexed.push_back(o);
-  }
-  MarkSetAside(w, opened_new, mapped_new);
-  return w;
-}
-
-namespace {
-
 void AddRefusal(std::vector<Problem>* group, ProblemKind kind, const std::string& object,
                 std::string message) {
   Problem p;
@@ -291,6 +125,8 @@ void AddRefusal(std::vector<Problem>* group, ProblemKind kind, const std::string
   p.message = std::move(message);
   group->push_back(std::move(p));
 }
+
+namespace {
 
 // Providers of another class or machine: named one by one, a mistake in the input; inside a
 // directory or archive, skipped with a note.
@@ -588,164 +424,6 @@ std::vector<const Object*> RelocationScope(World& w, const std::vector<const Obj
   return scope;
 }
 
-// Relocation: every reference of every new object, dependencies first, looked up in the scope as
-// elf_machine_rela's RESOLVE_MAP does (docs/loader-model.md §A, B7).
-class Relocation {
- public:
-  Relocation(const Loader& loader, const std::vector<const Object*>& scope, const Object* module,
-             const CheckOptions& options, Report* report)
-      : loader_(loader), scope_(scope), module_(module), options_(options), report_(*report) {}
-
-  absl::StatusOr<std::vector<Problem>> Run() {
-    for (const Object* o : RelocationOrder(module_)) {
-      if (o->preexisting) continue;
-      const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
-      if (!refs->ok()) return refs->status();
-      for (const Reference& ref : **refs) {
-        if (ref.symbol != 0) {  // (0: a relocation that names no symbol, where ld.so stops)
-          ABICHECK_RETURN_IF_ERROR(CheckReference(o, ref));
-        }
-        if (ref.stop == Reference::Stop::kNone) continue;
-        // A relocation ld.so cannot apply (B7): nothing after it is relocated.
-        const bool assertion = ref.stop == Reference::Stop::kRelativeAssertion;
-        AddRefusal(&problems_,
-                   assertion ? ProblemKind::kLoaderAssertion : ProblemKind::kNotLoadable, o->path,
-                   assertion ? RelocationStopMessage(ref)
-                             : absl::StrCat(o->path, ": ", RelocationStopMessage(ref)));
-        return std::move(problems_);
-      }
-    }
-    return std::move(problems_);
-  }
-
- private:
-  // E8: how the module itself uses torch.
-  void CountTorchUse(const Symbol& sym) {
-    if (IsTorchShimName(sym.name)) {
-      ++report_.torch_shim_references;
-    } else if (IsTorchCxxName(sym.name)) {
-      if (report_.torch_cxx_references++ < 3)
-        report_.torch_cxx_examples.push_back(Demangle(sym.name));
-    }
-  }
-
-  // An object's references, decoded and validated once per call when the checks share parses.
-  using References = absl::StatusOr<std::vector<Reference>>;
-  std::shared_ptr<const References> ReferencesOf(const SymbolTable& t) const {
-    ParseCache* shared = loader_.shared_parses();
-    if (shared == nullptr) return std::make_shared<const References>(t.References());
-    std::shared_ptr<const void>& slot = shared->Memo(&t, ParseCache::MemoKind::kReferences);
-    if (slot == nullptr) slot = std::make_shared<const References>(t.References());
-    return std::static_pointer_cast<const References>(slot);
-  }
-
-  absl::Status CheckReference(const Object* o, const Reference& ref) {
-    Symbol sym = o->syms->GetOrEmpty(ref.symbol);
-    if (o == module_ && sym.shndx == elf::SHN_UNDEF && !sym.name.empty()) CountTorchUse(sym);
-    if (sym.name.empty()) {
-      return absl::DataLossError(absl::StrFormat(
-          "%s: .dynsym entry %u: name offset is outside .dynstr", o->path, ref.symbol));
-    }
-    // elf_machine_rela: local symbols and hidden/internal ones bind to themselves, no lookup.
-    if (sym.bind() == elf::STB_LOCAL || sym.visibility() == elf::STV_HIDDEN ||
-        sym.visibility() == elf::STV_INTERNAL) {
-      if (sym.shndx != elf::SHN_UNDEF) return CheckDefinitionAddress(*o->elf, sym);
-      // Bound to itself though undefined: to the object's own address st_value (B7).
-      return absl::DataLossError(absl::StrFormat(
-          "%s: .dynsym: %s is undefined but %s: the loader binds it to the object's address 0x%x",
-          o->path, sym.name, sym.bind() == elf::STB_LOCAL ? "local" : "hidden", sym.value));
-    }
-    ++report_.references_checked;
-    std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
-    HashedName name(sym.name);
-    bool asserts = false;
-    std::optional<Binding> b =
-        loader_.Lookup(scope_, name, want ? &*want : nullptr, ref.plt_class, &asserts);
-    if (asserts) {
-      AddRefusal(&problems_, ProblemKind::kLoaderAssertion, o->path,
-                 "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion "
-                 "`version->filename == NULL || ! _dl_name_match_p (version->filename, map)' "
-                 "failed!");
-      problems_.back().symbol = std::string(sym.name);
-      problems_.back().demangled = Demangle(sym.name);
-      if (want) problems_.back().version = std::string(want->name);
-      return absl::OkStatus();
-    }
-    if (b) return CheckBinding(o, sym, *b);
-    Unresolved(o, sym, want);
-    return absl::OkStatus();
-  }
-
-  absl::Status CheckBinding(const Object* o, const Symbol& sym, const Binding& b) {
-    if (!b.object->syms->external())  // an index keeps no addresses
-      ABICHECK_RETURN_IF_ERROR(CheckDefinitionAddress(*b.object->elf, b.symbol));
-    const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b.symbol.type() == elf::STT_TLS;
-    if (sym.type() != elf::STT_NOTYPE && ref_tls != def_tls) {
-      report_.warnings.push_back(
-          {o->path, absl::StrCat("symbol ", sym.name, ": ", ref_tls ? "TLS" : "non-TLS",
-                                 " reference bound to a ", def_tls ? "TLS" : "non-TLS",
-                                 " definition in ", b.object->path)});
-    }
-    return absl::OkStatus();
-  }
-
-  // Which library loaded with the providers but not among the files (C2a) a reference nothing
-  // defines may be left to: the first such that is not the GPU driver, whose reference then
-  // makes the verdict unknown (C2c); else, for a C name, the driver's libcuda.so.1, which
-  // exports its C API alone (cu*, cudbg*) and so never a C++ name (C2b); nullptr when none may
-  // define it — the reference fails, as it will on the machine that has every library.
-  const std::string* AssumedDefiner(absl::string_view name) const {
-    const std::string* driver = nullptr;
-    for (const std::string& a : loader_.assumed_used()) {
-      if (!IsGpuDriverLibrary(a)) return &a;
-      if (!absl::StartsWith(name, "_Z")) driver = &a;
-    }
-    return driver;
-  }
-
-  // A reference no object of the scope defines.
-  void Unresolved(const Object* o, const Symbol& sym, const std::optional<WantedVersion>& want) {
-    if (sym.bind() == elf::STB_WEAK) {
-      ++report_.weak_unresolved;
-      return;
-    }
-    if (options_.python.empty() && IsInterpreterSymbol(sym.name)) {
-      ++report_.interpreter_symbols;
-      return;
-    }
-    if (const std::string* definer = AssumedDefiner(sym.name)) {
-      if (IsGpuDriverLibrary(*definer)) {
-        ++report_.driver_references;  // (C2b)
-        return;
-      }
-      ++report_.unverified_references;  // (C2a, C2c): any of them may define it
-      for (const std::string& a : loader_.assumed_used()) {
-        if (!IsGpuDriverLibrary(a) &&
-            std::find(report_.unknown_because.begin(), report_.unknown_because.end(), a) ==
-                report_.unknown_because.end())
-          report_.unknown_because.push_back(a);
-      }
-      return;
-    }
-    Problem p;
-    p.kind = ProblemKind::kUndefinedSymbol;
-    p.object = o->path;
-    p.symbol = std::string(sym.name);
-    p.demangled = Demangle(sym.name);
-    if (want) p.version = std::string(want->name);
-    p.message = absl::StrCat(o->path, ": undefined symbol: ", sym.name,
-                             want ? absl::StrCat(", version ", want->name) : "");
-    problems_.push_back(std::move(p));
-  }
-
-  const Loader& loader_;
-  const std::vector<const Object*>& scope_;
-  const Object* module_;
-  const CheckOptions& options_;
-  Report& report_;
-  std::vector<Problem> problems_;
-};
-
 // dlopen of an object already loaded (as a dependency of what was loaded before) returns it:
 // _dl_map_object finds it by file identity (docs/loader-model.md C2).
 Report AlreadyLoaded(const std::string& module_path, const Object* module) {
@@ -820,7 +498,7 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   std::vector<Problem> isa_problems = IsaProblems(loader, module, module_path);
   load.scope = RelocationScope(w, searchlist, module, options);
   ABICHECK_ASSIGN_OR_RETURN(std::vector<Problem> symbol_problems,
-                            Relocation(loader, load.scope, module, options, &report).Run());
+                            Relocate(loader, load.scope, module, options, &report));
   for (auto* group : {&map_problems, &version_problems, &isa_problems, &symbol_problems}) {
     for (Problem& p : *group) report.problems.push_back(std::move(p));
   }
