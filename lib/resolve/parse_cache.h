@@ -20,7 +20,9 @@
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
 #include "lib/io/file_tree.h"
+#include "lib/resolve/file_system_view.h"
 #include "lib/resolve/ld_cache.h"
+#include "lib/resolve/memo_table.h"
 #include "lib/symbols/symbol_table.h"
 
 namespace abicheck {
@@ -48,40 +50,31 @@ class ParseCache {
   // The file at `path`, opened and parsed on first use; nullptr when it cannot be opened (the
   // loader then tries its next directory).
   const ParsedObject* Found(const std::string& path);
-  // Which of the capability subdirectories `subdirs` (docs/loader-model.md C8) exist in `dir`,
-  // as paths, in order: found by the loader the first time it searches `dir` (nullopt until
-  // then) and kept for the call. Most search directories have none, and every search of every
-  // world looks there again.
+  // The file system as the loaders see it (file_system_view.h).
   std::optional<std::vector<std::string>>& CapabilityDirs(absl::string_view dir,
-                                                          const std::vector<std::string>& subdirs);
-  // The identity of the directory `dir` (one stat per call), or nullopt when it is no directory:
-  // the loader searches each real directory once per name, and finds which capability
-  // subdirectories exist with it (docs/loader-model.md C8).
-  const std::optional<FileId>& DirectoryId(const std::string& dir);
-  // A build laid out as pip would lay it out, under a wheel's path (docs/loader-model.md E10):
-  // paths under its root are answered by the tree, never by the disk.
-  void AddTree(std::shared_ptr<const FileTree> tree);
-  // The tree whose root `path` lies under, or nullptr: the overlay first.
-  const FileTree* TreeAt(absl::string_view path) const;
-  // Another torch installed over an environment's site-packages (docs/loader-model.md E11), for
-  // the checks that follow, until the next call (null: none). The disk's parses stay; what
-  // depends on which files the overlay has is forgotten.
-  void SetOverlay(std::shared_ptr<const FileTree> overlay);
-  // The host's ld.so.cache at `path`, read once per call (every world's loader searches it).
-  absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path);
+                                                          const std::vector<std::string>& subdirs) {
+    return fs_.CapabilityDirs(dir, subdirs);
+  }
+  const std::optional<FileId>& DirectoryId(const std::string& dir) { return fs_.DirectoryId(dir); }
+  void AddTree(std::shared_ptr<const FileTree> tree) { fs_.AddTree(std::move(tree)); }
+  const FileTree* TreeAt(absl::string_view path) const { return fs_.TreeAt(path); }
+  // The disk's parses stay when the overlay changes.
+  void SetOverlay(std::shared_ptr<const FileTree> overlay) { fs_.SetOverlay(std::move(overlay)); }
+  absl::StatusOr<std::shared_ptr<const LdCache>> HostCache(const std::string& path) {
+    return fs_.HostCache(path);
+  }
 
-  // A slot for what a later stage derives from a symbol table and wants to keep for the rest of
-  // the call: relocation's references of an object (an environment's passes check a module, and
-  // load a host library, many times), diagnosis' exported names by base name and its candidates
-  // split. The reference is into a hash map: fill it before asking for another slot.
-  enum class MemoKind : uint8_t { kReferences, kSourceNames, kSplitNames };
-  // Empty until filled by its user, or by what Pending() handed over (waited for here).
-  std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind);
-  // A memo being made on another thread: Memo() waits for it when it is first asked for.
-  // KeepUntilDone: the work of that thread, waited for before this cache's parses are freed.
-  using MemoFuture = std::shared_future<std::shared_ptr<const void>>;
-  void Pending(const SymbolTable* table, MemoKind kind, MemoFuture value);
-  void KeepUntilDone(std::future<void> work) { background_.push_back(std::move(work)); }
+  // What later stages derive from the parsed symbol tables (memo_table.h); KeepUntilDone's work
+  // ends before the parses it reads are freed.
+  using MemoKind = MemoTable::Kind;
+  using MemoFuture = MemoTable::Future;
+  std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind) {
+    return memos_.Memo(table, kind);
+  }
+  void Pending(const SymbolTable* table, MemoKind kind, MemoFuture value) {
+    memos_.Pending(table, kind, std::move(value));
+  }
+  void KeepUntilDone(std::future<void> work) { memos_.KeepUntilDone(std::move(work)); }
   size_t given_count() const { return given_.size(); }
 
  private:
@@ -91,19 +84,9 @@ class ParseCache {
 
   absl::flat_hash_map<const Blob*, std::unique_ptr<ParsedObject>> given_;
   absl::flat_hash_map<std::string, std::unique_ptr<ParsedObject>> found_;  // null: absent
-  absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, std::shared_ptr<const void>> memo_;
-  absl::flat_hash_map<std::pair<const SymbolTable*, MemoKind>, MemoFuture> pending_;
-  // By (subdirs' address, dir): the subdirectory lists are the host CPU's, one per machine.
-  absl::node_hash_map<std::string, std::optional<std::vector<std::string>>> capability_dirs_;
-  absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const LdCache>>> host_caches_;
-  absl::node_hash_map<std::string, std::optional<FileId>> directory_ids_;
-  std::vector<std::shared_ptr<const FileTree>> trees_;
-  std::shared_ptr<const FileTree> overlay_;
-  absl::node_hash_map<std::string, std::optional<FileId>> overlay_directory_ids_;
-  absl::flat_hash_map<std::string, uint64_t> tree_dirs_;  // a tree directory's identity
-  std::string search_key_;  // reused: a search's key is made without allocating
+  FileSystemView fs_;
   // Last: destroyed first, so that work on other threads ends before the parses it reads.
-  std::vector<std::future<void>> background_;
+  MemoTable memos_;
 };
 
 // The parses of one build's libraries, shared by the checks against it on any thread. Only the
