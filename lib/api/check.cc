@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/findings.h"
 #include "lib/api/limits.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/inputs/inputs.h"
@@ -53,12 +54,15 @@ absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module_input,
     ~Undo() { loader.Rollback(mark); }
   } undo{loader, loader.Checkpoint()};
   loader.SetAside(set_aside);
-  ABICHECK_ASSIGN_OR_RETURN(ModuleLoad load,
-                            LoadModule(w, module_input, providers, options, if_loaded, set_aside));
-  if (load.module == nullptr) return std::move(load.report);
-  if (options.diagnose) DiagnoseProblems(loader, load.scope, &load.report);
-  ABICHECK_RETURN_IF_ERROR(FinishModule(w, undo.mark, module_input, set_aside, &load));
-  return std::move(load.report);
+  const LoadOptions load_options = ToLoadOptions(options);
+  ABICHECK_ASSIGN_OR_RETURN(
+      ModuleLoad load, LoadModule(w, module_input, providers, load_options, if_loaded, set_aside));
+  if (load.module == nullptr) return ToReport(std::move(load.findings));
+  ABICHECK_RETURN_IF_ERROR(JudgeModule(w, module_input, &load));
+  Report report = ToReport(std::move(load.findings));
+  if (options.diagnose) DiagnoseProblems(loader, load.scope, &report);
+  ABICHECK_RETURN_IF_ERROR(IndexedTablesStatus(w, undo.mark, set_aside));
+  return report;
 }
 
 absl::StatusOr<Report> CheckObjects(const InputFile& module_input,
@@ -76,14 +80,14 @@ absl::StatusOr<Report> ReusedWorld::Check(const InputFile& module,
                                           const InputFile* python, const CheckOptions& options,
                                           ModuleAlreadyLoaded if_loaded, ParseCache* parses,
                                           size_t own_package) {
-  Report refused;
+  LoadFindings refused;
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module, &refused));
-  if (!probe) return refused;
+  if (!probe) return ToReport(std::move(refused));
   if (!world_ || made_for_ != providers.size() || probe->machine() != world_->machine ||
       probe->is_64() != world_->is_64 || probe->big_endian() != world_->big_endian) {
     world_.reset();
-    ABICHECK_ASSIGN_OR_RETURN(
-        World w, PrepareWorld(*probe, providers, preload, python, options, parses, own_package));
+    ABICHECK_ASSIGN_OR_RETURN(World w, PrepareWorld(*probe, providers, preload, python,
+                                                    ToLoadOptions(options), parses, own_package));
     world_ = std::move(w);
     made_for_ = providers.size();
   }

@@ -41,8 +41,9 @@ class ReusedWorld {
   size_t made_for_ = 0;  // how many providers it was made of (they only grow)
 };
 
-// One module's check in `w` (`providers`: the inputs the world was made of): LoadModule, the
-// explanations, FinishModule. What it loads is undone afterwards. `set_aside`: one of the
+// One module's check in `w` (`providers`: the inputs the world was made of): LoadModule and
+// JudgeModule (the loader's findings, then made the public Report), the explanations,
+// IndexedTablesStatus. What it loads is undone afterwards. `set_aside`: one of the
 // world's objects that this check does not see — the module itself among its package's objects
 // (only where w.set_aside_ok says so).
 absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module,

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/findings.h"
 #include "lib/api/limits.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_file.h"
@@ -488,7 +489,8 @@ class EnvironmentCheck {
       ABICHECK_ASSIGN_OR_RETURN(cache, LdCache::Read(absl::StrCat(root, "/etc/ld.so.cache")));
     }
     ABICHECK_ASSIGN_OR_RETURN(ElfFile c, ElfFile::Parse(b.torch_c->name, b.torch_c->blob->bytes()));
-    ABICHECK_ASSIGN_OR_RETURN(DeviceTarget target, ResolveDeviceTarget(opts_, cache, c.machine()));
+    ABICHECK_ASSIGN_OR_RETURN(DeviceTarget target,
+                              ResolveDeviceTarget(ToLoadOptions(opts_), cache, c.machine()));
     // libtorch_cuda.so first (r->device describes it), then its companions (_linalg, ...); the
     // first that cannot run is the one reported.
     std::vector<const InputFile*> cuda_libs;
@@ -498,13 +500,14 @@ class EnvironmentCheck {
     std::sort(cuda_libs.begin(), cuda_libs.end(), [](const InputFile* x, const InputFile* y) {
       return Basename(x->path).size() < Basename(y->path).size();
     });
+    LoadFindings device = DeviceCheckInput(*r);
     for (const InputFile* f : cuda_libs) {
       ABICHECK_ASSIGN_OR_RETURN(ElfFile lib, ElfFile::Parse(f->name, f->blob->bytes()));
-      const size_t before = r->problems.size();
-      ABICHECK_RETURN_IF_ERROR(
-          CheckDeviceCode(target, lib, *f->blob, r, /*verdict_only=*/true, f->device_code.get()));
-      if (r->problems.size() > before) break;
+      ABICHECK_RETURN_IF_ERROR(CheckDeviceCode(target, lib, *f->blob, &device,
+                                               /*verdict_only=*/true, f->device_code.get()));
+      if (!device.problems.empty()) break;
     }
+    AppendDeviceFindings(std::move(device), r);
     return absl::OkStatus();
   }
 

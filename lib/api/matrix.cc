@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/findings.h"
 #include "lib/api/limits.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/pip.h"
@@ -213,8 +214,10 @@ class PackageChecks {
     PackageWorlds& pw = worlds_[key];
     if (pw.inputs.empty()) Prepare(e, &pw);
     const size_t own = e.group->place[e.self];  // its place among its package's objects
-    Report refused;                             // the module's header, read once for all builds
-    ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(e.module(), &refused));
+    LoadFindings refused_findings;              // the module's header, read once for all builds
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe,
+                              ProbeModule(e.module(), &refused_findings));
+    const Report refused = probe ? Report() : ToReport(std::move(refused_findings));
     std::vector<Report> reports;
     for (size_t b = 0; b < columns_.providers.size(); ++b) {
       Report r;
@@ -250,7 +253,7 @@ class PackageChecks {
     }
     std::optional<ElfFile> probe;
     for (const InputFile& f : pw->objects) {
-      Report refused;
+      LoadFindings refused;
       absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(f, &refused);
       if (p.ok() && *p) {
         probe = std::move(**p);
@@ -267,8 +270,8 @@ class PackageChecks {
       std::vector<InputFile> inputs = own;
       inputs.insert(inputs.end(), columns_.providers[b].begin(), columns_.providers[b].end());
       absl::StatusOr<World> w =
-          probe ? PrepareWorld(*probe, inputs, columns_.preload[b], common_.python_file(), options_,
-                               &parses_, pw->given)
+          probe ? PrepareWorld(*probe, inputs, columns_.preload[b], common_.python_file(),
+                               ToLoadOptions(options_), &parses_, pw->given)
                 : absl::StatusOr<World>(absl::UnknownError("no module to make it"));
       pw->inputs.push_back(std::move(inputs));
       pw->worlds.push_back(w.ok() ? std::optional<World>(*std::move(w)) : std::nullopt);

@@ -68,7 +68,7 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
   // them, a library that uses std::string at all has the Ss abbreviation in its names.
   uint8_t providers = 0;
   for (const Object* o : scope) {
-    if (!o->preexisting || o->host || o->found_by == FoundBy::kModule) continue;
+    if (!o->preexisting || o->host || o->found_by == HowFound::kModule) continue;
     providers |= o->syms->StringAbiMarkers();
   }
   report->providers_string_abi = AbiVotes::StringAbiOf(providers & 1, providers & 2);

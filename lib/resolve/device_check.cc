@@ -20,7 +20,7 @@ namespace {
 
 // The driver the host has: libcuda.so.1 -> libcuda.so.570.124.06 (how NVIDIA's installer and
 // Debian's packages name it). Only the file name is read.
-absl::StatusOr<std::pair<CudaVersion, std::string>> HostDriver(const CheckOptions& options,
+absl::StatusOr<std::pair<CudaVersion, std::string>> HostDriver(const LoadOptions& options,
                                                                const LdCache& cache,
                                                                uint16_t e_machine) {
   const std::string root = options.sysroot == "/" ? "" : options.sysroot;
@@ -57,7 +57,7 @@ absl::StatusOr<std::pair<CudaVersion, std::string>> HostDriver(const CheckOption
 
 }  // namespace
 
-absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, const LdCache& cache,
+absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const LoadOptions& options, const LdCache& cache,
                                                  uint16_t e_machine) {
   DeviceTarget t;
   if (!options.gpu.empty()) {
@@ -84,9 +84,9 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
 }
 
 absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                             Report* report, bool verdict_only,
+                             LoadFindings* report, bool verdict_only,
                              const StreamedDeviceCode* streamed) {
-  DeviceCheck& d = report->device;
+  DeviceFindings& d = report->device;
   d.checked = true;
   if (target.gpu) d.gpu = absl::StrCat("sm_", *target.gpu);
   if (target.driver) d.driver_cuda = target.driver->ToString();
@@ -121,16 +121,16 @@ absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, 
   d.usable = v.usable;
   if (!report->loads) return absl::OkStatus();  // what does not load never reaches the GPU
   if (target.gpu && !v.carried.empty() && v.usable.empty()) {
-    Problem p;
+    LoadFailure p;
     p.object = object.name();
     if (!v.too_new.empty()) {  // G6
-      p.kind = ProblemKind::kUnsupportedPtx;
+      p.kind = FailureKind::kUnsupportedPtx;
       p.version = absl::StrJoin(v.too_new, ", ");
       p.message = "CUDA error: the provided PTX was compiled with an unsupported toolchain.";
       p.hint = absl::StrCat("install a driver that supports CUDA ", v.driver_needed.ToString(),
                             " or newer, or ", RebuildHint(*target.gpu));
     } else {  // G5
-      p.kind = ProblemKind::kNoKernelImage;
+      p.kind = FailureKind::kNoKernelImage;
       p.message = "CUDA error: no kernel image is available for execution on the device";
       p.hint = RebuildHint(*target.gpu);
     }
@@ -139,11 +139,11 @@ absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, 
   return absl::OkStatus();
 }
 
-void CheckCudaRuntime(const DeviceTarget& target, Report* report) {
-  DeviceCheck& d = report->device;
+void CheckCudaRuntime(const DeviceTarget& target, LoadFindings* report) {
+  DeviceFindings& d = report->device;
   // G7: the CUDA runtime the load brings in, against the driver's CUDA major version.
   int runtime_major = 0;
-  for (const LoadedLibrary& l : report->libraries) {
+  for (const LoadedObject& l : report->libraries) {
     const std::string base = Basename(l.path.empty() ? l.name : l.path);
     absl::string_view n = base;
     if (absl::ConsumePrefix(&n, "libcudart.so.")) {
@@ -155,8 +155,8 @@ void CheckCudaRuntime(const DeviceTarget& target, Report* report) {
     }
   }
   if (report->loads && target.driver && runtime_major > target.driver->major) {
-    Problem p;
-    p.kind = ProblemKind::kInsufficientDriver;
+    LoadFailure p;
+    p.kind = FailureKind::kInsufficientDriver;
     p.object = report->module;
     p.library = d.cuda_runtime;
     p.version = absl::StrCat(runtime_major, ".0");

@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 
-#include "abicheck/abicheck.h"
 #include "absl/status/statusor.h"
 #include "lib/elf/elf_file.h"
 #include "lib/elf/fatbin.h"
 #include "lib/io/blob.h"
+#include "lib/resolve/findings.h"
 #include "lib/resolve/ld_cache.h"
 
 namespace abicheck {
@@ -22,10 +22,10 @@ struct DeviceTarget {
   bool any() const { return gpu || driver; }
 };
 
-// Parses CheckOptions::gpu and ::cuda_driver ("host": the version in the file name libcuda.so.1
+// Parses LoadOptions::gpu and ::cuda_driver ("host": the version in the file name libcuda.so.1
 // resolves to, found as the loader would find it: `cache`, then the system directories under
 // `sysroot`). kInvalidArgument for what is neither; kNotFound when the host has no driver.
-absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, const LdCache& cache,
+absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const LoadOptions& options, const LdCache& cache,
                                                  uint16_t e_machine);
 
 // G5-G6 on `object` (the checked module, or torch's libtorch_cuda for import torch): fills
@@ -37,10 +37,10 @@ absl::StatusOr<DeviceTarget> ResolveDeviceTarget(const CheckOptions& options, co
 // verdict always reads every image. `streamed`: the object's device code as walked while it
 // inflated (InputFile::device_code), read instead of `bytes`.
 absl::Status CheckDeviceCode(const DeviceTarget& target, const ElfFile& object, const Blob& bytes,
-                             Report* report, bool verdict_only = false,
+                             LoadFindings* report, bool verdict_only = false,
                              const StreamedDeviceCode* streamed = nullptr);
 // G7: the libcudart the load brings in (report->libraries) against the driver's CUDA major.
-void CheckCudaRuntime(const DeviceTarget& target, Report* report);
+void CheckCudaRuntime(const DeviceTarget& target, LoadFindings* report);
 
 }  // namespace abicheck
 

@@ -79,7 +79,7 @@ bool NameMatches(const Object& o, absl::string_view name) {
   return o.path == name || std::find(o.names.begin(), o.names.end(), name) != o.names.end();
 }
 
-std::pair<int, int> GlibcRelease(const CheckOptions& options) {
+std::pair<int, int> GlibcRelease(const LoadOptions& options) {
   const std::string v = options.glibc.empty() ? gnu_get_libc_version() : options.glibc;
   std::pair<int, int> r{2, 36};
   std::vector<absl::string_view> parts = absl::StrSplit(v, '.');
@@ -129,7 +129,7 @@ std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32
   return WantedVersion{slot->name, slot->hash, slot->hidden, slot->file};
 }
 
-Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64,
+Loader::Loader(const LoadOptions& options, uint16_t machine, bool is_64,
                std::shared_ptr<const LdCache> cache, ParseCache* parses)
     : options_(options),
       cpu_(HostCpuFor(machine)),
@@ -152,7 +152,7 @@ Loader::Loader(const CheckOptions& options, uint16_t machine, bool is_64,
   system_dirs_.push_back(absl::StrCat(options_.sysroot, "/usr/lib"));
 }
 
-absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, FoundBy found_by,
+absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, HowFound found_by,
                                           bool preexisting) {
   auto obj = std::make_unique<Object>();
   obj->blob = input.blob;
@@ -175,7 +175,7 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, FoundBy found_
 
 absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                           const std::string& path, const std::string& opened_as,
-                                          std::vector<std::string> names, FoundBy found_by,
+                                          std::vector<std::string> names, HowFound found_by,
                                           const Object* loader, bool preexisting) {
   if (!parsed.syms_status.ok()) return parsed.syms_status;
   obj->elf = parsed.elf;
@@ -200,7 +200,7 @@ absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const Par
         by_file_.emplace(std::make_pair(obj->file_id->dev, obj->file_id->ino), obj.get());
     if (!added && it->second == set_aside_) it->second = obj.get();
   }
-  if (obj->preexisting && obj->found_by == FoundBy::kProvider) ++providers_changed_;
+  if (obj->preexisting && obj->found_by == HowFound::kProvider) ++providers_changed_;
   objects_.push_back(std::move(obj));
   return objects_.back().get();
 }
@@ -283,7 +283,7 @@ std::vector<std::string> Loader::ExpandPath(absl::string_view list, const Object
 }
 
 absl::StatusOr<Object*> Loader::TryPath(const std::string& path, absl::string_view name,
-                                        FoundBy found_by, Object* requester, bool preexisting,
+                                        HowFound found_by, Object* requester, bool preexisting,
                                         Skipped* skipped) {
   tried_a_path_ = true;
   if (const FileTree* tree = parses_->TreeAt(path)) {
@@ -323,7 +323,7 @@ Object* Loader::SameFile(Object* o, absl::string_view name) {
 
 absl::StatusOr<Object*> Loader::Admit(const ParsedObject& parsed, const std::string& path,
                                       const std::string& opened_as, absl::string_view name,
-                                      FoundBy found_by, Object* requester, bool preexisting,
+                                      HowFound found_by, Object* requester, bool preexisting,
                                       Skipped* skipped) {
   // open_verify (docs/loader-model.md A11): another class is remembered (a later "wrong ELF
   // class" error), another machine is skipped silently, anything else refused ends the search.
@@ -367,7 +367,7 @@ absl::StatusOr<Object*> Loader::Admit(const ParsedObject& parsed, const std::str
 }
 
 absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view name,
-                                       FoundBy found_by, Object* requester, bool preexisting,
+                                       HowFound found_by, Object* requester, bool preexisting,
                                        Skipped* skipped) {
   // open_path: dir/<each capability subdirectory>/name, then dir/name. A subdirectory that does
   // not exist is known after one stat (ld.so marks it `nonexisting`), and is skipped for the rest
@@ -402,17 +402,17 @@ absl::StatusOr<Object*> Loader::TryDir(absl::string_view dir, absl::string_view 
 
 absl::Status Loader::ForEachPathList(
     const Object& requester,
-    absl::FunctionRef<absl::Status(FoundBy, const std::vector<std::string>&)> f) const {
+    absl::FunctionRef<absl::Status(HowFound, const std::vector<std::string>&)> f) const {
   // RPATH of the requester and of each object that loaded it, unless the requester has RUNPATH.
   if (!requester.elf->has_runpath()) {
     for (const Object* l = &requester; l != nullptr; l = l->loader) {
       if (l->elf->rpath().empty() || l->elf->has_runpath()) continue;
-      ABICHECK_RETURN_IF_ERROR(f(FoundBy::kRpath, RpathDirs(*l)));
+      ABICHECK_RETURN_IF_ERROR(f(HowFound::kRpath, RpathDirs(*l)));
     }
   }
-  ABICHECK_RETURN_IF_ERROR(f(FoundBy::kLibraryPath, options_.library_path));
+  ABICHECK_RETURN_IF_ERROR(f(HowFound::kLibraryPath, options_.library_path));
   if (requester.elf->has_runpath())
-    ABICHECK_RETURN_IF_ERROR(f(FoundBy::kRunpath, RunpathDirs(requester)));
+    ABICHECK_RETURN_IF_ERROR(f(HowFound::kRunpath, RunpathDirs(requester)));
   return absl::OkStatus();
 }
 
@@ -423,7 +423,7 @@ const Loader::MissedSearch* Loader::Missed(absl::string_view name, const Object&
   // (libcudart.so.12, ...) from many objects, each trying the same dozen paths.
   std::string& key = search_key_;
   key.assign(name.data(), name.size());
-  (void)ForEachPathList(requester, [&](FoundBy how, const std::vector<std::string>& dirs) {
+  (void)ForEachPathList(requester, [&](HowFound how, const std::vector<std::string>& dirs) {
     for (const std::string& d : dirs) {
       key.push_back('\0');
       key.push_back(static_cast<char>(how));
@@ -442,7 +442,7 @@ const Object* Loader::SameStemProvider(absl::string_view name) const {
   const std::string stem = SonameStem(name);
   if (stem.empty()) return nullptr;
   for (const Object* o : loaded()) {
-    if (!o->preexisting || o->found_by != FoundBy::kProvider) continue;
+    if (!o->preexisting || o->found_by != HowFound::kProvider) continue;
     absl::string_view soname = o->elf->soname();
     absl::string_view file = o->path;
     if (size_t slash = file.rfind('/'); slash != absl::string_view::npos)
@@ -481,11 +481,11 @@ absl::StatusOr<Object*> Loader::SystemSearch(absl::string_view name, bool preexi
   Object* found = nullptr;
   if (const std::optional<std::string>& p = memo->second) {
     ABICHECK_ASSIGN_OR_RETURN(found, TryPath(absl::StrCat(options_.sysroot, *p), name,
-                                             FoundBy::kLdCache, nullptr, preexisting, &skipped));
+                                             HowFound::kLdCache, nullptr, preexisting, &skipped));
   }
   for (size_t i = 0; found == nullptr && i < system_dirs_.size(); ++i) {
     ABICHECK_ASSIGN_OR_RETURN(
-        found, TryDir(system_dirs_[i], name, FoundBy::kSystem, nullptr, preexisting, &skipped));
+        found, TryDir(system_dirs_[i], name, HowFound::kSystem, nullptr, preexisting, &skipped));
   }
   if (found != nullptr) found->host = true;
   return found;
@@ -577,7 +577,7 @@ void Loader::Rollback(const Mark& m) {
           by_file_.erase(it);
       }
     }
-    if (o->preexisting && o->found_by == FoundBy::kProvider) ++providers_changed_;
+    if (o->preexisting && o->found_by == HowFound::kProvider) ++providers_changed_;
     objects_.pop_back();
   }
   assumed_used_.resize(m.assumed_used);
@@ -618,7 +618,7 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   // /lib is /usr/lib) answers as it did, and one that does not exist holds nothing; ld.so opens
   // there all the same, and fails (docs/loader-model.md C8).
   absl::InlinedVector<FileId, 8> searched;
-  auto attempt = [&](const std::string& dir, FoundBy how) -> absl::Status {
+  auto attempt = [&](const std::string& dir, HowFound how) -> absl::Status {
     if (found != nullptr) return absl::OkStatus();
     const std::optional<FileId>& id = parses_->DirectoryId(dir);
     if (!id || std::find(searched.begin(), searched.end(), *id) != searched.end()) {
@@ -631,13 +631,13 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   };
   if (name.find('/') != absl::string_view::npos) {
     ABICHECK_ASSIGN_OR_RETURN(
-        found, TryPath(std::string(name), name, FoundBy::kPath, requester, preexisting, &skipped));
+        found, TryPath(std::string(name), name, HowFound::kPath, requester, preexisting, &skipped));
   } else if (const MissedSearch* missed = Missed(name, *requester)) {
     skipped = missed->skipped;
     tried_a_path_ = missed->tried_a_path;
   } else {
     const absl::Status path_lists =
-        ForEachPathList(*requester, [&](FoundBy how, const std::vector<std::string>& dirs) {
+        ForEachPathList(*requester, [&](HowFound how, const std::vector<std::string>& dirs) {
           for (const std::string& d : dirs) ABICHECK_RETURN_IF_ERROR(attempt(d, how));
           return absl::OkStatus();
         });
@@ -667,13 +667,13 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
         memo = cache_lookups_.emplace(std::string(name), cache_->Lookup(name, machine_)).first;
       if (const std::optional<std::string>& p = memo->second) {
         ABICHECK_ASSIGN_OR_RETURN(
-            found, TryPath(absl::StrCat(options_.sysroot, *p), name, FoundBy::kLdCache, requester,
+            found, TryPath(absl::StrCat(options_.sysroot, *p), name, HowFound::kLdCache, requester,
                            preexisting, &skipped));
         if (found != nullptr) found->host = true;
       }
       for (const std::string& d : system_dirs_)
-        ABICHECK_RETURN_IF_ERROR(attempt(d, FoundBy::kSystem));
-      if (found != nullptr && found->found_by == FoundBy::kSystem) found->host = true;
+        ABICHECK_RETURN_IF_ERROR(attempt(d, HowFound::kSystem));
+      if (found != nullptr && found->found_by == HowFound::kSystem) found->host = true;
     }
     if (found == nullptr) missed_searches_[search_key_] = MissedSearch{skipped, tried_a_path_};
   }
@@ -693,19 +693,19 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   failure->requester = requester;
   failure->name = std::string(name);
   if (skipped.other_class) {
-    failure->kind = ProblemKind::kWrongElfClass;
+    failure->kind = FailureKind::kWrongElfClass;
     failure->message =
         absl::StrCat(name, ": wrong ELF class: ", is_64_ ? "ELFCLASS32" : "ELFCLASS64");
   } else if (!skipped.other_machine.empty()) {
     // ld.so skips it silently and says the file does not exist; say which file it was.
-    failure->kind = ProblemKind::kWrongMachine;
+    failure->kind = FailureKind::kWrongMachine;
     failure->message =
         absl::StrCat(name, ": cannot open shared object file: No such file or directory");
     failure->skipped_file = skipped.other_machine;
   } else {
     // No directory at all to search (DF_1_NODEFLIB and no path): errno is still 0, and ld.so's
     // message has no reason.
-    failure->kind = ProblemKind::kMissingLibrary;
+    failure->kind = FailureKind::kMissingLibrary;
     failure->message = absl::StrCat(name, ": cannot open shared object file",
                                     tried_a_path_ ? ": No such file or directory" : "");
   }
@@ -777,8 +777,8 @@ absl::StatusOr<std::vector<const Object*>> Loader::MapDeps(Object* root, bool pr
         if (absl::IsFailedPrecondition(dep.status()) || absl::IsAborted(dep.status())) {
           failure.requester = l;
           failure.name = std::string(name);
-          failure.kind = absl::IsAborted(dep.status()) ? ProblemKind::kLoaderAssertion
-                                                       : ProblemKind::kNotLoadable;
+          failure.kind = absl::IsAborted(dep.status()) ? FailureKind::kLoaderAssertion
+                                                       : FailureKind::kNotLoadable;
           failure.message = std::string(dep.status().message());
           failures->push_back(failure);
           if (fresh) l->deps.push_back(nullptr);

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
@@ -22,6 +21,7 @@
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
 #include "lib/io/mapped_file.h"
+#include "lib/resolve/findings.h"
 #include "lib/resolve/host_cpu.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/resolve/parse_cache.h"
@@ -35,7 +35,7 @@ struct Object {
   std::string path;                // l_name: the path it was opened under
   std::vector<std::string> names;  // l_libname: every name it was requested under
   std::string origin;              // $ORIGIN: absolute directory of `path`, symlinks kept
-  FoundBy found_by = FoundBy::kModule;
+  HowFound found_by = HowFound::kModule;
   std::shared_ptr<const Blob> blob;
   std::optional<FileId> file_id;
   std::shared_ptr<const ElfFile> elf;  // shared through the ParseCache
@@ -63,7 +63,7 @@ bool NameMatches(const Object& o, absl::string_view name);
 
 // What _dl_map_object_from_fd refuses after open_verify accepted the file (docs/loader-model.md
 // A9, A10, A12), as ld.so's errstring; nullptr when the object maps. `glibc` is the release
-// modelled (CheckOptions::glibc, {2, 36} when empty).
+// modelled (LoadOptions::glibc, {2, 36} when empty).
 struct MapRefusalResult {
   const char* message = nullptr;  // ld.so's errstring, or the whole text of its assertion
   bool assertion = false;         // the process ends (Inconsistency detected by ld.so)
@@ -71,14 +71,14 @@ struct MapRefusalResult {
 };
 MapRefusalResult MapRefusal(const ElfFile& elf, std::pair<int, int> glibc);
 
-// The glibc release a check models: CheckOptions::glibc ("2.41"), else this host's.
-std::pair<int, int> GlibcRelease(const CheckOptions& options);
+// The glibc release a check models: LoadOptions::glibc ("2.41"), else this host's.
+std::pair<int, int> GlibcRelease(const LoadOptions& options);
 
 // A failed DT_NEEDED or DT_FILTER load (docs/loader-model.md §C2, §D).
 struct MapFailure {
   const Object* requester = nullptr;
   std::string name;
-  ProblemKind kind = ProblemKind::kMissingLibrary;
+  FailureKind kind = FailureKind::kMissingLibrary;
   std::string message;
   const Object* stand_in = nullptr;  // a provider of the same stem, checked in its place
   std::string skipped_file;          // kWrongMachine: the file that was found but skipped
@@ -102,12 +102,12 @@ class Loader {
  public:
   // `machine`/`is_64` are those of the module: the loader that would run it.
   // `parses` is shared by the checks of one call (nullptr: this loader's own).
-  Loader(const CheckOptions& options, uint16_t machine, bool is_64,
+  Loader(const LoadOptions& options, uint16_t machine, bool is_64,
          std::shared_ptr<const LdCache> cache, ParseCache* parses = nullptr);
 
   // Adds an object named by the user (a file, or a member of a directory or archive); errors
   // name it. `preexisting` objects play libraries loaded before the dlopen being predicted.
-  absl::StatusOr<Object*> OpenGiven(const InputFile& input, FoundBy found_by, bool preexisting);
+  absl::StatusOr<Object*> OpenGiven(const InputFile& input, HowFound found_by, bool preexisting);
 
   // The breadth-first dependency closure of `root` (_dl_map_object_deps): root first, each
   // object once. Failures are appended to `failures` in the order ld.so meets them.
@@ -241,7 +241,7 @@ class Loader {
   // Appends the parsed object to the load order (its symbol table's error, if any, is returned).
   absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                     const std::string& path, const std::string& opened_as,
-                                    std::vector<std::string> names, FoundBy found_by,
+                                    std::vector<std::string> names, HowFound found_by,
                                     const Object* loader, bool preexisting);
   const Object* FindLoaded(absl::string_view name) const;
   const Object* SameStemProvider(absl::string_view name) const;
@@ -253,10 +253,11 @@ class Loader {
   };
   // Tries each of the CPU's subdirectories of `dir` (glibc-hwcaps/..., the legacy ones), then
   // `dir` itself (docs/loader-model.md C8).
-  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, FoundBy found_by,
+  absl::StatusOr<Object*> TryDir(absl::string_view dir, absl::string_view name, HowFound found_by,
                                  Object* requester, bool preexisting, Skipped* skipped);
-  absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name, FoundBy found_by,
-                                  Object* requester, bool preexisting, Skipped* skipped);
+  absl::StatusOr<Object*> TryPath(const std::string& path, absl::string_view name,
+                                  HowFound found_by, Object* requester, bool preexisting,
+                                  Skipped* skipped);
   // `name` in ld.so.cache, then the system directories, as the program's own DT_NEEDED finds
   // it (no requester's path lists or DF_1_NODEFLIB); nullptr when absent.
   absl::StatusOr<Object*> SystemSearch(absl::string_view name, bool preexisting);
@@ -266,7 +267,7 @@ class Loader {
   // object: named `path` in messages, its $ORIGIN made from `opened_as`.
   absl::StatusOr<Object*> Admit(const ParsedObject& parsed, const std::string& path,
                                 const std::string& opened_as, absl::string_view name,
-                                FoundBy found_by, Object* requester, bool preexisting,
+                                HowFound found_by, Object* requester, bool preexisting,
                                 Skipped* skipped);
   // The directory lists a search for `requester`'s DT_NEEDED tries before ld.so.cache, in
   // _dl_map_object's order (docs/loader-model.md C2): the RPATHs of the requester and of each
@@ -274,7 +275,7 @@ class Loader {
   // Stops at the first error `f` returns.
   absl::Status ForEachPathList(
       const Object& requester,
-      absl::FunctionRef<absl::Status(FoundBy, const std::vector<std::string>&)> f) const;
+      absl::FunctionRef<absl::Status(HowFound, const std::vector<std::string>&)> f) const;
   // A search that found nothing: what it skipped, and whether it tried a path.
   struct MissedSearch {
     Skipped skipped;
@@ -288,7 +289,7 @@ class Loader {
   const std::vector<std::string>& RpathDirs(const Object& o) const;
   const std::vector<std::string>& RunpathDirs(const Object& o) const;
 
-  CheckOptions options_;
+  LoadOptions options_;
   const HostCpu& cpu_;
   std::pair<int, int> glibc_;
   absl::flat_hash_set<std::string> assumed_;

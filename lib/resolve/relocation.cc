@@ -44,10 +44,10 @@ absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
 class Relocation {
  public:
   Relocation(const Loader& loader, const std::vector<const Object*>& scope, const Object* module,
-             const CheckOptions& options, Report* report)
+             const LoadOptions& options, LoadFindings* report)
       : loader_(loader), scope_(scope), module_(module), options_(options), report_(*report) {}
 
-  absl::StatusOr<std::vector<Problem>> Run() {
+  absl::StatusOr<std::vector<LoadFailure>> Run() {
     for (const Object* o : RelocationOrder(module_)) {
       if (o->preexisting) continue;
       const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
@@ -60,7 +60,7 @@ class Relocation {
         // A relocation ld.so cannot apply (B7): nothing after it is relocated.
         const bool assertion = ref.stop == Reference::Stop::kRelativeAssertion;
         AddRefusal(&problems_,
-                   assertion ? ProblemKind::kLoaderAssertion : ProblemKind::kNotLoadable, o->path,
+                   assertion ? FailureKind::kLoaderAssertion : FailureKind::kNotLoadable, o->path,
                    assertion ? RelocationStopMessage(ref)
                              : absl::StrCat(o->path, ": ", RelocationStopMessage(ref)));
         return std::move(problems_);
@@ -113,7 +113,7 @@ class Relocation {
     std::optional<Binding> b =
         loader_.Lookup(scope_, name, want ? &*want : nullptr, ref.plt_class, &asserts);
     if (asserts) {
-      AddRefusal(&problems_, ProblemKind::kLoaderAssertion, o->path,
+      AddRefusal(&problems_, FailureKind::kLoaderAssertion, o->path,
                  "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion "
                  "`version->filename == NULL || ! _dl_name_match_p (version->filename, map)' "
                  "failed!");
@@ -178,8 +178,8 @@ class Relocation {
       }
       return;
     }
-    Problem p;
-    p.kind = ProblemKind::kUndefinedSymbol;
+    LoadFailure p;
+    p.kind = FailureKind::kUndefinedSymbol;
     p.object = o->path;
     p.symbol = std::string(sym.name);
     p.demangled = Demangle(sym.name);
@@ -192,17 +192,17 @@ class Relocation {
   const Loader& loader_;
   const std::vector<const Object*>& scope_;
   const Object* module_;
-  const CheckOptions& options_;
-  Report& report_;
-  std::vector<Problem> problems_;
+  const LoadOptions& options_;
+  LoadFindings& report_;
+  std::vector<LoadFailure> problems_;
 };
 
 }  // namespace
 
-absl::StatusOr<std::vector<Problem>> Relocate(const Loader& loader,
-                                              const std::vector<const Object*>& scope,
-                                              const Object* module, const CheckOptions& options,
-                                              Report* report) {
+absl::StatusOr<std::vector<LoadFailure>> Relocate(const Loader& loader,
+                                                  const std::vector<const Object*>& scope,
+                                                  const Object* module, const LoadOptions& options,
+                                                  LoadFindings* report) {
   return Relocation(loader, scope, module, options, report).Run();
 }
 

@@ -68,9 +68,9 @@ std::string RefusalHint(absl::string_view message) {
 }
 
 // The report of a module the loader refuses outright: that one problem, ld.so's first error.
-Report ModuleRefused(Report report, std::string message, std::string hint) {
-  Problem p;
-  p.kind = ProblemKind::kNotLoadable;
+LoadFindings ModuleRefused(LoadFindings report, std::string message, std::string hint) {
+  LoadFailure p;
+  p.kind = FailureKind::kNotLoadable;
   p.object = report.module;
   p.message = std::move(message);
   p.hint = std::move(hint);
@@ -95,7 +95,7 @@ std::vector<const Object*> RelocationOrder(const Object* module) {
   return order;
 }
 
-absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, Report* refused) {
+absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, LoadFindings* refused) {
   const std::string& module_path = module.name;
   // open_verify refuses a header before anything is parsed (docs/loader-model.md A11): with the
   // ELF magic, that is the loader's answer, not an input error.
@@ -117,9 +117,9 @@ absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, Repo
   return probe;
 }
 
-void AddRefusal(std::vector<Problem>* group, ProblemKind kind, const std::string& object,
+void AddRefusal(std::vector<LoadFailure>* group, FailureKind kind, const std::string& object,
                 std::string message) {
-  Problem p;
+  LoadFailure p;
   p.kind = kind;
   p.object = object;
   p.message = std::move(message);
@@ -132,7 +132,7 @@ namespace {
 // directory or archive, skipped with a note.
 absl::Status OtherMachineProviders(const World& w, const std::vector<InputFile>& providers,
                                    const std::string& module_path, const Object* set_aside,
-                                   Report* report) {
+                                   LoadFindings* report) {
   for (size_t i : w.other_machine) {
     const InputFile& p = providers[i];
     const Object* o = w.given[i];
@@ -150,7 +150,7 @@ absl::Status OtherMachineProviders(const World& w, const std::vector<InputFile>&
 // library's, but which is another file — libc10.so.1.13 from the host beside the build's
 // libc10.so.2.6. The loader loads both; the module binds to the copy it named.
 void WarnSecondCopies(const World& w, const std::vector<const Object*>& searchlist,
-                      const Object* module, const Object* set_aside, Report* report) {
+                      const Object* module, const Object* set_aside, LoadFindings* report) {
   for (const Object* o : searchlist) {
     if (o->preexisting || o == module) continue;
     const std::string name = LibraryName(*o);
@@ -166,11 +166,11 @@ void WarnSecondCopies(const World& w, const std::vector<const Object*>& searchli
       report->warnings.push_back(
           {o->path,
            absl::StrCat("a second copy of ", stem, ": ", o->names.front(), " is loaded from ",
-                        o->path, " (", FoundByName(o->found_by), ") beside the given ", pname, " (",
-                        p->path, "); the process then holds two builds of it, and ",
+                        o->path, " (", HowFoundName(o->found_by), ") beside the given ", pname,
+                        " (", p->path, "); the process then holds two builds of it, and ",
                         o->names.front(),
                         "'s users bind to this copy. Rebuild against the given build."),
-           WarningKind::kSecondCopy});
+           NoteKind::kSecondCopy});
       break;
     }
   }
@@ -225,7 +225,7 @@ class MissingDependencies {
     ++met_;
   }
   // One line: each missing name once, with how many of the given libraries need it.
-  void Warn(const std::string& module_path, Report* report) {
+  void Warn(const std::string& module_path, LoadFindings* report) {
     if (list_.empty()) return;
     std::stable_sort(list_.begin(), list_.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -257,8 +257,8 @@ class MissingDependencies {
 };
 
 // The problem of a new object's failed dependency load (docs/loader-model.md §C2, §D).
-Problem MapProblem(const MapFailure& f) {
-  Problem p;
+LoadFailure MapProblem(const MapFailure& f) {
+  LoadFailure p;
   p.kind = f.kind;
   p.object = f.requester->path;
   p.library = f.name;
@@ -268,7 +268,7 @@ Problem MapProblem(const MapFailure& f) {
                           ", built for another machine: the "
                           "loader skips it");
   }
-  if (f.kind == ProblemKind::kNotLoadable) p.hint = RefusalHint(f.message);
+  if (f.kind == FailureKind::kNotLoadable) p.hint = RefusalHint(f.message);
   if (f.stand_in != nullptr) {
     p.stand_in = f.stand_in->path;
     p.hint = absl::StrCat("symbols were checked against ", f.stand_in->path,
@@ -280,10 +280,10 @@ Problem MapProblem(const MapFailure& f) {
 // Failed dependency loads. A provider's own dependency that cannot be found here was loaded
 // wherever the provider was: not the module's problem, but the check is partial there, and the
 // report says so. Each (requester, name) once: BFS walks a provider's DT_NEEDED again.
-std::vector<Problem> MapProblems(const World& w, const std::vector<MapFailure>& failures,
-                                 const std::string& module_path, const Object* set_aside,
-                                 Report* report) {
-  std::vector<Problem> problems;
+std::vector<LoadFailure> MapProblems(const World& w, const std::vector<MapFailure>& failures,
+                                     const std::string& module_path, const Object* set_aside,
+                                     LoadFindings* report) {
+  std::vector<LoadFailure> problems;
   MissingDependencies unknown(w, set_aside);
   absl::flat_hash_set<std::pair<const Object*, std::string>> seen;
   for (const MapFailure& f : failures) {
@@ -299,12 +299,12 @@ std::vector<Problem> MapProblems(const World& w, const std::vector<MapFailure>& 
 
 // match_symbol of one verneed entry against its provider's version definitions (B4, B6).
 void MatchVersions(const Object* o, const Object* provider, const VersionNeed& need,
-                   std::vector<Problem>* problems, Report* report) {
+                   std::vector<LoadFailure>* problems, LoadFindings* report) {
   for (const VersionNeedAux& aux : need.aux) {
     bool found = false, refused = false;
     for (const VersionDef& d : provider->syms->version_defs()) {
       if (d.version != 1) {  // read before the comparison, record by record (B6)
-        AddRefusal(problems, ProblemKind::kNotLoadable, provider->path,
+        AddRefusal(problems, FailureKind::kNotLoadable, provider->path,
                    absl::StrFormat("%s: unsupported version %u of Verdef record", provider->path,
                                    d.version));
         refused = true;
@@ -323,8 +323,8 @@ void MatchVersions(const Object* o, const Object* provider, const VersionNeed& n
                                  "' not found (required by ", o->path, ")")});
       continue;
     }
-    Problem p;
-    p.kind = ProblemKind::kVersionNotFound;
+    LoadFailure p;
+    p.kind = FailureKind::kVersionNotFound;
     p.object = o->path;
     p.version = std::string(aux.name);
     p.library = provider->path;
@@ -336,16 +336,18 @@ void MatchVersions(const Object* o, const Object* provider, const VersionNeed& n
 
 // B4-B6: the verneed check of every newly loaded object, in search-list order
 // (_dl_check_map_versions).
-std::vector<Problem> VersionProblems(Loader& loader, const std::vector<const Object*>& searchlist,
-                                     const std::vector<MapFailure>& failures, Report* report) {
-  std::vector<Problem> problems;
+std::vector<LoadFailure> VersionProblems(Loader& loader,
+                                         const std::vector<const Object*>& searchlist,
+                                         const std::vector<MapFailure>& failures,
+                                         LoadFindings* report) {
+  std::vector<LoadFailure> problems;
   for (const Object* o : searchlist) {
     if (o->preexisting) continue;
     for (const VersionNeed& need : o->syms->version_needs()) {
       // Only the first record's vn_version is looked at (B6).
       if (&need == &o->syms->version_needs().front() && need.version != 1) {
         AddRefusal(
-            &problems, ProblemKind::kNotLoadable, o->path,
+            &problems, FailureKind::kNotLoadable, o->path,
             absl::StrFormat("%s: unsupported version %u of Verneed record", o->path, need.version));
         break;
       }
@@ -363,7 +365,7 @@ std::vector<Problem> VersionProblems(Loader& loader, const std::vector<const Obj
           continue;  // loaded with the providers, unreadable here (C2a): its versions unchecked
         // No such file was ever requested (a DT_NEEDED entry removed, the verneed left behind):
         // glibc 2.36 asserts (docs/loader-model.md B5).
-        AddRefusal(&problems, ProblemKind::kLoaderAssertion, o->path,
+        AddRefusal(&problems, FailureKind::kLoaderAssertion, o->path,
                    "Inconsistency detected by ld.so: dl-version.c: 204: _dl_check_map_versions: "
                    "Assertion `needed != NULL' failed!");
         problems.back().library = std::string(need.file);
@@ -385,15 +387,15 @@ std::vector<Problem> VersionProblems(Loader& loader, const std::vector<const Obj
 
 // A13: _dl_open_check's x86 ISA level check of the new objects, dependencies first, before any
 // relocation: an object marked as needing a level this CPU lacks.
-std::vector<Problem> IsaProblems(const Loader& loader, const Object* module,
-                                 const std::string& module_path) {
-  std::vector<Problem> problems;
+std::vector<LoadFailure> IsaProblems(const Loader& loader, const Object* module,
+                                     const std::string& module_path) {
+  std::vector<LoadFailure> problems;
   for (const Object* o : RelocationOrder(module)) {
     if (o->preexisting || o->elf->machine() != elf::EM_X86_64) continue;
     const uint32_t need = o->elf->x86_isa_needed(), have = loader.cpu().x86_isa_supported;
     if (need == 0 || have == 0 || (need & ~have) == 0) continue;
-    Problem p;
-    p.kind = ProblemKind::kNotLoadable;
+    LoadFailure p;
+    p.kind = FailureKind::kNotLoadable;
     p.object = o->path;
     p.message =
         absl::StrCat(o == module ? module_path : o->path, ": CPU ISA level is lower than required");
@@ -409,7 +411,7 @@ std::vector<Problem> IsaProblems(const Loader& loader, const Object* module,
 // name libc binds to it anyway (docs/loader-model.md C3). Searched last here, they change no
 // binding the scope already makes — only what it could not.
 std::vector<const Object*> RelocationScope(World& w, const std::vector<const Object*>& searchlist,
-                                           Object* module, const CheckOptions& options) {
+                                           Object* module, const LoadOptions& options) {
   std::vector<const Object*> scope = w.global;
   for (const Object* o : searchlist) {
     if (std::find(scope.begin(), scope.end(), o) == scope.end()) scope.push_back(o);
@@ -426,8 +428,8 @@ std::vector<const Object*> RelocationScope(World& w, const std::vector<const Obj
 
 // dlopen of an object already loaded (as a dependency of what was loaded before) returns it:
 // _dl_map_object finds it by file identity (docs/loader-model.md C2).
-Report AlreadyLoaded(const std::string& module_path, const Object* module) {
-  Report already;
+LoadFindings AlreadyLoaded(const std::string& module_path, const Object* module) {
+  LoadFindings already;
   already.module = module_path;
   already.loads = true;
   already.libraries.push_back({module->names.front(), module->path, module->found_by, false});
@@ -442,13 +444,13 @@ Report AlreadyLoaded(const std::string& module_path, const Object* module) {
 }
 
 // _dl_map_object_from_fd's refusals of the module itself (docs/loader-model.md A9, A10, A12).
-std::optional<Report> RefusedModule(const Object* module, const std::string& module_path,
-                                    const CheckOptions& options, Report& report) {
+std::optional<LoadFindings> RefusedModule(const Object* module, const std::string& module_path,
+                                          const LoadOptions& options, LoadFindings& report) {
   MapRefusalResult refusal = MapRefusal(*module->elf, GlibcRelease(options));
   if (!refusal) return std::nullopt;
   if (refusal.assertion) {
-    Report r = ModuleRefused(std::move(report), refusal.message, "");
-    r.problems.back().kind = ProblemKind::kLoaderAssertion;
+    LoadFindings r = ModuleRefused(std::move(report), refusal.message, "");
+    r.problems.back().kind = FailureKind::kLoaderAssertion;
     return r;
   }
   const std::string message = absl::StrCat(module_path, ": ", refusal.message);
@@ -459,29 +461,29 @@ std::optional<Report> RefusedModule(const Object* module, const std::string& mod
 
 absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
                                       const std::vector<InputFile>& providers,
-                                      const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                      const LoadOptions& options, ModuleAlreadyLoaded if_loaded,
                                       const Object* set_aside) {
   const std::string& module_path = module_input.name;
   Loader& loader = *w.loader;
   ModuleLoad load;
-  Report& report = load.report;
+  LoadFindings& report = load.findings;
   report.module = module_path;
   for (const std::string& n : options.notes) report.warnings.push_back({module_path, n});
   ABICHECK_RETURN_IF_ERROR(OtherMachineProviders(w, providers, module_path, set_aside, &report));
 
   ABICHECK_ASSIGN_OR_RETURN(Object * module,
-                            loader.OpenGiven(module_input, FoundBy::kModule, false));
+                            loader.OpenGiven(module_input, HowFound::kModule, false));
   if (module->preexisting) {
     // Given itself as a provider is a usage error; loaded as a provider's dependency (check
     // libcublas.so.13 against CUDA's lib64, where libcusolver needs it), dlopen returns it.
-    if (if_loaded == ModuleAlreadyLoaded::kIsAnError && module->found_by == FoundBy::kProvider) {
+    if (if_loaded == ModuleAlreadyLoaded::kIsAnError && module->found_by == HowFound::kProvider) {
       return absl::InvalidArgumentError(absl::StrCat(module_path, ": is also given as a provider"));
     }
-    load.report = AlreadyLoaded(module_path, module);
+    load.findings = AlreadyLoaded(module_path, module);
     return load;
   }
-  if (std::optional<Report> refused = RefusedModule(module, module_path, options, report)) {
-    load.report = std::move(*refused);
+  if (std::optional<LoadFindings> refused = RefusedModule(module, module_path, options, report)) {
+    load.findings = std::move(*refused);
     return load;
   }
 
@@ -493,14 +495,15 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
         {o->names.empty() ? o->path : o->names.front(), o->path, o->found_by, !o->preexisting});
   }
   WarnSecondCopies(w, searchlist, module, set_aside, &report);
-  std::vector<Problem> map_problems = MapProblems(w, failures, module_path, set_aside, &report);
-  std::vector<Problem> version_problems = VersionProblems(loader, searchlist, failures, &report);
-  std::vector<Problem> isa_problems = IsaProblems(loader, module, module_path);
+  std::vector<LoadFailure> map_problems = MapProblems(w, failures, module_path, set_aside, &report);
+  std::vector<LoadFailure> version_problems =
+      VersionProblems(loader, searchlist, failures, &report);
+  std::vector<LoadFailure> isa_problems = IsaProblems(loader, module, module_path);
   load.scope = RelocationScope(w, searchlist, module, options);
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<Problem> symbol_problems,
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<LoadFailure> symbol_problems,
                             Relocate(loader, load.scope, module, options, &report));
   for (auto* group : {&map_problems, &version_problems, &isa_problems, &symbol_problems}) {
-    for (Problem& p : *group) report.problems.push_back(std::move(p));
+    for (LoadFailure& p : *group) report.problems.push_back(std::move(p));
   }
   if (!report.problems.empty()) report.problems.front().first = true;
   report.assumed_loaded = loader.assumed_used();
@@ -508,14 +511,8 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   return load;
 }
 
-absl::Status FinishModule(const World& w, const Loader::Mark& since, const InputFile& module_input,
-                          const Object* set_aside, ModuleLoad* load) {
-  Report& report = load->report;
-  // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
-  for (const Object* o : w.indexed) {
-    if (o != set_aside) ABICHECK_RETURN_IF_ERROR(o->syms->status());
-  }
-  for (const Object* o : w.loader->loaded_since(since)) ABICHECK_RETURN_IF_ERROR(o->syms->status());
+absl::Status JudgeModule(const World& w, const InputFile& module_input, ModuleLoad* load) {
+  LoadFindings& report = load->findings;
   // Unknown is a verdict (C2c): what only an absent library could define was not read.
   report.loads = report.problems.empty() && report.unverified_references == 0;
   if (w.device.any()) {
@@ -524,9 +521,19 @@ absl::Status FinishModule(const World& w, const Loader::Mark& since, const Input
                         /*verdict_only=*/false, module_input.device_code.get()));
     CheckCudaRuntime(w.device, &report);
   }
-  report.torch_abi = report.torch_cxx_references > 0    ? TorchAbi::kUnstable
-                     : report.torch_shim_references > 0 ? TorchAbi::kStable
-                                                        : TorchAbi::kNoTorch;
+  report.torch_abi = report.torch_cxx_references > 0    ? TorchUse::kUnstable
+                     : report.torch_shim_references > 0 ? TorchUse::kStable
+                                                        : TorchUse::kNoTorch;
+  return absl::OkStatus();
+}
+
+absl::Status IndexedTablesStatus(const World& w, const Loader::Mark& since,
+                                 const Object* set_aside) {
+  // An index decodes its name blocks on demand: a malformed one found on the way fails the check.
+  for (const Object* o : w.indexed) {
+    if (o != set_aside) ABICHECK_RETURN_IF_ERROR(o->syms->status());
+  }
+  for (const Object* o : w.loader->loaded_since(since)) ABICHECK_RETURN_IF_ERROR(o->syms->status());
   return absl::OkStatus();
 }
 

@@ -1,7 +1,8 @@
 // The dlopen of one module, phase by phase (docs/loader-model.md §C1): the process before it (a
 // World: the interpreter, the preloaded objects, the providers), then the module's map, version
-// and relocation phases, each returning its findings as the report's problems. What these
-// findings mean across builds is diagnose/'s; which modules and builds are checked, api/'s.
+// and relocation phases, each returning its findings (findings.h: the loader's own records, which
+// api/ turns into the public Report). What these findings mean across builds is diagnose/'s;
+// which modules and builds are checked, api/'s.
 #ifndef ABICHECK_LIB_RESOLVE_WORLD_H_
 #define ABICHECK_LIB_RESOLVE_WORLD_H_
 
@@ -11,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/elf/elf_file.h"
 #include "lib/io/blob.h"
 #include "lib/resolve/device_check.h"
+#include "lib/resolve/findings.h"
 #include "lib/resolve/loader.h"
 #include "lib/resolve/parse_cache.h"
 
@@ -62,19 +63,19 @@ struct World {
 
 // The module's own ELF header, which picks the loader; nullopt with `refused` filled where
 // open_verify refuses it (docs/loader-model.md A11).
-absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, Report* refused);
+absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, LoadFindings* refused);
 // `own_package`: the first that many providers are the module's own package's objects (E7),
 // which count as loaded but are checked themselves — unlike the build's libraries, their
 // dependencies that cannot be found are not assumed loaded (C2a).
 absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<InputFile>& providers,
                                    const std::vector<InputFile>& preload, const InputFile* python,
-                                   const CheckOptions& options, ParseCache* parses,
+                                   const LoadOptions& options, ParseCache* parses,
                                    size_t own_package);
 
 // One module's dlopen in a world, up to the end of relocation.
 struct ModuleLoad {
-  Report report;
-  // nullptr where the report is already whole: the loader refused the module before mapping its
+  LoadFindings findings;
+  // nullptr where the findings are already whole: the loader refused the module before mapping its
   // dependencies, or it was loaded already.
   const Object* module = nullptr;
   std::vector<const Object*> scope;  // the relocation scope: global, then the search list
@@ -84,13 +85,15 @@ struct ModuleLoad {
 // `providers`: the inputs the world was made of.
 absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module,
                                       const std::vector<InputFile>& providers,
-                                      const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
+                                      const LoadOptions& options, ModuleAlreadyLoaded if_loaded,
                                       const Object* set_aside);
-// After the explanations: fails the check on a malformed index block met on the way, sets
-// Report::loads, checks the module's device code and CUDA runtime against --gpu/--cuda-driver and
-// says how it uses torch (E8). `since`: the checkpoint the module was loaded after.
-absl::Status FinishModule(const World& w, const Loader::Mark& since, const InputFile& module,
-                          const Object* set_aside, ModuleLoad* load);
+// After the load: sets LoadFindings::loads, checks the module's device code and CUDA runtime
+// against --gpu/--cuda-driver and says how it uses torch (E8).
+absl::Status JudgeModule(const World& w, const InputFile& module, ModuleLoad* load);
+// After the explanations (which read more of the tables): a malformed index block met on the way
+// since `since` (the checkpoint the module was loaded after) fails the check.
+absl::Status IndexedTablesStatus(const World& w, const Loader::Mark& since,
+                                 const Object* set_aside);
 
 // E8: a name of torch's stable C shim (aoti_torch_*, torch_*), or of its C++ API.
 bool IsTorchShimName(absl::string_view name);

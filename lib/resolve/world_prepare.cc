@@ -18,7 +18,7 @@ namespace {
 
 // Global scope: the interpreter and preloaded objects with their dependencies
 // (docs/loader-model.md §C3).
-absl::Status AddGlobal(World& w, const InputFile& in, FoundBy how) {
+absl::Status AddGlobal(World& w, const InputFile& in, HowFound how) {
   ABICHECK_ASSIGN_OR_RETURN(Object * o, w.loader->OpenGiven(in, how, /*preexisting=*/true));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> list,
                             w.loader->MapDeps(o, true, &w.failures));
@@ -38,7 +38,7 @@ absl::StatusOr<std::vector<bool>> OpenProviders(World& w, const std::vector<Inpu
   for (size_t i = 0; i < providers.size(); ++i) {
     const size_t before = loader.object_count();
     ABICHECK_ASSIGN_OR_RETURN(
-        Object * o, loader.OpenGiven(providers[i], FoundBy::kProvider, /*preexisting=*/true));
+        Object * o, loader.OpenGiven(providers[i], HowFound::kProvider, /*preexisting=*/true));
     opened_new[i] = loader.object_count() > before;
     w.given.push_back(o);
     if (o->elf->machine() != w.machine || o->elf->is_64() != w.is_64) {
@@ -77,7 +77,7 @@ absl::StatusOr<std::vector<bool>> MapProviders(World& w, size_t count) {
 void RecordWorldFailures(World& w) {
   for (const MapFailure& f : w.failures) {
     if (f.requester != nullptr && f.requester->preexisting &&
-        f.kind == ProblemKind::kMissingLibrary && !w.own_package.contains(f.requester))
+        f.kind == FailureKind::kMissingLibrary && !w.own_package.contains(f.requester))
       w.loader->AssumeLoaded(f.name);
   }
   for (const MapFailure& f : w.failures) {
@@ -117,7 +117,7 @@ void MarkSetAside(World& w, const std::vector<bool>& opened_new,
 
 absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<InputFile>& providers,
                                    const std::vector<InputFile>& preload, const InputFile* python,
-                                   const CheckOptions& options, ParseCache* parses,
+                                   const LoadOptions& options, ParseCache* parses,
                                    size_t own_package) {
   World w;
   w.machine = probe.machine();
@@ -140,8 +140,8 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   }
   w.loader = std::make_unique<Loader>(options, w.machine, w.is_64, std::move(cache), parses);
   w.loader->SetBigEndian(w.big_endian);
-  if (python != nullptr) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, *python, FoundBy::kInterpreter));
-  for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, p, FoundBy::kPreload));
+  if (python != nullptr) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, *python, HowFound::kInterpreter));
+  for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, p, HowFound::kPreload));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> opened_new, OpenProviders(w, providers, own_package));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> mapped_new, MapProviders(w, providers.size()));
   RecordWorldFailures(w);

@@ -8,9 +8,10 @@ abicheck_stage(... DEPS ...). This fails when
     its stage does not declare (the link probes, layer_*, catch the same at link time);
   - a folder of lib/ is not a stage, or a source of a stage is not in its abicheck_stage();
   - a stage below FIRST_PUBLIC_USER includes the public header (include/abicheck/*): the stages
-    below the API take types of their own, which api/ converts (issue 34). resolve, diagnose and
-    report still fill the public result types; the line moves up as they get their own. results/
-    is the public types' own code (what they do beyond the header: enum names, texts).
+    below the API take types of their own, which api/ converts (issue 34): resolve's are
+    lib/resolve/findings.h, turned into the public Report by lib/api/findings.h. diagnose and
+    report still work on the public result types; the line moves up as they get their own.
+    results/ is the public types' own code (what they do beyond the header: enum names, texts).
 Usage: check_layers.py REPO_ROOT
 """
 import pathlib
@@ -18,7 +19,7 @@ import re
 import sys
 
 
-FIRST_PUBLIC_USER = "resolve"
+FIRST_PUBLIC_USER = "diagnose"
 
 
 def parse_stages(cmake: str):

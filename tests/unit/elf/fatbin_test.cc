@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/api/findings.h"
 #include "lib/resolve/device_check.h"
 #include "tests/support/fatbin_elf.h"
 #include "tests/unit/test_util.h"
@@ -307,9 +308,9 @@ TEST(DeviceCheckTest, ACorruptFatBinaryIsCorruptInput) {
   testing::VectorBlob blob(FatbinElf(section.data(), section.size()));
   absl::StatusOr<ElfFile> elf = ElfFile::Parse("m.so", blob.bytes());
   ASSERT_TRUE(elf.ok()) << elf.status();
-  CheckOptions o;
+  LoadOptions o;
   o.gpu = "sm_61";
-  Report r;
+  LoadFindings r;
   r.module = "m.so";
   r.loads = true;
   const absl::Status st = CheckDeviceCode(*ResolveDeviceTarget(o, LdCache(), 62), *elf, blob, &r);
@@ -384,22 +385,23 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
   absl::StatusOr<ElfFile> elf = ElfFile::Parse("m.so", blob.bytes());
   ASSERT_TRUE(elf.ok()) << elf.status();
   auto check = [&](const char* gpu, const char* driver) {
-    CheckOptions o;
+    LoadOptions o;
     o.gpu = gpu;
     o.cuda_driver = driver;
     absl::StatusOr<DeviceTarget> t = ResolveDeviceTarget(o, LdCache(), 62);
     EXPECT_TRUE(t.ok()) << t.status();
-    Report r;
+    LoadFindings r;
     r.module = "m.so";
     r.loads = true;
-    r.libraries = {{"m.so", "m.so", FoundBy::kModule, true},
-                   {"libcudart.so.13", "/x/libcudart.so.13.0.96", FoundBy::kRpath, true}};
+    r.libraries = {{"m.so", "m.so", HowFound::kModule, true},
+                   {"libcudart.so.13", "/x/libcudart.so.13.0.96", HowFound::kRpath, true}};
     EXPECT_TRUE(CheckDeviceCode(*t, *elf, blob, &r).ok());
     CheckCudaRuntime(*t, &r);
     std::vector<std::string> kinds;
-    for (const Problem& p : r.problems) kinds.push_back(ProblemKindName(p.kind));
-    EXPECT_TRUE(r.loads);
-    EXPECT_EQ(r.ok(), kinds.empty());
+    const Report report = ToReport(r);
+    for (const Problem& p : report.problems) kinds.push_back(ProblemKindName(p.kind));
+    EXPECT_TRUE(report.loads);
+    EXPECT_EQ(report.ok(), kinds.empty());
     EXPECT_EQ(r.device.cuda_runtime, "libcudart.so.13");
     return kinds;
   };
@@ -408,9 +410,9 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
   EXPECT_THAT(check("sm_120", "12.8"), ElementsAre("unsupported_ptx", "insufficient_driver"));
   EXPECT_THAT(check("", "575.51.03"), ElementsAre("insufficient_driver"));
   {  // a module that does not load gets no after-loading problem
-    CheckOptions o;
+    LoadOptions o;
     o.gpu = "sm_80";
-    Report r;
+    LoadFindings r;
     r.loads = false;
     EXPECT_TRUE(CheckDeviceCode(*ResolveDeviceTarget(o, LdCache(), 62), *elf, blob, &r).ok());
     EXPECT_TRUE(r.problems.empty());
@@ -422,7 +424,7 @@ TEST(DeviceCheckTest, ProblemsAfterLoading) {
   std::filesystem::create_directories(lib);
   d.Write("usr/lib/x86_64-linux-gnu/libcuda.so.570.124.06", std::string("x"));
   std::filesystem::create_symlink("libcuda.so.570.124.06", lib / "libcuda.so.1");
-  CheckOptions o;
+  LoadOptions o;
   o.cuda_driver = "host";
   o.sysroot = d.path();
   absl::StatusOr<DeviceTarget> t = ResolveDeviceTarget(o, LdCache(), 62);

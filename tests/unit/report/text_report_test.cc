@@ -16,7 +16,7 @@ using ::testing::Not;
 Report AssumedLoaded(std::vector<std::string> names, int references) {
   Report r;
   r.module = "mod.so";
-  r.loads = references == 0;  // as FinishModule decides it (C2c)
+  r.loads = references == 0;  // as JudgeModule decides it (C2c)
   r.assumed_loaded = std::move(names);
   r.unverified_references = references;
   if (references > 0) r.unknown_because = r.assumed_loaded;

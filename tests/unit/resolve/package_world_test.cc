@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/api/check_internal.h"
+#include "lib/api/findings.h"
 #include "lib/inputs/inputs.h"
 #include "lib/report/render.h"
 #include "lib/resolve/loader.h"
@@ -143,11 +144,11 @@ TEST_F(PackageWorldTest, WhatThePackagesOwnObjectsMissIsNotAWarningOfTheOthers) 
 TEST_F(PackageWorldTest, OnlyWhatNothingElseNeedsIsSetAside) {
   absl::StatusOr<ExpandedInput> in = ExpandInput(d_.path() + "/pkg", ReadLimits{});
   ASSERT_TRUE(in.ok());
-  Report refused;
+  LoadFindings refused;
   absl::StatusOr<std::optional<ElfFile>> probe = ProbeModule(in->objects.front(), &refused);
   ASSERT_TRUE(probe.ok() && probe->has_value());
-  absl::StatusOr<World> w =
-      PrepareWorld(**probe, in->objects, {}, nullptr, options_, nullptr, in->objects.size());
+  absl::StatusOr<World> w = PrepareWorld(**probe, in->objects, {}, nullptr, ToLoadOptions(options_),
+                                         nullptr, in->objects.size());
   ASSERT_TRUE(w.ok()) << w.status();
   std::vector<std::string> aside, not_aside;
   for (size_t i = 0; i < in->objects.size(); ++i) {
@@ -168,7 +169,7 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   d.Write("libp.so.1", Elf("libp.so", {}, {"p_fn"}, {}));
   d.Write("search/liby.so", Elf("liby.so", {}, {"y_fn"}, {}));
   d.Write("m.so", Elf("", {"libp.so", "liby.so"}, {}, {"p_fn", "y_fn"}));
-  CheckOptions o;
+  LoadOptions o;
   o.use_host = false;
   o.library_path = {d.path() + "/search"};
   auto input = [&](const std::string& name) {
@@ -178,11 +179,11 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   };
   const InputFile p = input("libp.so.1"), mod = input("m.so");
   Loader loader(o, 62, true, std::make_shared<const LdCache>());
-  absl::StatusOr<Object*> provider = loader.OpenGiven(p, FoundBy::kProvider, true);
+  absl::StatusOr<Object*> provider = loader.OpenGiven(p, HowFound::kProvider, true);
   ASSERT_TRUE(provider.ok());
   const std::vector<std::string> names = (*provider)->names;
   const Loader::Mark mark = loader.Checkpoint();
-  absl::StatusOr<Object*> m = loader.OpenGiven(mod, FoundBy::kModule, false);
+  absl::StatusOr<Object*> m = loader.OpenGiven(mod, HowFound::kModule, false);
   ASSERT_TRUE(m.ok());
   std::vector<MapFailure> failures;
   absl::StatusOr<std::vector<const Object*>> list = loader.MapDeps(*m, false, &failures);
@@ -199,12 +200,12 @@ TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
   // Set aside, the provider is not the given file's object; after the rollback it is again.
   const Loader::Mark again = loader.Checkpoint();
   loader.SetAside(*provider);
-  absl::StatusOr<Object*> copy = loader.OpenGiven(p, FoundBy::kModule, false);
+  absl::StatusOr<Object*> copy = loader.OpenGiven(p, HowFound::kModule, false);
   ASSERT_TRUE(copy.ok());
   EXPECT_NE(*copy, *provider);
   EXPECT_EQ(std::distance(loader.loaded().begin(), loader.loaded().end()), 1) << "the copy only";
   loader.Rollback(again);
-  absl::StatusOr<Object*> same = loader.OpenGiven(p, FoundBy::kProvider, true);
+  absl::StatusOr<Object*> same = loader.OpenGiven(p, HowFound::kProvider, true);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(*same, *provider);
   EXPECT_EQ(loader.object_count(), 1u);

@@ -1,0 +1,163 @@
+// The loader's records into the public result types (findings.h).
+
+#include "lib/api/findings.h"
+
+#include <utility>
+
+namespace abicheck {
+
+LoadOptions ToLoadOptions(const CheckOptions& options) {
+  LoadOptions o;
+  o.python = options.python;
+  o.library_path = options.library_path;
+  o.notes = options.notes;
+  o.use_host = options.use_host;
+  o.sysroot = options.sysroot;
+  o.same_stem_stand_ins = options.same_stem_stand_ins;
+  o.gpu = options.gpu;
+  o.cuda_driver = options.cuda_driver;
+  o.glibc = options.glibc;
+  return o;
+}
+
+FoundBy ToFoundBy(HowFound how) {
+  switch (how) {
+    case HowFound::kModule:
+      return FoundBy::kModule;
+    case HowFound::kProvider:
+      return FoundBy::kProvider;
+    case HowFound::kPreload:
+      return FoundBy::kPreload;
+    case HowFound::kInterpreter:
+      return FoundBy::kInterpreter;
+    case HowFound::kPath:
+      return FoundBy::kPath;
+    case HowFound::kRpath:
+      return FoundBy::kRpath;
+    case HowFound::kLibraryPath:
+      return FoundBy::kLibraryPath;
+    case HowFound::kRunpath:
+      return FoundBy::kRunpath;
+    case HowFound::kLdCache:
+      return FoundBy::kLdCache;
+    case HowFound::kSystem:
+      return FoundBy::kSystem;
+  }
+  return FoundBy::kModule;
+}
+
+ProblemKind ToProblemKind(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::kUndefinedSymbol:
+      return ProblemKind::kUndefinedSymbol;
+    case FailureKind::kVersionNotFound:
+      return ProblemKind::kVersionNotFound;
+    case FailureKind::kMissingLibrary:
+      return ProblemKind::kMissingLibrary;
+    case FailureKind::kWrongElfClass:
+      return ProblemKind::kWrongElfClass;
+    case FailureKind::kWrongMachine:
+      return ProblemKind::kWrongMachine;
+    case FailureKind::kNotLoadable:
+      return ProblemKind::kNotLoadable;
+    case FailureKind::kLoaderAssertion:
+      return ProblemKind::kLoaderAssertion;
+    case FailureKind::kNoKernelImage:
+      return ProblemKind::kNoKernelImage;
+    case FailureKind::kUnsupportedPtx:
+      return ProblemKind::kUnsupportedPtx;
+    case FailureKind::kInsufficientDriver:
+      return ProblemKind::kInsufficientDriver;
+  }
+  return ProblemKind::kNotLoadable;
+}
+
+TorchAbi ToTorchAbi(TorchUse use) {
+  switch (use) {
+    case TorchUse::kNoTorch:
+      return TorchAbi::kNoTorch;
+    case TorchUse::kStable:
+      return TorchAbi::kStable;
+    case TorchUse::kUnstable:
+      return TorchAbi::kUnstable;
+  }
+  return TorchAbi::kNoTorch;
+}
+
+Problem ToProblem(LoadFailure failure) {
+  Problem p;
+  p.kind = ToProblemKind(failure.kind);
+  p.object = std::move(failure.object);
+  p.symbol = std::move(failure.symbol);
+  p.demangled = std::move(failure.demangled);
+  p.version = std::move(failure.version);
+  p.library = std::move(failure.library);
+  p.message = std::move(failure.message);
+  p.first = failure.first;
+  p.hint = std::move(failure.hint);
+  p.stand_in = std::move(failure.stand_in);
+  return p;
+}
+
+Warning ToWarning(LoadNote note) {
+  return Warning(
+      std::move(note.object), std::move(note.message),
+      note.kind == NoteKind::kSecondCopy ? WarningKind::kSecondCopy : WarningKind::kNote);
+}
+
+DeviceCheck ToDeviceCheck(DeviceFindings device) {
+  DeviceCheck d;
+  d.checked = device.checked;
+  d.readable = device.readable;
+  d.images = std::move(device.images);
+  d.gpu = std::move(device.gpu);
+  d.usable = std::move(device.usable);
+  d.driver_cuda = std::move(device.driver_cuda);
+  d.driver_file = std::move(device.driver_file);
+  d.cuda_runtime = std::move(device.cuda_runtime);
+  return d;
+}
+
+Report ToReport(LoadFindings findings) {
+  Report r;
+  r.module = std::move(findings.module);
+  r.loads = findings.loads;
+  r.problems.reserve(findings.problems.size());
+  for (LoadFailure& f : findings.problems) r.problems.push_back(ToProblem(std::move(f)));
+  r.libraries.reserve(findings.libraries.size());
+  for (LoadedObject& l : findings.libraries) {
+    r.libraries.push_back(
+        {std::move(l.name), std::move(l.path), ToFoundBy(l.found_by), l.newly_loaded});
+  }
+  r.warnings.reserve(findings.warnings.size());
+  for (LoadNote& n : findings.warnings) r.warnings.push_back(ToWarning(std::move(n)));
+  r.interpreter_symbols = findings.interpreter_symbols;
+  r.weak_unresolved = findings.weak_unresolved;
+  r.unverified_references = findings.unverified_references;
+  r.driver_references = findings.driver_references;
+  r.assumed_loaded = std::move(findings.assumed_loaded);
+  r.unknown_because = std::move(findings.unknown_because);
+  r.providers_missing = std::move(findings.providers_missing);
+  r.references_checked = findings.references_checked;
+  r.torch_abi = ToTorchAbi(findings.torch_abi);
+  r.torch_shim_references = findings.torch_shim_references;
+  r.torch_cxx_references = findings.torch_cxx_references;
+  r.torch_cxx_examples = std::move(findings.torch_cxx_examples);
+  r.device = ToDeviceCheck(std::move(findings.device));
+  return r;
+}
+
+LoadFindings DeviceCheckInput(const Report& report) {
+  LoadFindings f;
+  f.module = report.module;
+  f.loads = report.loads;
+  return f;
+}
+
+void AppendDeviceFindings(LoadFindings from, Report* report) {
+  report->device = ToDeviceCheck(std::move(from.device));
+  for (LoadFailure& p : from.problems) report->problems.push_back(ToProblem(std::move(p)));
+  for (LoadNote& n : from.warnings) report->warnings.push_back(ToWarning(std::move(n)));
+}
+
+}  // namespace abicheck
