@@ -59,10 +59,14 @@ absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module_input,
       ModuleLoad load, LoadModule(w, module_input, providers, load_options, if_loaded, set_aside));
   if (load.module == nullptr) return ToReport(std::move(load.findings));
   ABICHECK_RETURN_IF_ERROR(JudgeModule(w, module_input, &load));
-  Report report = ToReport(std::move(load.findings));
-  if (options.diagnose) DiagnoseProblems(loader, load.scope, &report);
+  if (!options.diagnose) {
+    ABICHECK_RETURN_IF_ERROR(IndexedTablesStatus(w, undo.mark, set_aside));
+    return ToReport(std::move(load.findings));
+  }
+  Diagnosed diagnosed = ForDiagnosis(&load.findings);
+  DiagnoseProblems(loader, load.scope, &diagnosed);
   ABICHECK_RETURN_IF_ERROR(IndexedTablesStatus(w, undo.mark, set_aside));
-  return report;
+  return ToReport(std::move(load.findings), std::move(diagnosed));
 }
 
 absl::StatusOr<Report> CheckObjects(const InputFile& module_input,

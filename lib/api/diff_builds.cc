@@ -6,6 +6,7 @@
 #include "abicheck/abicheck.h"
 #include "absl/strings/match.h"
 #include "lib/api/build.h"
+#include "lib/api/findings.h"
 #include "lib/api/limits.h"
 #include "lib/diagnose/diff.h"
 #include "lib/inputs/inputs.h"
@@ -41,7 +42,7 @@ absl::StatusOr<AbiDiff> DiffBuilds(const std::string& old_build, const std::stri
                                    const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExportSet> a, ReadExports(old_build, limits));
   ABICHECK_ASSIGN_OR_RETURN(std::vector<ExportSet> b, ReadExports(new_build, limits));
-  return CompareBuilds(old_build, a, new_build, b);
+  return ToAbiDiff(CompareBuilds(old_build, a, new_build, b));
 }
 
 }  // namespace abicheck

@@ -147,6 +147,158 @@ Report ToReport(LoadFindings findings) {
   return r;
 }
 
+Diagnosed ForDiagnosis(LoadFindings* findings) {
+  Diagnosed d;
+  d.module = findings->module;
+  d.problems.reserve(findings->problems.size());
+  for (LoadFailure& f : findings->problems) d.problems.push_back({std::move(f), {}, {}});
+  findings->problems.clear();
+  d.warnings = std::move(findings->warnings);
+  findings->warnings.clear();
+  return d;
+}
+
+Difference ToDifference(PartChange change) {
+  Difference d;
+  switch (change.kind) {
+    case PartChange::Kind::kAbiTag:
+      d.kind = Difference::Kind::kAbiTag;
+      break;
+    case PartChange::Kind::kScope:
+      d.kind = Difference::Kind::kScope;
+      break;
+    case PartChange::Kind::kParameterCount:
+      d.kind = Difference::Kind::kParameterCount;
+      break;
+    case PartChange::Kind::kParameter:
+      d.kind = Difference::Kind::kParameter;
+      break;
+    case PartChange::Kind::kQualifiers:
+      d.kind = Difference::Kind::kQualifiers;
+      break;
+    case PartChange::Kind::kReturnType:
+      d.kind = Difference::Kind::kReturnType;
+      break;
+    case PartChange::Kind::kVersion:
+      d.kind = Difference::Kind::kVersion;
+      break;
+    case PartChange::Kind::kMangledName:
+      d.kind = Difference::Kind::kMangledName;
+      break;
+    case PartChange::Kind::kTemplateArguments:
+      d.kind = Difference::Kind::kTemplateArguments;
+      break;
+  }
+  d.position = change.position;
+  d.from = std::move(change.from);
+  d.to = std::move(change.to);
+  return d;
+}
+
+namespace {
+
+std::vector<Difference> ToDifferences(std::vector<PartChange> changes) {
+  std::vector<Difference> out;
+  out.reserve(changes.size());
+  for (PartChange& c : changes) out.push_back(ToDifference(std::move(c)));
+  return out;
+}
+
+Relation ToRelation(NearRelation relation) {
+  switch (relation) {
+    case NearRelation::kSignatureChanged:
+      return Relation::kSignatureChanged;
+    case NearRelation::kScopeChanged:
+      return Relation::kScopeChanged;
+    case NearRelation::kNotInScope:
+      return Relation::kNotInScope;
+    case NearRelation::kVersionDiffers:
+      return Relation::kVersionDiffers;
+  }
+  return Relation::kSignatureChanged;
+}
+
+std::vector<ExportChange> ToExportChanges(std::vector<ExportDelta> deltas) {
+  std::vector<ExportChange> out;
+  out.reserve(deltas.size());
+  for (ExportDelta& e : deltas) {
+    out.push_back({std::move(e.symbol), std::move(e.demangled), std::move(e.new_symbol),
+                   std::move(e.new_demangled), ToDifferences(std::move(e.differences))});
+  }
+  return out;
+}
+
+}  // namespace
+
+Candidate ToCandidate(NearDefinition near) {
+  Candidate c;
+  c.symbol = std::move(near.symbol);
+  c.demangled = std::move(near.demangled);
+  c.library = std::move(near.library);
+  c.version = std::move(near.version);
+  c.relation = ToRelation(near.relation);
+  c.differences = ToDifferences(std::move(near.differences));
+  return c;
+}
+
+StringAbi ToStringAbi(StringAbiKind abi) {
+  switch (abi) {
+    case StringAbiKind::kUnknown:
+      return StringAbi::kUnknown;
+    case StringAbiKind::kCxx11:
+      return StringAbi::kCxx11;
+    case StringAbiKind::kPreCxx11:
+      return StringAbi::kPreCxx11;
+    case StringAbiKind::kMixed:
+      return StringAbi::kMixed;
+  }
+  return StringAbi::kUnknown;
+}
+
+Report ToReport(LoadFindings findings, Diagnosed diagnosed) {
+  Report r = ToReport(std::move(findings));
+  r.problems.reserve(diagnosed.problems.size());
+  for (DiagnosedFailure& f : diagnosed.problems) {
+    std::vector<NearDefinition> near = std::move(f.candidates);
+    std::string cause = std::move(f.cause);
+    Problem p = ToProblem(std::move(static_cast<LoadFailure&>(f)));
+    p.candidates.reserve(near.size());
+    for (NearDefinition& n : near) p.candidates.push_back(ToCandidate(std::move(n)));
+    p.cause = std::move(cause);
+    r.problems.push_back(std::move(p));
+  }
+  r.warnings.reserve(diagnosed.warnings.size());
+  for (LoadNote& n : diagnosed.warnings) r.warnings.push_back(ToWarning(std::move(n)));
+  for (SharedCause& c : diagnosed.causes)
+    r.causes.push_back({std::move(c.id), std::move(c.summary), c.problems});
+  r.module_string_abi = ToStringAbi(diagnosed.module_string_abi);
+  r.providers_string_abi = ToStringAbi(diagnosed.providers_string_abi);
+  return r;
+}
+
+AbiDiff ToAbiDiff(BuildDelta delta) {
+  AbiDiff d;
+  d.old_build = std::move(delta.old_build);
+  d.new_build = std::move(delta.new_build);
+  d.libraries.reserve(delta.libraries.size());
+  for (LibraryDelta& l : delta.libraries) {
+    LibraryDiff o;
+    o.old_library = std::move(l.old_library);
+    o.new_library = std::move(l.new_library);
+    o.removed = ToExportChanges(std::move(l.removed));
+    o.added = ToExportChanges(std::move(l.added));
+    o.changed = ToExportChanges(std::move(l.changed));
+    o.old_soname = std::move(l.old_soname);
+    o.new_soname = std::move(l.new_soname);
+    o.versions_removed = std::move(l.versions_removed);
+    o.versions_added = std::move(l.versions_added);
+    o.needed_removed = std::move(l.needed_removed);
+    o.needed_added = std::move(l.needed_added);
+    d.libraries.push_back(std::move(o));
+  }
+  return d;
+}
+
 LoadFindings DeviceCheckInput(const Report& report) {
   LoadFindings f;
   f.module = report.module;

@@ -9,28 +9,17 @@
 
 namespace abicheck {
 
-std::string CauseExamples(const std::vector<Problem*>& members) {
-  std::vector<absl::string_view> names;
-  for (size_t i = 0; i < members.size() && i < 3; ++i) names.push_back(members[i]->demangled);
-  return absl::StrCat(absl::StrJoin(names, ", "), members.size() > 3 ? ", ..." : "");
-}
-
-void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
-              Report* report) {
-  for (Problem* p : members) p->cause = id;
-  report->causes.push_back({std::move(id), std::move(summary), static_cast<int>(members.size())});
-}
-
 // One change repeated across an API (int -> long in one parameter of 57 functions; every CUDA
 // runtime symbol under libcudart.so.13 instead of .12) is one cause with a count and examples, not
 // 57 unrelated findings.
-void GroupRepeatedChanges(Report* report) {
-  std::vector<std::pair<Difference, std::vector<Problem*>>> groups;
-  for (Problem& p : report->problems) {
-    if (p.kind != ProblemKind::kUndefinedSymbol || p.candidates.empty() || !p.cause.empty())
+void GroupRepeatedChanges(Diagnosed* report) {
+  std::vector<std::pair<PartChange, std::vector<DiagnosedFailure*>>> groups;
+  for (DiagnosedFailure& p : report->problems) {
+    if (p.kind != FailureKind::kUndefinedSymbol || p.candidates.empty() || !p.cause.empty())
       continue;
-    const Candidate& c = p.candidates.front();
-    if ((c.relation != Relation::kSignatureChanged && c.relation != Relation::kVersionDiffers) ||
+    const NearDefinition& c = p.candidates.front();
+    if ((c.relation != NearRelation::kSignatureChanged &&
+         c.relation != NearRelation::kVersionDiffers) ||
         c.differences.size() != 1)
       continue;
     auto it = std::find_if(groups.begin(), groups.end(),
@@ -41,8 +30,8 @@ void GroupRepeatedChanges(Report* report) {
   // A version named after a library that is missing (libcudart.so.12's symbols, versioned
   // libcudart.so.12): the misses follow from that one.
   absl::flat_hash_set<std::string> missing;
-  for (const Problem& p : report->problems) {
-    if (p.kind == ProblemKind::kMissingLibrary) missing.insert(p.library);
+  for (const DiagnosedFailure& p : report->problems) {
+    if (p.kind == FailureKind::kMissingLibrary) missing.insert(p.library);
   }
   int n = 0;
   for (auto& [change, members] : groups) {
@@ -54,9 +43,9 @@ void GroupRepeatedChanges(Report* report) {
                              ? absl::StrCat(f.context.empty() ? "" : f.context + "::", f.base)
                              : members[i]->demangled);
     }
-    const bool version = change.kind == Difference::Kind::kVersion;
+    const bool version = change.kind == PartChange::Kind::kVersion;
     std::string summary = absl::StrCat(
-        "one change, ", DifferenceText(change), ", in ", members.size(),
+        "one change, ", PartChangeText(change), ", in ", members.size(),
         version ? " symbols" : " functions", " (e.g. ", absl::StrJoin(examples, ", "),
         members.size() > 3 ? ", ..." : "", "): ",
         !version ? "the module was built against a build that declared them otherwise"
@@ -71,10 +60,10 @@ void GroupRepeatedChanges(Report* report) {
 
 // The undefined symbols whose version the referring object needs from a library that is missing
 // (torchcodec's av_* @ LIBAVUTIL_60, from libavutil.so.60): by (object path, version), that file.
-MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Report& report) {
+MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Diagnosed& report) {
   MissingVersionFiles out;
-  for (const Problem& m : report.problems) {
-    if (m.kind != ProblemKind::kMissingLibrary) continue;
+  for (const DiagnosedFailure& m : report.problems) {
+    if (m.kind != FailureKind::kMissingLibrary) continue;
     for (const Object* o : loader.loaded()) {
       if (o->path != m.object) continue;
       for (const VersionNeed& need : o->syms->version_needs()) {
@@ -88,11 +77,11 @@ MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Repor
 }
 
 // Three or more such symbols are one cause: they follow from the missing libraries, listed first.
-void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* report) {
-  std::vector<Problem*> members;
+void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Diagnosed* report) {
+  std::vector<DiagnosedFailure*> members;
   std::vector<std::string> libraries;
-  for (Problem& p : report->problems) {
-    if (p.kind != ProblemKind::kUndefinedSymbol || !p.candidates.empty() || !p.cause.empty())
+  for (DiagnosedFailure& p : report->problems) {
+    if (p.kind != FailureKind::kUndefinedSymbol || !p.candidates.empty() || !p.cause.empty())
       continue;
     auto it = files.find({p.object, p.version});
     if (it == files.end()) continue;

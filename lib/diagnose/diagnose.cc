@@ -297,11 +297,11 @@ class CandidateIndex {
 };
 
 // The base-name source names of the undefined C++ functions that may need candidates.
-absl::flat_hash_set<std::string> problem_tokens(const Report* report) {
+absl::flat_hash_set<std::string> problem_tokens(const Diagnosed* report) {
   absl::flat_hash_set<std::string> out;
   int n = 0;
-  for (const Problem& p : report->problems) {
-    if (p.kind != ProblemKind::kUndefinedSymbol || ++n > kMaxDiagnosed) continue;
+  for (const DiagnosedFailure& p : report->problems) {
+    if (p.kind != FailureKind::kUndefinedSymbol || ++n > kMaxDiagnosed) continue;
     FunctionParts f;
     if (std::optional<FunctionBaseName> base = BaseNameOf(p.symbol, &f)) out.insert(base->token);
   }
@@ -330,9 +330,9 @@ bool IsNvidiaLibrary(absl::string_view base) {
 
 // The hints of a missing library: another major of an NVIDIA library (another CUDA), a torch
 // release named by a versioned soname, the driver's own libraries, or none found.
-void ExplainMissingLibrary(const Loader& loader, Problem& p) {
+void ExplainMissingLibrary(const Loader& loader, DiagnosedFailure& p) {
   const std::string wanted = Basename(p.library);
-  if (p.kind == ProblemKind::kMissingLibrary && IsNvidiaLibrary(wanted)) {
+  if (p.kind == FailureKind::kMissingLibrary && IsNvidiaLibrary(wanted)) {
     // libnvrtc.so.12 needed, libnvrtc.so.13 loaded: a module built for another CUDA major.
     const std::string stem = SonameStem(wanted);
     for (const Object* o : loader.loaded()) {
@@ -354,7 +354,7 @@ void ExplainMissingLibrary(const Loader& loader, Problem& p) {
       break;
     }
   }
-  if (p.kind == ProblemKind::kMissingLibrary) {
+  if (p.kind == FailureKind::kMissingLibrary) {
     // A torch library's versioned soname says which torch the module was built for
     // (libc10.so.2.6: torch 2.6, as Debian's and source builds name them).
     if (const std::string release = TorchReleaseOfSoname(p.library); !release.empty()) {
@@ -364,7 +364,7 @@ void ExplainMissingLibrary(const Loader& loader, Problem& p) {
                             " build, or rebuild it against this one");
     }
   }
-  if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty() &&
+  if (p.kind == FailureKind::kMissingLibrary && p.hint.empty() &&
       (Basename(p.library) == "libcuda.so.1" || Basename(p.library) == "libnvidia-ml.so.1")) {
     // The driver's own libraries: no wheel and no CUDA toolkit provides them.
     p.hint = absl::StrCat(
@@ -373,14 +373,14 @@ void ExplainMissingLibrary(const Loader& loader, Problem& p) {
         "the distribution, or NVIDIA's installer), not with CUDA wheels or the toolkit; on a "
         "machine without the driver, a module that needs it directly cannot be imported");
   }
-  if (p.kind == ProblemKind::kMissingLibrary && p.hint.empty()) {
+  if (p.kind == FailureKind::kMissingLibrary && p.hint.empty()) {
     p.hint = absl::StrCat("no file named ", p.library,
                           " among the given libraries or on the search path");
   }
 }
 
-void ExplainVersionNotFound(const Loader& loader, Problem& p) {
-  if (p.kind == ProblemKind::kVersionNotFound) {
+void ExplainVersionNotFound(const Loader& loader, DiagnosedFailure& p) {
+  if (p.kind == FailureKind::kVersionNotFound) {
     for (const Object* o : loader.loaded()) {
       if (o->path != p.library) continue;
       p.hint = VersionHint(o->syms->version_defs(), p.version, Basename(o->path));
@@ -391,17 +391,17 @@ void ExplainVersionNotFound(const Loader& loader, Problem& p) {
 
 // 1. Defined with the same name, but in a loaded library outside the module's scope.
 void NotInScopeCandidates(const Loader& loader, const absl::flat_hash_set<const Object*>& in_scope,
-                          const HashedName& name, Problem& p) {
+                          const HashedName& name, DiagnosedFailure& p) {
   for (const Object* o : loader.loaded()) {
     if (in_scope.contains(o) || p.candidates.size() >= kMaxCandidates) continue;
     std::optional<Symbol> s = loader.LookupIn(*o, name, nullptr, false);
     if (!s) continue;
-    Candidate c;
+    NearDefinition c;
     c.symbol = p.symbol;
     c.demangled = p.demangled;
     c.library = o->path;
     c.version = VersionOf(*o, s->index);
-    c.relation = Relation::kNotInScope;
+    c.relation = NearRelation::kNotInScope;
     p.candidates.push_back(c);
     std::string flag = LinkFlag(o->elf->soname().empty() ? o->path : o->elf->soname());
     p.hint = absl::StrCat("defined in ", Basename(o->path), ", which ", Basename(p.object),
@@ -413,19 +413,19 @@ void NotInScopeCandidates(const Loader& loader, const absl::flat_hash_set<const 
 
 // 2. The same name in scope under other versions.
 void OtherVersionCandidates(const std::vector<const Object*>& scope, const HashedName& name,
-                            Problem& p) {
+                            DiagnosedFailure& p) {
   if (!p.version.empty()) {
     for (const Object* o : scope) {
       o->syms->ForEachNamed(name, [&](uint32_t idx) {
         Symbol s = o->syms->GetOrEmpty(idx);
         if (!s.exported() || p.candidates.size() >= kMaxCandidates) return false;
-        Candidate c;
+        NearDefinition c;
         c.symbol = p.symbol;
         c.demangled = p.demangled;
         c.library = o->path;
         c.version = VersionOf(*o, idx);
-        c.relation = Relation::kVersionDiffers;
-        c.differences.push_back({Difference::Kind::kVersion, 0, p.version, c.version});
+        c.relation = NearRelation::kVersionDiffers;
+        c.differences.push_back({PartChange::Kind::kVersion, 0, p.version, c.version});
         p.candidates.push_back(c);
         return false;
       });
@@ -438,7 +438,7 @@ void OtherVersionCandidates(const std::vector<const Object*>& scope, const Hashe
 // them is a candidate the others are not looked at: they would rank after it.
 void SignatureCandidates(const CandidateIndex& index, const std::string& token,
                          const FunctionParts& wanted, const std::vector<uint32_t>& contexts,
-                         Problem& p) {
+                         DiagnosedFailure& p) {
   auto consider = [&](const Object* o, uint32_t i) {
     const SymbolTable& t = *o->syms;
     std::optional<Symbol> s = t.Get(i);
@@ -448,36 +448,36 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
     const FunctionParts& found = *split;
     // Another scope is a candidate only when it is the one difference.
     if (found.context != wanted.context && CountDifferences(wanted, found, 2) > 1) return;
-    std::vector<Difference> diff = DescribeDifferences(wanted, found);
+    std::vector<PartChange> diff = DescribeDifferences(wanted, found);
     if (diff.empty()) {
-      if (std::optional<Difference> tag = AbiTagChange(Demangle(p.symbol), Demangle(s->name)))
+      if (std::optional<PartChange> tag = AbiTagChange(Demangle(p.symbol), Demangle(s->name)))
         diff.push_back(*tag);
     }
     if (diff.empty() || (found.context != wanted.context && diff.size() > 1)) return;
-    const Relation relation =
-        found.context == wanted.context ? Relation::kSignatureChanged : Relation::kScopeChanged;
+    const NearRelation relation = found.context == wanted.context ? NearRelation::kSignatureChanged
+                                                                  : NearRelation::kScopeChanged;
     // Only the nearest are kept, as they come: the same qualified name always wins over another
     // one (at::_ops::narrow::call with SymInt parameters, not at::_ops::diagonal_copy::call with
     // the same ones), then fewer differences; a function template has an instance per type, and
     // the nearest (const_data_ptr<int>() for <int, 0>) may come after many others.
     // (r, n) ranks after (than_r, than_n): another name than one of the same, or more differences.
-    auto worse = [](Relation r, size_t n, Relation than_r, size_t than_n) {
-      const bool same = r == Relation::kSignatureChanged,
-                 than_same = than_r == Relation::kSignatureChanged;
+    auto worse = [](NearRelation r, size_t n, NearRelation than_r, size_t than_n) {
+      const bool same = r == NearRelation::kSignatureChanged,
+                 than_same = than_r == NearRelation::kSignatureChanged;
       return (than_same && !same) || (same == than_same && n > than_n);
     };
     const size_t n = diff.size();
-    if (std::any_of(p.candidates.begin(), p.candidates.end(), [&](const Candidate& k) {
+    if (std::any_of(p.candidates.begin(), p.candidates.end(), [&](const NearDefinition& k) {
           return worse(relation, n, k.relation, k.differences.size());
         }))
       return;
     p.candidates.erase(std::remove_if(p.candidates.begin(), p.candidates.end(),
-                                      [&](const Candidate& k) {
+                                      [&](const NearDefinition& k) {
                                         return worse(k.relation, k.differences.size(), relation, n);
                                       }),
                        p.candidates.end());
     if (p.candidates.size() >= kMaxSignatureCandidates) return;  // as near as those kept
-    Candidate c;
+    NearDefinition c;
     c.symbol = std::string(s->name);
     c.demangled = Demangle(s->name);
     c.library = o->path;
@@ -497,8 +497,9 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
       if (scope_pass && !in_scope(h)) continue;
       if (seen.insert({h.object, h.index}).second) consider(h.object, h.index);
     }
-    if (std::any_of(p.candidates.begin(), p.candidates.end(),
-                    [](const Candidate& c) { return c.relation == Relation::kSignatureChanged; })) {
+    if (std::any_of(p.candidates.begin(), p.candidates.end(), [](const NearDefinition& c) {
+          return c.relation == NearRelation::kSignatureChanged;
+        })) {
       return;
     }
   }
@@ -507,15 +508,15 @@ void SignatureCandidates(const CandidateIndex& index, const std::string& token,
 // Complete- and base-object constructors (C1, C2) and destructors (D1, D2) demangle alike: of the
 // candidates that read the same in the same library, the one mangled most like the wanted name
 // stays (its own variant: a C1 reference binds to a C1 definition only), the others go.
-void DropSameReading(Problem& p) {
-  auto shared = [&](const Candidate& c) {
+void DropSameReading(DiagnosedFailure& p) {
+  auto shared = [&](const NearDefinition& c) {
     const auto [w, s] =
         std::mismatch(p.symbol.begin(), p.symbol.end(), c.symbol.begin(), c.symbol.end());
     return w - p.symbol.begin();
   };
-  std::vector<Candidate> kept;
-  for (Candidate& c : p.candidates) {
-    auto same = std::find_if(kept.begin(), kept.end(), [&](const Candidate& k) {
+  std::vector<NearDefinition> kept;
+  for (NearDefinition& c : p.candidates) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const NearDefinition& k) {
       return k.demangled == c.demangled && k.library == c.library;
     });
     if (same == kept.end()) {
@@ -528,11 +529,11 @@ void DropSameReading(Problem& p) {
 }
 
 // SignatureCandidates kept only the nearest, equally near: one reading each, and the hint.
-void FinishSignatureCandidates(const FunctionParts& wanted, Problem& p) {
+void FinishSignatureCandidates(const FunctionParts& wanted, DiagnosedFailure& p) {
   DropSameReading(p);
   if (!p.candidates.empty()) {
-    const Candidate& c = p.candidates.front();
-    p.hint = c.relation == Relation::kSignatureChanged
+    const NearDefinition& c = p.candidates.front();
+    p.hint = c.relation == NearRelation::kSignatureChanged
                  ? absl::StrCat(Basename(p.object), " was compiled against another declaration of ",
                                 wanted.base, ": rebuild it against ", Basename(c.library),
                                 ", or use the build it was compiled for")
@@ -544,19 +545,19 @@ void FinishSignatureCandidates(const FunctionParts& wanted, Problem& p) {
 }  // namespace
 
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
-                      Report* report) {
+                      Diagnosed* report) {
   std::unique_ptr<CandidateIndex> index;
   const absl::flat_hash_set<const Object*> in_scope(scope.begin(), scope.end());
   absl::flat_hash_set<std::string> missing_versions;
-  for (const Problem& p : report->problems) {
-    if (p.kind == ProblemKind::kVersionNotFound) missing_versions.insert(p.version);
+  for (const DiagnosedFailure& p : report->problems) {
+    if (p.kind == FailureKind::kVersionNotFound) missing_versions.insert(p.version);
   }
   const MissingVersionFiles missing_files = VersionsOfMissingLibraries(loader, *report);
   int diagnosed = 0, undiagnosed = 0;
-  for (Problem& p : report->problems) {
-    if (p.kind == ProblemKind::kMissingLibrary) ExplainMissingLibrary(loader, p);
-    if (p.kind == ProblemKind::kVersionNotFound) ExplainVersionNotFound(loader, p);
-    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+  for (DiagnosedFailure& p : report->problems) {
+    if (p.kind == FailureKind::kMissingLibrary) ExplainMissingLibrary(loader, p);
+    if (p.kind == FailureKind::kVersionNotFound) ExplainVersionNotFound(loader, p);
+    if (p.kind != FailureKind::kUndefinedSymbol) continue;
     if (diagnosed >= kMaxDiagnosed) {
       ++undiagnosed;
       continue;
@@ -602,7 +603,7 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
   GroupRepeatedChanges(report);
   GroupSymbolsOfMissingLibraries(missing_files, report);
   ClassifyStringAbi(scope, report);
-  for (Problem& p : report->problems) {
+  for (DiagnosedFailure& p : report->problems) {
     if (p.cause == "cxx11_string_abi") {
       p.hint = "a std::string ABI mismatch (the cause above), not a change in this function";
     }

@@ -5,11 +5,14 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "abicheck/abicheck.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "lib/demangle/demangle.h"
+#include "lib/diagnose/diagnosis.h"
 #include "lib/resolve/loader.h"
 
 namespace abicheck {
@@ -21,14 +24,25 @@ inline constexpr absl::string_view kNotExportedHint =
 // A cause explains this many problems or more (fewer are each explained on their own).
 inline constexpr size_t kMinCauseMembers = 3;
 // A cause's examples: the first three members' demangled names, ", ..." when there are more.
-std::string CauseExamples(const std::vector<Problem*>& members);
+// Templates over the failure and report types: the diagnosis's own (DiagnosedFailure, Diagnosed)
+// and the public ones api/ groups across an environment's modules (Problem, Report).
+template <typename Failure>
+std::string CauseExamples(const std::vector<Failure*>& members) {
+  std::vector<absl::string_view> names;
+  for (size_t i = 0; i < members.size() && i < 3; ++i) names.push_back(members[i]->demangled);
+  return absl::StrCat(absl::StrJoin(names, ", "), members.size() > 3 ? ", ..." : "");
+}
 // One cause of `report` for `members`, each marked as explained by it.
-void AddCause(std::string id, std::string summary, const std::vector<Problem*>& members,
-              Report* report);
+template <typename Failure, typename Findings>
+void AddCause(std::string id, std::string summary, const std::vector<Failure*>& members,
+              Findings* report) {
+  for (Failure* p : members) p->cause = id;
+  report->causes.push_back({std::move(id), std::move(summary), static_cast<int>(members.size())});
+}
 
-// Fills Problem::candidates and Problem::hint for the problems of `report`.
+// Fills DiagnosedFailure::candidates and DiagnosedFailure::hint for the problems of `report`.
 void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& scope,
-                      Report* report);
+                      Diagnosed* report);
 
 // Starts making, on another thread, what diagnosing checks that load these tables needs — their
 // exported names by base name, their std::string ABI markers — into `cache`, whose Memo() waits
@@ -38,11 +52,11 @@ void DiagnoseProblems(const Loader& loader, const std::vector<const Object*>& sc
 void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache* cache);
 
 // "parameter 4: int → unsigned int", ... between two split C++ functions (empty when equal).
-std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
+std::vector<PartChange> DescribeDifferences(const FunctionParts& wanted,
                                             const FunctionParts& found);
 // Between two demangled names whose parts are the same: the [abi:cxx11] tag that one has and the
 // other not (the partial demangler's base name omits it), as a kAbiTag difference; else nullopt.
-std::optional<Difference> AbiTagChange(absl::string_view from, absl::string_view to);
+std::optional<PartChange> AbiTagChange(absl::string_view from, absl::string_view to);
 
 // Version-name helpers: "GLIBCXX_" for "GLIBCXX_3.4.32"; numeric-aware ordering; the newest
 // definition of `wanted`'s family; what a too-new requirement usually means.

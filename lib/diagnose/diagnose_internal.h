@@ -13,19 +13,19 @@
 
 namespace abicheck {
 
-// The std::string ABI of the module's side and of the providers' (Report::module_string_abi,
+// The std::string ABI of the module's side and of the providers' (Diagnosed::module_string_abi,
 // ::providers_string_abi), and the cxx11_string_abi cause over the misses it explains.
-void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report);
+void ClassifyStringAbi(const std::vector<const Object*>& scope, Diagnosed* report);
 
 // One change repeated across an API (int -> long in one parameter of 57 functions) is one cause.
-void GroupRepeatedChanges(Report* report);
+void GroupRepeatedChanges(Diagnosed* report);
 
 // The undefined symbols whose version the referring object needs from a library that is missing
 // (torchcodec's av_* @ LIBAVUTIL_60, from libavutil.so.60): by (object path, version), that file.
 using MissingVersionFiles = absl::flat_hash_map<std::pair<std::string, std::string>, std::string>;
-MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Report& report);
+MissingVersionFiles VersionsOfMissingLibraries(const Loader& loader, const Diagnosed& report);
 // Three or more such symbols are one cause: they follow from the missing libraries.
-void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Report* report);
+void GroupSymbolsOfMissingLibraries(const MissingVersionFiles& files, Diagnosed* report);
 
 }  // namespace abicheck
 

@@ -6,13 +6,13 @@
 #include <map>
 #include <set>
 
-#include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/demangle/demangle.h"
 #include "lib/diagnose/diagnose.h"
+#include "lib/diagnose/diagnosis.h"
 #include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
 #include "lib/symbols/symbol_table.h"
@@ -36,8 +36,8 @@ size_t CommonPrefix(absl::string_view a, absl::string_view b) {
   return n;
 }
 
-ExportChange Entry(const std::string& key) {
-  ExportChange c;
+ExportDelta Entry(const std::string& key) {
+  ExportDelta c;
   c.symbol = key;
   const std::string name = BareName(key);
   c.demangled = Demangle(name) + (key.size() > name.size() ? key.substr(name.size()) : "");
@@ -45,7 +45,7 @@ ExportChange Entry(const std::string& key) {
 }
 
 // What the two libraries' dynamic sections say: soname, version definitions, DT_NEEDED.
-void CompareHeaders(const ExportSet& a, const ExportSet& b, LibraryDiff* d) {
+void CompareHeaders(const ExportSet& a, const ExportSet& b, LibraryDelta* d) {
   if (a.has_soname && b.has_soname && a.soname != b.soname) {
     d->old_soname = a.soname;
     d->new_soname = b.soname;
@@ -67,7 +67,7 @@ using Candidates = std::vector<std::pair<std::string, FunctionParts>>;
 // at most half of its parameters; nullptr when none. `best_diff`: what differs.
 const std::pair<std::string, FunctionParts>* BestReplacement(
     const FunctionParts& f, const std::string& demangled, const Candidates& candidates,
-    bool unambiguous, const std::set<std::string>& paired, std::vector<Difference>* best_diff) {
+    bool unambiguous, const std::set<std::string>& paired, std::vector<PartChange>* best_diff) {
   const std::pair<std::string, FunctionParts>* best = nullptr;
   for (const auto& cand : candidates) {
     if (paired.contains(cand.first)) continue;
@@ -77,7 +77,7 @@ const std::pair<std::string, FunctionParts>* BestReplacement(
       differing += f.params[i] != cand.second.params[i];
     if (!unambiguous && (cand.second.params.size() != n || differing > std::max<size_t>(1, n / 2)))
       continue;
-    std::vector<Difference> diff = DescribeDifferences(f, cand.second);
+    std::vector<PartChange> diff = DescribeDifferences(f, cand.second);
     // Ties (overloads whose parts compare alike, e.g. template arguments the comparison
     // does not see) go to the candidate whose demangled name agrees longest with the
     // removed one: const_data_ptr<unsigned short const, 0> pairs with <unsigned short
@@ -94,8 +94,8 @@ const std::pair<std::string, FunctionParts>* BestReplacement(
   return best;
 }
 
-LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
-  LibraryDiff d;
+LibraryDelta Compare(const ExportSet* a, const ExportSet* b) {
+  LibraryDelta d;
   static const std::set<std::string> kEmpty;
   const std::set<std::string>& ea = a ? a->exports : kEmpty;
   const std::set<std::string>& eb = b ? b->exports : kEmpty;
@@ -119,11 +119,11 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
   std::set<std::string> paired;
   for (const std::string& k : removed) {
     FunctionParts f;
-    ExportChange c = Entry(k);
+    ExportDelta c = Entry(k);
     if (SplitFunction(BareName(k), &f)) {
       auto it = added_by_name.find(f.context + "::" + f.base);
       const std::pair<std::string, FunctionParts>* best = nullptr;
-      std::vector<Difference> best_diff;
+      std::vector<PartChange> best_diff;
       if (it != added_by_name.end()) {
         const bool unambiguous =
             it->second.size() == 1 && removed_by_name[f.context + "::" + f.base] == 1;
@@ -131,7 +131,7 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
       }
       if (best != nullptr) {
         paired.insert(best->first);
-        ExportChange n = Entry(best->first);
+        ExportDelta n = Entry(best->first);
         c.new_symbol = n.symbol;
         c.new_demangled = n.demangled;
         if (best_diff.empty()) {
@@ -140,10 +140,10 @@ LibraryDiff Compare(const ExportSet* a, const ExportSet* b) {
           // show — said with both names, never as an empty "version:  → ".
           const std::string va = k.substr(BareName(k).size()),
                             vb = best->first.substr(BareName(best->first).size());
-          const std::optional<Difference> tag = AbiTagChange(c.demangled, n.demangled);
-          best_diff.push_back(va != vb ? Difference{Difference::Kind::kVersion, 0, va, vb}
+          const std::optional<PartChange> tag = AbiTagChange(c.demangled, n.demangled);
+          best_diff.push_back(va != vb ? PartChange{PartChange::Kind::kVersion, 0, va, vb}
                               : tag    ? *tag
-                                       : Difference{Difference::Kind::kMangledName, 0,
+                                       : PartChange{PartChange::Kind::kMangledName, 0,
                                                  std::string(BareName(k)),
                                                  std::string(BareName(best->first))});
         }
@@ -193,9 +193,9 @@ absl::StatusOr<ExportSet> ReadExportSet(const InputFile& f) {
   return lib;
 }
 
-AbiDiff CompareBuilds(const std::string& old_build, const std::vector<ExportSet>& a,
-                      const std::string& new_build, const std::vector<ExportSet>& b) {
-  AbiDiff diff;
+BuildDelta CompareBuilds(const std::string& old_build, const std::vector<ExportSet>& a,
+                         const std::string& new_build, const std::vector<ExportSet>& b) {
+  BuildDelta diff;
   diff.old_build = old_build;
   diff.new_build = new_build;
   // Pair by the path inside the build (functorch/_C.so and torch/_C.so have one soname: their
@@ -227,14 +227,14 @@ AbiDiff CompareBuilds(const std::string& old_build, const std::vector<ExportSet>
     if (!used[j]) pairs.push_back({nullptr, &b[j]});
   }
   for (const auto& [la, lb] : pairs) {
-    LibraryDiff d = Compare(la, lb);
+    LibraryDelta d = Compare(la, lb);
     if (!d.removed.empty() || !d.added.empty() || !d.changed.empty() || !d.new_soname.empty() ||
         !d.versions_removed.empty() || !d.versions_added.empty() || !d.needed_removed.empty() ||
         !d.needed_added.empty())
       diff.libraries.push_back(std::move(d));
   }
   std::sort(diff.libraries.begin(), diff.libraries.end(),
-            [](const LibraryDiff& x, const LibraryDiff& y) {
+            [](const LibraryDelta& x, const LibraryDelta& y) {
               return (x.old_library.empty() ? x.new_library : x.old_library) <
                      (y.old_library.empty() ? y.new_library : y.old_library);
             });

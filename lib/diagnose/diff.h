@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "abicheck/abicheck.h"
+#include "lib/diagnose/diagnosis.h"
 #include "lib/io/blob.h"
 
 namespace abicheck {
@@ -30,8 +30,8 @@ absl::StatusOr<ExportSet> ReadExportSet(const InputFile& f);
 
 // Pairs the libraries by their path inside the build, then by soname, then by stem (two single
 // files are always a pair) and compares each pair.
-AbiDiff CompareBuilds(const std::string& old_build, const std::vector<ExportSet>& a,
-                      const std::string& new_build, const std::vector<ExportSet>& b);
+BuildDelta CompareBuilds(const std::string& old_build, const std::vector<ExportSet>& a,
+                         const std::string& new_build, const std::vector<ExportSet>& b);
 
 }  // namespace abicheck
 

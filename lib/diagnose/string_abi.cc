@@ -16,10 +16,10 @@ namespace {
 struct AbiVotes {
   int cxx11 = 0, old = 0;
   // The nearest candidate differs only by the [abi:cxx11] tag, added (`to_cxx11`) or dropped.
-  static bool OnlyCxx11Tag(const Candidate& c, bool to_cxx11) {
-    if (c.differences.size() != 1 || c.differences[0].kind != Difference::Kind::kAbiTag)
+  static bool OnlyCxx11Tag(const NearDefinition& c, bool to_cxx11) {
+    if (c.differences.size() != 1 || c.differences[0].kind != PartChange::Kind::kAbiTag)
       return false;
-    const Difference& d = c.differences[0];
+    const PartChange& d = c.differences[0];
     return to_cxx11 ? d.from.empty() && absl::StartsWith(d.to, "[abi:cxx11]")
                     : d.to.empty() && absl::StartsWith(d.from, "[abi:cxx11]");
   }
@@ -36,19 +36,19 @@ struct AbiVotes {
   // way the tag says: a C++11 object missing f() where the build has f[abi:cxx11]() was compiled
   // against a declaration of f returning something else (torch 2.14's c10::getDtypeNames against
   // 2.6's), not with the old ABI.
-  void AddProblem(const Problem& p, uint8_t markers) {
+  void AddProblem(const DiagnosedFailure& p, uint8_t markers) {
     const int before = cxx11 + old;
     Add(p.symbol, p.demangled);
     if (cxx11 + old != before || p.candidates.empty()) return;
-    const Candidate& c = p.candidates.front();
+    const NearDefinition& c = p.candidates.front();
     if (OnlyCxx11Tag(c, true) && (markers & 1) == 0) ++old;
     if (OnlyCxx11Tag(c, false) && (markers & 2) == 0) ++cxx11;
   }
-  static StringAbi StringAbiOf(bool cxx11, bool old) {
-    return cxx11 && old ? StringAbi::kMixed
-           : cxx11      ? StringAbi::kCxx11
-           : old        ? StringAbi::kPreCxx11
-                        : StringAbi::kUnknown;
+  static StringAbiKind StringAbiOf(bool cxx11, bool old) {
+    return cxx11 && old ? StringAbiKind::kMixed
+           : cxx11      ? StringAbiKind::kCxx11
+           : old        ? StringAbiKind::kPreCxx11
+                        : StringAbiKind::kUnknown;
   }
 };
 
@@ -56,12 +56,12 @@ struct AbiVotes {
 
 // docs/json-schema.md, "string_abi": the module's side is what the objects whose references
 // miss spell in their own names, and what their misses say when their names say nothing.
-void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) {
+void ClassifyStringAbi(const std::vector<const Object*>& scope, Diagnosed* report) {
   // Scanning string tables costs more than the rest of a check: only when a miss involves
   // std::string, or differs from its nearest candidate by the [abi:cxx11] tag alone.
   AbiVotes any;
-  for (const Problem& p : report->problems) {
-    if (p.kind == ProblemKind::kUndefinedSymbol) any.AddProblem(p, 0);
+  for (const DiagnosedFailure& p : report->problems) {
+    if (p.kind == FailureKind::kUndefinedSymbol) any.AddProblem(p, 0);
   }
   if (any.cxx11 == 0 && any.old == 0) return;
   // A provider's ABI from its string table alone: the __cxx11 markers are unambiguous; without
@@ -75,14 +75,14 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
   // The referring object's own spelling (StringAbiMarkers scans its strings once per table).
   absl::flat_hash_map<absl::string_view, const Object*> by_path;
   for (const Object* o : scope) by_path.emplace(o->path, o);
-  auto markers_of = [&](const Problem& p) -> uint8_t {
+  auto markers_of = [&](const DiagnosedFailure& p) -> uint8_t {
     auto it = by_path.find(p.object);
     return it == by_path.end() ? 0 : it->second->syms->StringAbiMarkers();
   };
   AbiVotes module;
   uint8_t module_markers = 0;
-  for (const Problem& p : report->problems) {
-    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+  for (const DiagnosedFailure& p : report->problems) {
+    if (p.kind != FailureKind::kUndefinedSymbol) continue;
     const uint8_t m = markers_of(p);
     module_markers |= m;
     module.AddProblem(p, m);
@@ -91,10 +91,11 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
                                                     module.old > 0 || (module_markers & 2));
   // One cause for every miss that takes or returns an old-ABI std::string, when the providers
   // were built with the C++11 ABI (and the reverse).
-  const bool old_vs_new = module.old > 0 && report->providers_string_abi == StringAbi::kCxx11;
-  const bool new_vs_old = module.cxx11 > 0 && report->providers_string_abi == StringAbi::kPreCxx11;
+  const bool old_vs_new = module.old > 0 && report->providers_string_abi == StringAbiKind::kCxx11;
+  const bool new_vs_old =
+      module.cxx11 > 0 && report->providers_string_abi == StringAbiKind::kPreCxx11;
   if (!old_vs_new && !new_vs_old) return;
-  Cause c;
+  SharedCause c;
   c.id = "cxx11_string_abi";
   c.summary =
       old_vs_new
@@ -106,8 +107,8 @@ void ClassifyStringAbi(const std::vector<const Object*>& scope, Report* report) 
             "pre-C++11 ABI "
             "(_GLIBCXX_USE_CXX11_ABI=0, as torch <= 2.5 pip wheels do): rebuild the module with "
             "_GLIBCXX_USE_CXX11_ABI=0, or use a build with the C++11 ABI";
-  for (Problem& p : report->problems) {
-    if (p.kind != ProblemKind::kUndefinedSymbol) continue;
+  for (DiagnosedFailure& p : report->problems) {
+    if (p.kind != FailureKind::kUndefinedSymbol) continue;
     AbiVotes v;
     v.AddProblem(p, markers_of(p));
     if ((old_vs_new && v.old > 0) || (new_vs_old && v.cxx11 > 0)) {

@@ -123,10 +123,10 @@ std::string VersionMeaning(absl::string_view version, absl::string_view library)
   return absl::StrCat("the module was built against a newer ", library, " than this one");
 }
 
-std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
+std::vector<PartChange> DescribeDifferences(const FunctionParts& wanted,
                                             const FunctionParts& found) {
-  using Kind = Difference::Kind;
-  std::vector<Difference> out;
+  using Kind = PartChange::Kind;
+  std::vector<PartChange> out;
   if (wanted.base != found.base) {
     auto tag = [](const std::string& b) {
       size_t at = b.find("[abi:");
@@ -160,10 +160,10 @@ std::vector<Difference> DescribeDifferences(const FunctionParts& wanted,
   return out;
 }
 
-std::optional<Difference> AbiTagChange(absl::string_view from, absl::string_view to) {
+std::optional<PartChange> AbiTagChange(absl::string_view from, absl::string_view to) {
   const bool a = absl::StrContains(from, "[abi:cxx11]"), b = absl::StrContains(to, "[abi:cxx11]");
   if (a == b) return std::nullopt;
-  return Difference{Difference::Kind::kAbiTag, 0, a ? "[abi:cxx11]" : "", b ? "[abi:cxx11]" : ""};
+  return PartChange{PartChange::Kind::kAbiTag, 0, a ? "[abi:cxx11]" : "", b ? "[abi:cxx11]" : ""};
 }
 
 }  // namespace abicheck

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "lib/results/part_change.h"
 
 namespace abicheck {
 
@@ -129,38 +130,62 @@ const char* StringAbiName(StringAbi abi) {
   return "unknown";
 }
 
-std::string DifferenceText(const Difference& d) {
+std::string PartChangeText(const PartChange& d) {
   auto or_none = [](const std::string& s) { return s.empty() ? std::string("(none)") : s; };
   switch (d.kind) {
-    case Difference::Kind::kAbiTag:
+    case PartChange::Kind::kAbiTag:
       return absl::StrCat("ABI tag: ", or_none(d.from), " → ", or_none(d.to),
                           absl::StrContains(d.to, "[abi:cxx11]")
                               ? " (its return type is or holds the C++11 std::string)"
                               : "");
-    case Difference::Kind::kScope:
+    case PartChange::Kind::kScope:
       return absl::StrCat("scope: ", d.from, " → ", d.to);
-    case Difference::Kind::kParameterCount: {
+    case PartChange::Kind::kParameterCount: {
       auto n = [](const std::string& k) {
         return absl::StrCat(k, " parameter", k == "1" ? "" : "s");
       };
       return absl::StrCat(n(d.from), " → ", n(d.to));
     }
-    case Difference::Kind::kParameter:
+    case PartChange::Kind::kParameter:
       return absl::StrCat("parameter ", d.position, ": ", d.from, " → ", d.to);
-    case Difference::Kind::kQualifiers:
+    case PartChange::Kind::kQualifiers:
       return absl::StrCat("qualifiers: ", or_none(d.from), " → ", or_none(d.to));
-    case Difference::Kind::kReturnType:
+    case PartChange::Kind::kReturnType:
       return absl::StrCat("return type: ", d.from, " → ", d.to);
-    case Difference::Kind::kVersion: {
+    case PartChange::Kind::kVersion: {
       auto v = [](const std::string& s) { return s.empty() ? std::string("(unversioned)") : s; };
       return absl::StrCat("version: ", v(d.from), " → ", v(d.to));
     }
-    case Difference::Kind::kMangledName:
+    case PartChange::Kind::kMangledName:
       return absl::StrCat("mangled name: ", d.from, " → ", d.to);
-    case Difference::Kind::kTemplateArguments:
+    case PartChange::Kind::kTemplateArguments:
       return absl::StrCat("template arguments: ", or_none(d.from), " → ", or_none(d.to));
   }
   return "";
+}
+
+// PartChange::Kind is Difference::Kind value for value: DifferenceText casts one to the other.
+static_assert(static_cast<int>(Difference::Kind::kAbiTag) ==
+              static_cast<int>(PartChange::Kind::kAbiTag));
+static_assert(static_cast<int>(Difference::Kind::kScope) ==
+              static_cast<int>(PartChange::Kind::kScope));
+static_assert(static_cast<int>(Difference::Kind::kParameterCount) ==
+              static_cast<int>(PartChange::Kind::kParameterCount));
+static_assert(static_cast<int>(Difference::Kind::kParameter) ==
+              static_cast<int>(PartChange::Kind::kParameter));
+static_assert(static_cast<int>(Difference::Kind::kQualifiers) ==
+              static_cast<int>(PartChange::Kind::kQualifiers));
+static_assert(static_cast<int>(Difference::Kind::kReturnType) ==
+              static_cast<int>(PartChange::Kind::kReturnType));
+static_assert(static_cast<int>(Difference::Kind::kVersion) ==
+              static_cast<int>(PartChange::Kind::kVersion));
+static_assert(static_cast<int>(Difference::Kind::kMangledName) ==
+              static_cast<int>(PartChange::Kind::kMangledName));
+static_assert(static_cast<int>(Difference::Kind::kTemplateArguments) ==
+              static_cast<int>(PartChange::Kind::kTemplateArguments));
+
+std::string DifferenceText(const Difference& d) {
+  return PartChangeText({static_cast<PartChange::Kind>(d.kind), d.position, d.from, d.to});
 }
 
 std::vector<std::string> DifferenceTexts(const std::vector<Difference>& differences) {

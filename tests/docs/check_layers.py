@@ -9,8 +9,9 @@ abicheck_stage(... DEPS ...). This fails when
   - a folder of lib/ is not a stage, or a source of a stage is not in its abicheck_stage();
   - a stage below FIRST_PUBLIC_USER includes the public header (include/abicheck/*): the stages
     below the API take types of their own, which api/ converts (issue 34): resolve's are
-    lib/resolve/findings.h, turned into the public Report by lib/api/findings.h. diagnose and
-    report still work on the public result types; the line moves up as they get their own.
+    lib/resolve/findings.h, diagnose's lib/diagnose/diagnosis.h, turned into the public Report
+    and AbiDiff by lib/api/findings.h. report still renders the public result types (the
+    declared Render* functions of the public header take them).
     results/ is the public types' own code (what they do beyond the header: enum names, texts).
 Usage: check_layers.py REPO_ROOT
 """
@@ -19,7 +20,7 @@ import re
 import sys
 
 
-FIRST_PUBLIC_USER = "diagnose"
+FIRST_PUBLIC_USER = "report"
 
 
 def parse_stages(cmake: str):

@@ -21,6 +21,13 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// The diagnosis's differences in the words every format uses.
+std::vector<std::string> Texts(const std::vector<PartChange>& changes) {
+  std::vector<std::string> out;
+  for (const PartChange& c : changes) out.push_back(PartChangeText(c));
+  return out;
+}
+
 TEST(DemangleTest, SplitAndDescribe) {
   FunctionParts a, b;
   ASSERT_TRUE(SplitFunction("_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_ib", &a));
@@ -28,28 +35,25 @@ TEST(DemangleTest, SplitAndDescribe) {
   EXPECT_EQ(a.context, "c10::cuda");
   EXPECT_EQ(a.base, "c10_cuda_check_implementation");
   EXPECT_THAT(a.params, ElementsAre("int", "char const*", "char const*", "int", "bool"));
-  EXPECT_THAT(DifferenceTexts(DescribeDifferences(a, b)),
-              ElementsAre("parameter 4: int → unsigned int"));
+  EXPECT_THAT(Texts(DescribeDifferences(a, b)), ElementsAre("parameter 4: int → unsigned int"));
   FunctionParts s1, s2;
   ASSERT_TRUE(SplitFunction("_ZN3c104cuda9SetDeviceEi", &s1));
   ASSERT_TRUE(SplitFunction("_ZN3c104cuda9SetDeviceEa", &s2));
-  EXPECT_THAT(DifferenceTexts(DescribeDifferences(s1, s2)),
-              ElementsAre("parameter 1: int → signed char"));
+  EXPECT_THAT(Texts(DescribeDifferences(s1, s2)), ElementsAre("parameter 1: int → signed char"));
   FunctionParts t1, t2;
   ASSERT_TRUE(SplitFunction("_ZN5torch7Library4_defEOSt6vectorIN2at3TagESaIS3_EE", &t1));
   EXPECT_THAT(t1.params, ElementsAre("std::vector<at::Tag, std::allocator<at::Tag> >&&"));
   FunctionParts q1, q2;
   ASSERT_TRUE(SplitFunction("_ZNK3foo3barEv", &q1));
   ASSERT_TRUE(SplitFunction("_ZN3foo3barEv", &q2));
-  EXPECT_THAT(DifferenceTexts(DescribeDifferences(q1, q2)),
-              ElementsAre("qualifiers: const → (none)"));
+  EXPECT_THAT(Texts(DescribeDifferences(q1, q2)), ElementsAre("qualifiers: const → (none)"));
   // The differences are data: kind, position, from, to.
-  const std::vector<Difference> d = DescribeDifferences(a, b);
+  const std::vector<PartChange> d = DescribeDifferences(a, b);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0], (Difference{Difference::Kind::kParameter, 4, "int", "unsigned int"}));
-  const std::vector<Difference> q = DescribeDifferences(q1, q2);
+  EXPECT_EQ(d[0], (PartChange{PartChange::Kind::kParameter, 4, "int", "unsigned int"}));
+  const std::vector<PartChange> q = DescribeDifferences(q1, q2);
   ASSERT_EQ(q.size(), 1u);
-  EXPECT_EQ(q[0], (Difference{Difference::Kind::kQualifiers, 0, "const", ""}));
+  EXPECT_EQ(q[0], (PartChange{PartChange::Kind::kQualifiers, 0, "const", ""}));
 }
 
 TEST(DifferenceTest, EachKindReadsAsAPersonWouldSayIt) {
@@ -182,7 +186,7 @@ TEST(StripAbiTagsTest, RemovesEveryTag) {
 
 // Each kind of difference DescribeDifferences finds, as data.
 TEST(DescribeDifferencesTest, EveryKindAsData) {
-  using K = Difference::Kind;
+  using K = PartChange::Kind;
   FunctionParts a, b;
   a.context = "c10";
   a.base = "f";
@@ -194,12 +198,12 @@ TEST(DescribeDifferencesTest, EveryKindAsData) {
   b.params = {"long"};
   b.qualifiers = " const";
   b.return_type = "long";
-  EXPECT_THAT(DescribeDifferences(a, b), ElementsAre(Difference{K::kAbiTag, 0, "", "[abi:cxx11]"},
-                                                     Difference{K::kScope, 0, "c10", "c10::cuda"},
-                                                     Difference{K::kParameterCount, 0, "2", "1"},
-                                                     Difference{K::kParameter, 1, "int", "long"},
-                                                     Difference{K::kQualifiers, 0, "", "const"},
-                                                     Difference{K::kReturnType, 0, "int", "long"}));
+  EXPECT_THAT(DescribeDifferences(a, b), ElementsAre(PartChange{K::kAbiTag, 0, "", "[abi:cxx11]"},
+                                                     PartChange{K::kScope, 0, "c10", "c10::cuda"},
+                                                     PartChange{K::kParameterCount, 0, "2", "1"},
+                                                     PartChange{K::kParameter, 1, "int", "long"},
+                                                     PartChange{K::kQualifiers, 0, "", "const"},
+                                                     PartChange{K::kReturnType, 0, "int", "long"}));
   EXPECT_TRUE(DescribeDifferences(a, a).empty());
 }
 
