@@ -10,9 +10,10 @@ abicheck_stage(... DEPS ...). This fails when
   - a stage below FIRST_PUBLIC_USER includes the public header (include/abicheck/*): the stages
     below the API take types of their own, which api/ converts (issue 34): resolve's are
     lib/resolve/findings.h, diagnose's lib/diagnose/diagnosis.h, turned into the public Report
-    and AbiDiff by lib/api/findings.h. report still renders the public result types (the
-    declared Render* functions of the public header take them).
+    and AbiDiff by lib/api/findings.h. report, which renders the public result types (the
+    public header's Render* functions take them), is above api/, the API's other half.
     results/ is the public types' own code (what they do beyond the header: enum names, texts).
+  - a file of tools/ (the programs, above every stage) includes lib/<x>/ where x is not a stage.
 Usage: check_layers.py REPO_ROOT
 """
 import pathlib
@@ -20,7 +21,7 @@ import re
 import sys
 
 
-FIRST_PUBLIC_USER = "report"
+FIRST_PUBLIC_USER = "api"
 
 
 def parse_stages(cmake: str):
@@ -83,6 +84,14 @@ def main(root: pathlib.Path) -> int:
                     errors.append(f"{rel}: includes lib/{target}/, a stage above {stage}")
                 elif target not in stages[stage]["deps"]:
                     errors.append(f"{rel}: includes lib/{target}/, which {stage} does not declare")
+    # tools/: the programs stand above every stage (they may include any), but only stages.
+    for f in sorted((root / "tools").rglob("*")):
+        if f.suffix not in (".cc", ".h"):
+            continue
+        checked += 1
+        for m in include.finditer(f.read_text()):
+            if m.group(1) not in rank:
+                errors.append(f"{f.relative_to(root)}: includes lib/{m.group(1)}/, which is not a stage")
     for e in errors:
         print(e)
     if not errors:
