@@ -634,22 +634,33 @@ std::vector<std::string> SystemLibraries() {
   return libs;
 }
 
+// torch/lib of a virtualenv of the PyPI corpus that tests/pypi/make-venvs.sh has finished (its
+// .linked-* marker: complete, and its duplicates already hard links), "" when there is none. A
+// virtualenv still being made (pypi.prepare may run beside these tests on a fresh machine) has
+// half-written libraries: nm fails on them.
+std::string FinishedTorchLib() {
+  const char* home = std::getenv("HOME");
+  const fs::path venvs =
+      fs::path(home != nullptr ? home : "/") / ".cache/abicheck-corpus/pypi/venvs";
+  std::error_code ec;
+  for (const auto& v : fs::directory_iterator(venvs, ec)) {
+    bool finished = false;
+    std::error_code ec2;
+    for (const auto& f : fs::directory_iterator(v.path(), ec2))
+      finished = finished || f.path().filename().string().rfind(".linked-", 0) == 0;
+    const fs::path torch = v.path() / "lib/python3.12/site-packages/torch/lib";
+    if (finished && fs::exists(torch / "libtorch_cuda.so")) return torch.string();
+  }
+  return "";
+}
+
 // Issue 15: `symbols` equals `nm -D` (binutils) line for line on real libraries — the type
 // letter included (B, R, V, W, i, u from the program headers, as nm has them from sections).
 TEST(CliTest, SymbolsEqualsNmOnRealLibraries) {
   std::vector<std::string> libs = SystemLibraries();
-  if (const char* home = std::getenv("HOME")) {
-    // A torch build from the PyPI corpus, when tests/pypi has installed one.
-    const fs::path venvs = fs::path(home) / ".cache/abicheck-corpus/pypi/venvs";
-    std::error_code ec;
-    for (const auto& v : fs::directory_iterator(venvs, ec)) {
-      const fs::path lib = v.path() / "lib/python3.12/site-packages/torch/lib/libtorch_cpu.so";
-      if (fs::exists(lib)) {
-        libs.push_back(lib.string());
-        break;
-      }
-    }
-  }
+  // A torch build from the PyPI corpus, when tests/pypi has installed one.
+  if (const std::string torch = FinishedTorchLib(); !torch.empty())
+    libs.push_back(torch + "/libtorch_cpu.so");
   if (libs.empty()) GTEST_SKIP() << "none of the real libraries is on this machine";
   for (const std::string& l : libs) {
     std::string nm, ours;
@@ -667,16 +678,9 @@ TEST(CliTest, SymbolsEqualsNmOnRealLibraries) {
 // libtorch_cuda.so's 46,528 lines: template arguments that take a function's address).
 TEST(CliTest, DemangledSymbolsEqualNm) {
   std::vector<std::string> libs = SystemLibraries();
-  const char* home = std::getenv("HOME");
-  const fs::path venvs =
-      fs::path(home != nullptr ? home : "/") / ".cache/abicheck-corpus/pypi/venvs";
-  std::error_code ec;
-  for (const auto& v : fs::directory_iterator(venvs, ec)) {
-    const fs::path torch = v.path() / "lib/python3.12/site-packages/torch/lib";
-    if (!fs::exists(torch / "libtorch_cuda.so")) continue;
-    libs.push_back((torch / "libtorch_cpu.so").string());
-    libs.push_back((torch / "libtorch_cuda.so").string());
-    break;
+  if (const std::string torch = FinishedTorchLib(); !torch.empty()) {
+    libs.push_back(torch + "/libtorch_cpu.so");
+    libs.push_back(torch + "/libtorch_cuda.so");
   }
   if (libs.empty()) GTEST_SKIP() << "none of the real libraries is on this machine";
   for (const std::string& l : libs) {
