@@ -54,9 +54,8 @@ absl::StatusOr<Report> CheckInWorld(World& w, const InputFile& module_input,
     ~Undo() { loader.Rollback(mark); }
   } undo{loader, loader.Checkpoint()};
   loader.SetAside(set_aside);
-  const LoadOptions load_options = ToLoadOptions(options);
-  ABICHECK_ASSIGN_OR_RETURN(
-      ModuleLoad load, LoadModule(w, module_input, providers, load_options, if_loaded, set_aside));
+  ABICHECK_ASSIGN_OR_RETURN(ModuleLoad load,
+                            LoadModule(w, module_input, providers, if_loaded, set_aside));
   if (load.module == nullptr) return ToReport(std::move(load.findings));
   ABICHECK_RETURN_IF_ERROR(JudgeModule(w, module_input, &load));
   if (!options.diagnose) {

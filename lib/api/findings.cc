@@ -160,35 +160,8 @@ Diagnosed ForDiagnosis(LoadFindings* findings) {
 
 Difference ToDifference(PartChange change) {
   Difference d;
-  switch (change.kind) {
-    case PartChange::Kind::kAbiTag:
-      d.kind = Difference::Kind::kAbiTag;
-      break;
-    case PartChange::Kind::kScope:
-      d.kind = Difference::Kind::kScope;
-      break;
-    case PartChange::Kind::kParameterCount:
-      d.kind = Difference::Kind::kParameterCount;
-      break;
-    case PartChange::Kind::kParameter:
-      d.kind = Difference::Kind::kParameter;
-      break;
-    case PartChange::Kind::kQualifiers:
-      d.kind = Difference::Kind::kQualifiers;
-      break;
-    case PartChange::Kind::kReturnType:
-      d.kind = Difference::Kind::kReturnType;
-      break;
-    case PartChange::Kind::kVersion:
-      d.kind = Difference::Kind::kVersion;
-      break;
-    case PartChange::Kind::kMangledName:
-      d.kind = Difference::Kind::kMangledName;
-      break;
-    case PartChange::Kind::kTemplateArguments:
-      d.kind = Difference::Kind::kTemplateArguments;
-      break;
-  }
+  // Value for value (the static_asserts beside DifferenceText, lib/results/results.cc).
+  d.kind = static_cast<Difference::Kind>(change.kind);
   d.position = change.position;
   d.from = std::move(change.from);
   d.to = std::move(change.to);

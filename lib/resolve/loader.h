@@ -104,6 +104,8 @@ class Loader {
   // `parses` is shared by the checks of one call (nullptr: this loader's own).
   Loader(const LoadOptions& options, uint16_t machine, bool is_64,
          std::shared_ptr<const LdCache> cache, ParseCache* parses = nullptr);
+  // The options the loader was made with (its world's: every module checked in it uses them).
+  const LoadOptions& options() const { return options_; }
 
   // Adds an object named by the user (a file, or a member of a directory or archive); errors
   // name it. `preexisting` objects play libraries loaded before the dlopen being predicted.

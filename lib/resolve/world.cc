@@ -461,10 +461,10 @@ std::optional<LoadFindings> RefusedModule(const Object* module, const std::strin
 
 absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
                                       const std::vector<InputFile>& providers,
-                                      const LoadOptions& options, ModuleAlreadyLoaded if_loaded,
-                                      const Object* set_aside) {
+                                      ModuleAlreadyLoaded if_loaded, const Object* set_aside) {
   const std::string& module_path = module_input.name;
   Loader& loader = *w.loader;
+  const LoadOptions& options = loader.options();
   ModuleLoad load;
   LoadFindings& report = load.findings;
   report.module = module_path;

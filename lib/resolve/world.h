@@ -82,11 +82,10 @@ struct ModuleLoad {
 };
 // Runs between the world's Loader::Checkpoint() and Rollback() (the caller's), with `set_aside`
 // (the module's own object among its package's, or nullptr) set aside in the loader.
-// `providers`: the inputs the world was made of.
+// `providers`: the inputs the world was made of; the options are the world's (Loader::options()).
 absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module,
                                       const std::vector<InputFile>& providers,
-                                      const LoadOptions& options, ModuleAlreadyLoaded if_loaded,
-                                      const Object* set_aside);
+                                      ModuleAlreadyLoaded if_loaded, const Object* set_aside);
 // After the load: sets LoadFindings::loads, checks the module's device code and CUDA runtime
 // against --gpu/--cuda-driver and says how it uses torch (E8).
 absl::Status JudgeModule(const World& w, const InputFile& module, ModuleLoad* load);
