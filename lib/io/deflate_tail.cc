@@ -140,15 +140,16 @@ struct Start {
   uint64_t length = 0;
 };
 
-// The first such boundary at or after bit `from` (searching at most kMaxSearchBits); at most
-// kMaxTries decodes.
+// The first such boundary at or after bit `from` (searching at most kMaxSearchBits), at a dynamic
+// block's header or a stored block's (incompressible data, a fatbin's or a table of random
+// numbers, is stored blocks with no other header to start at); at most kMaxTries decodes.
 std::optional<Start> FindStart(absl::Span<const uint8_t> data, uint64_t from, uint64_t cap,
                                uint64_t* budget) {
   constexpr int kMaxTries = 16;
   int tries = 0;
   const uint64_t to = std::min(uint64_t{data.size()} * 8, from + kMaxSearchBits);
   for (uint64_t bit = from; bit < to && tries < kMaxTries; ++bit) {
-    if (!PlausibleDynamicHeader(data, bit)) continue;
+    if (!PlausibleDynamicHeader(data, bit) && !PlausibleStoredHeader(data, bit)) continue;
     ++tries;
     std::optional<uint64_t> n =
         DecodeFrom(data, bit, 0x00, cap, budget, [](uint64_t, const uint8_t*, size_t) {});
@@ -257,6 +258,16 @@ bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit) {
   const uint8_t* dist = lengths + hlit;
   const int used = static_cast<int>(std::count_if(dist, dist + hdist, [](uint8_t l) { return l; }));
   return used <= 1 || KraftSum(dist, static_cast<int>(hdist), 15) == (1u << 15);
+}
+
+bool PlausibleStoredHeader(absl::Span<const uint8_t> data, uint64_t bit) {
+  // The header's three bits end the byte: a stored block's own three bits there, or (BFINAL 0)
+  // the zero bits a compressor pads with after a header earlier in the byte, which decode the same.
+  const uint64_t byte = bit >> 3;
+  if ((bit & 7) != 5 || byte + 5 > data.size() || (data[byte] >> 6) != 0) return false;
+  const uint32_t len = data[byte + 1] | (uint32_t{data[byte + 2]} << 8);
+  const uint32_t nlen = data[byte + 3] | (uint32_t{data[byte + 4]} << 8);
+  return (len ^ nlen) == 0xffff && byte + 5 + len <= data.size();
 }
 
 // Long: the search backwards, each step's two starts, and the four decodes compared byte by byte

@@ -1,12 +1,12 @@
 // The end of a raw deflate stream decoded without its beginning (ARCHITECTURE.md, "Wheels"): what
 // `--fast` reads of a large wheel member, whose dynamic section lies in its last bytes, instead of
 // inflating the whole member to reach them. Deflate cannot be entered in the middle without the
-// 32 KiB of output before it, but a block boundary can be found (a dynamic-Huffman block header
-// that a decoder accepts, as in Knespel & Brunst, "Rapidgzip", HPDC 2023) and the stream decoded
-// from there to its end, which places the output by the member's declared size. Bytes copied from
-// the unknown window are found by decoding twice, with two windows that differ in every byte: a
-// byte that comes out the same both times comes from the stream alone. And a block header can be
-// a false one that a decoder follows into the real stream: so two boundaries are found
+// 32 KiB of output before it, but a block boundary can be found (a dynamic-Huffman or stored block
+// header that a decoder accepts, as in Knespel & Brunst, "Rapidgzip", HPDC 2023) and the stream
+// decoded from there to its end, which places the output by the member's declared size. Bytes
+// copied from the unknown window are found by decoding twice, with two windows that differ in every
+// byte: a byte that comes out the same both times comes from the stream alone. And a block header
+// can be a false one that a decoder follows into the real stream: so two boundaries are found
 // independently, and a byte is known only when all four decodes agree on it.
 #ifndef ABICHECK_LIB_IO_DEFLATE_TAIL_H_
 #define ABICHECK_LIB_IO_DEFLATE_TAIL_H_
@@ -54,6 +54,11 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
 // a complete code-length code, lengths that decode within their count, an end-of-block code, and
 // complete literal/length and distance codes (or one distance code, or none).
 bool PlausibleDynamicHeader(absl::Span<const uint8_t> data, uint64_t bit);
+// Whether a stored block's header that a decoder accepts is read from bit `bit` (RFC 1951 3.2.4):
+// `bit` is the byte's sixth (the header's three bits end it, zero-padded), type 0, then LEN and
+// its complement NLEN, the LEN bytes inside `data`. Stored blocks hold their bytes as they are:
+// a decode from one needs no window until a later block copies from before it.
+bool PlausibleStoredHeader(absl::Span<const uint8_t> data, uint64_t bit);
 
 }  // namespace abicheck
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -59,13 +60,29 @@ std::vector<uint8_t> MemberData(const std::vector<uint8_t>& zip, uint64_t comp_s
 class DeflateTailTest : public ::testing::Test {
  protected:
   void Make(bool repeats, size_t size = size_t{24} << 20) {
-    original_ = Content(size, repeats);
+    Deflate(Content(size, repeats));
+    ASSERT_LT(stream_.size(), original_.size());
+  }
+  // `original` as the member of a zip: stream_ its deflate data.
+  void Deflate(std::vector<uint8_t> original) {
+    original_ = std::move(original);
     const std::string path = WriteZip(d_, "m.zip", {{"lib/libbig.so", original_, true}});
     const std::vector<uint8_t> zip = Read(path);
     uint32_t comp_size;
     std::memcpy(&comp_size, &zip[18], 4);
     stream_ = MemberData(zip, comp_size);
-    ASSERT_LT(stream_.size(), original_.size());
+  }
+  // Incompressible bytes (deflate stores them as they are, in stored blocks).
+  static std::vector<uint8_t> Noise(size_t n) {
+    std::vector<uint8_t> noise(n);
+    uint64_t x = 0x243f6a8885a308d3u;
+    for (uint8_t& b : noise) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      b = static_cast<uint8_t>(x);
+    }
+    return noise;
   }
   // The known bytes of a decode of the stream's last 4 MiB (as Inflate gives it the last 16),
   // each compared with the original: how many.
@@ -124,27 +141,15 @@ TEST_F(DeflateTailTest, ARangeFarFromTheEndIsDecodedKeepingOnlyWhatIsHeld) {
   EXPECT_GT(KnownBytesMatch(*tail), (uint64_t{32} << 20) - 1000);
 }
 
-// Incompressible bytes (a fatbin: deflate's stored blocks, no header to start at) before a
-// short compressible end, and a need just inside them: the search goes back and forth between
-// the start that falls short and the stored blocks that have none, and must end (it took turns
-// forever before the steps were bounded).
+// Incompressible bytes (a fatbin: deflate's stored blocks) before a short compressible end, and a
+// need just inside them: the search must end (when stored blocks were no starts, it went back and
+// forth between the start that fell short and the stored blocks, and took turns forever before
+// the steps were bounded), and what it finds is right.
 TEST_F(DeflateTailTest, NoStartInStoredBlocksEnds) {
-  std::vector<uint8_t> noise(size_t{4} << 20);
-  uint64_t x = 0x243f6a8885a308d3u;
-  for (uint8_t& b : noise) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    b = static_cast<uint8_t>(x);
-  }
+  std::vector<uint8_t> original = Noise(size_t{4} << 20);
   const std::vector<uint8_t> tail = Content(size_t{600} << 10, /*repeats=*/false);
-  original_ = noise;
-  original_.insert(original_.end(), tail.begin(), tail.end());
-  const std::string path = WriteZip(d_, "n.zip", {{"lib/libfat.so", original_, true}});
-  const std::vector<uint8_t> zip = Read(path);
-  uint32_t comp_size;
-  std::memcpy(&comp_size, &zip[18], 4);
-  stream_ = MemberData(zip, comp_size);
+  original.insert(original.end(), tail.begin(), tail.end());
+  Deflate(std::move(original));
   const uint64_t size = original_.size();
   RangeSet need;
   need.Add(size - (uint64_t{700} << 10), size - (uint64_t{700} << 10) + 512);
@@ -153,6 +158,30 @@ TEST_F(DeflateTailTest, NoStartInStoredBlocksEnds) {
   if (got.has_value()) {  // found after all: then every byte it calls known is right
     EXPECT_EQ(KnownBytesMatch(*got), got->bytes.size());
   }
+}
+
+// A need inside incompressible bytes (a table of random numbers, as libcurand.so.10's 21 MB of
+// .data after its PT_DYNAMIC; deflate's stored blocks): a stored block's header is a start, and
+// the bytes are found. (Only dynamic blocks were starts before: nothing found here, and libcurand's
+// dynamic section was inflated from the member's start.)
+TEST_F(DeflateTailTest, AStartInStoredBlocks) {
+  const std::vector<uint8_t> noise = Noise(size_t{6} << 20);
+  const std::vector<uint8_t> end = Content(size_t{200} << 10, /*repeats=*/false);
+  std::vector<uint8_t> original = Content(size_t{2} << 20, /*repeats=*/false);
+  original.insert(original.end(), noise.begin(), noise.end());
+  original.insert(original.end(), end.begin(), end.end());
+  Deflate(std::move(original));
+  const uint64_t size = original_.size();
+  RangeSet need;
+  need.Add(size - (uint64_t{3} << 20), size - (uint64_t{3} << 20) + 640);
+  std::optional<DeflateTail> got = DecodeDeflateTail(stream_, size, need);
+  ASSERT_TRUE(got.has_value());
+  std::vector<uint8_t> bytes(640);
+  ASSERT_TRUE(
+      got->CopyKnown(size - (uint64_t{3} << 20), size - (uint64_t{3} << 20) + 640, bytes.data()));
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), original_.end() - (3 << 20)));
+  EXPECT_EQ(KnownBytesMatch(*got), got->bytes.size());  // every byte it calls known is right
+  EXPECT_GE(got->begin, uint64_t{2} << 20);  // from within the stored blocks, not the start
 }
 
 // Where bytes go on depending on the window before the start, they are not called known, and
@@ -193,13 +222,32 @@ TEST_F(DeflateTailTest, AStreamThatDoesNotEndThereIsRefused) {
 }
 
 TEST(DeflateTailHeaderTest, OnlyDynamicBlockHeaders) {
-  // A stored block (type 0) and a fixed one (type 1) are never a start.
+  // A stored block (type 0) and a fixed one (type 1) are not dynamic ones (stored ones are
+  // starts of their own: StoredBlockHeaders).
   const std::vector<uint8_t> stored = {0x00, 0x05, 0x00, 0xfa, 0xff};
   const std::vector<uint8_t> fixed = {0x02, 0x00};
   EXPECT_FALSE(PlausibleDynamicHeader(stored, 0));
   EXPECT_FALSE(PlausibleDynamicHeader(fixed, 0));
   // Past the end: no.
   EXPECT_FALSE(PlausibleDynamicHeader(fixed, 100));
+}
+
+TEST(DeflateTailHeaderTest, StoredBlockHeaders) {
+  // BFINAL 0, type 0 in the byte's last three bits, LEN 5, NLEN its complement, five bytes.
+  const std::vector<uint8_t> stored = {0x00, 0x05, 0x00, 0xfa, 0xff, 1, 2, 3, 4, 5};
+  EXPECT_TRUE(PlausibleStoredHeader(stored, 5));
+  EXPECT_FALSE(PlausibleStoredHeader(stored, 0));  // read from the sixth bit only
+  EXPECT_FALSE(PlausibleStoredHeader(stored, 13));
+  EXPECT_FALSE(PlausibleStoredHeader(absl::MakeConstSpan(stored).first(9), 5));  // LEN past the end
+  std::vector<uint8_t> bad = stored;
+  bad[3] = 0xfb;  // NLEN not LEN's complement
+  EXPECT_FALSE(PlausibleStoredHeader(bad, 5));
+  bad = stored;
+  bad[0] = 0x40;  // type 1 (fixed Huffman)
+  EXPECT_FALSE(PlausibleStoredHeader(bad, 5));
+  bad[0] = 0x20;  // BFINAL 1, type 0: the last block, a start all the same
+  EXPECT_TRUE(PlausibleStoredHeader(bad, 5));
+  EXPECT_FALSE(PlausibleStoredHeader(stored, 100));
 }
 
 }  // namespace
