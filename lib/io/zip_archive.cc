@@ -31,6 +31,29 @@ constexpr uint64_t kTailGap = uint64_t{8} << 20;
 constexpr uint64_t kMaxTail = uint64_t{256} << 20;
 constexpr uint64_t kNearEnd = uint64_t{32} << 20;
 
+// --fast: of the `missing` ranges (sorted, past `produced`; the tail decoded from `from` on), those
+// to decode from the end as well rather than stream to: the split that costs least, counting the
+// bytes streamed from `produced` to the last range left to streaming, and `factor` times those
+// decoded from the end before `from` (6 from a file, a decode's passes; 1 over HTTP, the bytes
+// fetched either way).
+RangeSet CloserToTheEnd(const RangeSet& missing, uint64_t produced, uint64_t from,
+                        uint64_t factor) {
+  const auto& r = missing.ranges();
+  size_t best = r.size();
+  uint64_t best_cost = r.empty() ? 0 : r.back().second - produced;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const uint64_t streamed = i == 0 ? 0 : r[i - 1].second - produced;
+    const uint64_t decoded = factor * (from > r[i].first ? from - r[i].first : 0);
+    if (streamed + decoded < best_cost) {
+      best = i;
+      best_cost = streamed + decoded;
+    }
+  }
+  RangeSet out;
+  for (size_t i = best; i < r.size(); ++i) out.Add(r[i].first, r[i].second);
+  return out;
+}
+
 // libzip is loaded on first use rather than linked: linked, it brings libcrypto into every run
 // (3,377 symbol relocations, about a third of abicheck's start-up) though most runs open no
 // archive. systemd loads its optional libraries the same way. ABICHECK_LIBZIP_SONAME comes from
@@ -382,24 +405,33 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   // The compressed bytes read from the end: a few MiB, then as far back as the decode of those
   // says the needed bytes lie (the member's average ratio says little: libtorch_cuda.so's
   // symbol tables, its last 90 MB, are 3 % of its compressed bytes). Each try reads only what
-  // the last did not.
-  uint64_t n = std::min({left, kMaxTail, uint64_t{1} << 20});
-  std::optional<DeflateTail> tail;
+  // the last did not; a second decode (below) starts from what the first read.
   std::vector<uint8_t> end;
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    const uint64_t had = end.size();
-    end.insert(end.begin(), n - had, 0);
-    if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0) return restore();
-    for (uint64_t got = 0; got < n - had;) {  // a URL's reads may come short
-      const zip_int64_t k = Z().fread(zf, end.data() + got, n - had - got);
-      if (k <= 0) return restore();
-      got += static_cast<uint64_t>(k);
+  auto decode = [&](const RangeSet& need) -> std::optional<DeflateTail> {
+    uint64_t n = std::max<uint64_t>(end.size(), std::min({left, kMaxTail, uint64_t{1} << 20}));
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const uint64_t had = end.size();
+      end.insert(end.begin(), n - had, 0);
+      if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0) {
+        end.erase(end.begin(), end.begin() + static_cast<ptrdiff_t>(n - had));
+        return std::nullopt;
+      }
+      for (uint64_t got = 0; got < n - had;) {  // a URL's reads may come short
+        const zip_int64_t k = Z().fread(zf, end.data() + got, n - had - got);
+        if (k <= 0) {
+          end.erase(end.begin(), end.begin() + static_cast<ptrdiff_t>(n - had));
+          return std::nullopt;
+        }
+        got += static_cast<uint64_t>(k);
+      }
+      uint64_t further = 0;
+      std::optional<DeflateTail> t = DecodeDeflateTail(end, m.size, need, &further);
+      if (t || further <= n || n == std::min(left, kMaxTail)) return t;
+      n = std::min({left, kMaxTail, further, n * 3});  // the rate changes further back
     }
-    uint64_t further = 0;
-    tail = DecodeDeflateTail(end, m.size, ahead, &further);
-    if (tail || further <= n || n == std::min(left, kMaxTail)) break;
-    n = std::min({left, kMaxTail, further, n * 3});  // the rate changes further back
-  }
+    return std::nullopt;
+  };
+  std::optional<DeflateTail> tail = decode(ahead);
   if (!tail) return restore();
   auto copy = [&](uint64_t lo, uint64_t hi) {
     return tail->CopyKnown(lo, hi, img->mutable_data() + lo);
@@ -408,12 +440,24 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   if (plan.on_dynamic && dynamic_end != 0) {
     // The tables PT_DYNAMIC names past its end, where patchelf may have moved them: from the tail
     // too. (Streaming keeps what lies past the point it had reached then, as here.) Those between
-    // the bytes inflated and PT_DYNAMIC are taken from the tail when it holds them (patchelf puts
-    // .dynstr just before it, at the end of libcusparseLt.so.0), else set in `before`: the
-    // caller streams on to them (a URL's member, read tail first: the tables of the first
-    // segment).
+    // the bytes inflated and PT_DYNAMIC are taken from the tail when it holds them, else set in
+    // `before`: the caller streams on to them (a URL's member, read tail first: the tables of the
+    // first segment). Those closer to the end than streaming would reach them cheaply (patchelf
+    // puts .dynstr just before PT_DYNAMIC: 26 MB at the end of libcusparseLt.so.0, the rest of
+    // its tables at its start) are decoded from the end once more first.
     img->mutable_retained() = *want;
     const RangeSet more = plan.on_dynamic(*img, dynamic_end);
+    RangeSet missing;
+    for (const auto& [lo, hi] : more.ranges()) {
+      const uint64_t b = std::max(lo, produced), e = std::min(hi, m.size);
+      if (b < e && !tail->Knows(b, e)) missing.Add(b, e);
+    }
+    const RangeSet closer = CloserToTheEnd(missing, produced, from, source_ == nullptr ? 6 : 1);
+    if (!closer.ranges().empty()) {
+      RangeSet need = ahead;
+      for (const auto& [lo, hi] : closer.ranges()) need.Add(lo, hi);
+      if (std::optional<DeflateTail> again = decode(need)) tail = std::move(again);
+    }
     for (const auto& [lo, hi] : more.ranges()) {
       const uint64_t b = std::max(lo, produced), e = std::min(hi, m.size);
       if (b >= e) continue;
