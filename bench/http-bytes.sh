@@ -19,14 +19,16 @@ exec python3 - "$A" "$cache/wheels" "$root/tests/http" <<'PY'
 import hashlib, json, os, pathlib, re, shutil, subprocess, sys, tempfile, threading, time
 abicheck, wheels, here = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, here)
+sys.path.insert(0, str(pathlib.Path(here).parent.parent / "bench"))
 import http_test  # the range-answering handler
+import deflate_floor  # what any reader sure of its bytes must fetch
 http_test.Handler.root = wheels
 server = http_test.Server(("127.0.0.1", 0), http_test.Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 base = f"http://127.0.0.1:{server.server_address[1]}/ok"
 module = "sgl_kernel-0.3.21-cp310-abi3-manylinux2014_x86_64.whl"
-print("| torch build | wheels | bytes read | of | share | check by URL (cold) | by URL (cache warm) | the files | an index of the torch wheel | same verdicts |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| torch build | wheels | bytes read | of | share | floor (bench/deflate_floor.py) | check by URL (cold) | by URL (cache warm) | the files | an index of the torch wheel | same verdicts |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 def sha(p):  # what an index's link carries (URL#sha256=...): it keys the wheel cache
     h = hashlib.sha256()
     with open(p, "rb") as f:
@@ -57,10 +59,12 @@ for torch in sorted(wheels.glob("torch-*.whl")):
         return [(c["module"].split("!")[-1], c["build"].split("/")[-1], c["verdict"]) for c in d["cells"]] if d else None
     if m:
         n, got, total = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        floor, _, _ = deflate_floor.build_floor([torch] + deflate_floor.pinned_wheels(local, wheels))
         print(f"| {torch.name} | {n} | {got / 1e6:.1f} MB | {total / 1e9:.2f} GB | "
-              f"{100 * got / total:.1f} % | {url_s:.1f} s | {warm_s:.2f} s | {file_s:.1f} s | "
+              f"{100 * got / total:.1f} % | {100 * floor / total:.1f} % | "
+              f"{url_s:.1f} s | {warm_s:.2f} s | {file_s:.1f} s | "
               f"{index_s:.2f} s | {verdicts(doc) == verdicts(local) == verdicts(warm)} |")
     else:
-        print(f"| {torch.name} | ? | (no note) | | | {url_s:.1f} s | {warm_s:.2f} s | {file_s:.1f} s | {index_s:.2f} s | |")
+        print(f"| {torch.name} | ? | (no note) | | | | {url_s:.1f} s | {warm_s:.2f} s | {file_s:.1f} s | {index_s:.2f} s | |")
     shutil.rmtree(cache)
 PY
