@@ -31,29 +31,6 @@ constexpr uint64_t kTailGap = uint64_t{8} << 20;
 constexpr uint64_t kMaxTail = uint64_t{256} << 20;
 constexpr uint64_t kNearEnd = uint64_t{32} << 20;
 
-// --fast: of the `missing` ranges (sorted, past `produced`; the tail decoded from `from` on), those
-// to decode from the end as well rather than stream to: the split that costs least, counting the
-// bytes streamed from `produced` to the last range left to streaming, and `factor` times those
-// decoded from the end before `from` (6 from a file, a decode's passes; 1 over HTTP, the bytes
-// fetched either way).
-RangeSet CloserToTheEnd(const RangeSet& missing, uint64_t produced, uint64_t from,
-                        uint64_t factor) {
-  const auto& r = missing.ranges();
-  size_t best = r.size();
-  uint64_t best_cost = r.empty() ? 0 : r.back().second - produced;
-  for (size_t i = 0; i < r.size(); ++i) {
-    const uint64_t streamed = i == 0 ? 0 : r[i - 1].second - produced;
-    const uint64_t decoded = factor * (from > r[i].first ? from - r[i].first : 0);
-    if (streamed + decoded < best_cost) {
-      best = i;
-      best_cost = streamed + decoded;
-    }
-  }
-  RangeSet out;
-  for (size_t i = best; i < r.size(); ++i) out.Add(r[i].first, r[i].second);
-  return out;
-}
-
 // libzip is loaded on first use rather than linked: linked, it brings libcrypto into every run
 // (3,377 symbol relocations, about a third of abicheck's start-up) though most runs open no
 // archive. systemd loads its optional libraries the same way. ABICHECK_LIBZIP_SONAME comes from
@@ -375,6 +352,41 @@ absl::StatusOr<std::string> ZipArchive::Head(const ZipMember& m, size_t n) const
   return std::string(reinterpret_cast<const char*>(b.data()), std::min<size_t>(n, b.size()));
 }
 
+namespace tail_rules {
+
+bool FromTheEndFirst(bool url, uint64_t size, uint64_t from, uint64_t produced,
+                     uint64_t compressed_left) {
+  const uint64_t past = size - from;
+  if (past <= kNearEnd) return true;
+  // From a file, the price is decoding (about six passes over what lies past `from`); over HTTP,
+  // the bytes fetched, unknown until decoded: tried (up to kMaxTail) when the member is large,
+  // unless the member's average ratio puts clearly fewer compressed bytes before `from` than
+  // after it (libtriton.so's PT_DYNAMIC, 191 MB into 500, has 300 MB of debug sections after it:
+  // 97 MB fetched from the end, 59 MB streaming from the start).
+  if (!url) return past * 6 <= from - produced;
+  return compressed_left >= kTailGap && past * 4 <= (from - produced) * 5;
+}
+
+RangeSet CloserToTheEnd(const RangeSet& missing, uint64_t produced, uint64_t from,
+                        uint64_t factor) {
+  const auto& r = missing.ranges();
+  size_t best = r.size();
+  uint64_t best_cost = r.empty() ? 0 : r.back().second - produced;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const uint64_t streamed = i == 0 ? 0 : r[i - 1].second - produced;
+    const uint64_t decoded = factor * (from > r[i].first ? from - r[i].first : 0);
+    if (streamed + decoded < best_cost) {
+      best = i;
+      best_cost = streamed + decoded;
+    }
+  }
+  RangeSet out;
+  for (size_t i = best; i < r.size(); ++i) out.Add(r[i].first, r[i].second);
+  return out;
+}
+
+}  // namespace tail_rules
+
 // --fast (Inflate): the wanted ranges `ahead`, far past the `produced` bytes, decoded from the
 // stream's end (DecodeDeflateTail) into `img`, with what PT_DYNAMIC (ending at `dynamic_end`, 0:
 // none) then names past its end, as the streaming path keeps it; true when all of them are in.
@@ -388,19 +400,8 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   const zip_int64_t at = Z().ftell(zf);
   if (at < 0 || m.comp_size <= static_cast<uint64_t>(at)) return false;
   const uint64_t left = m.comp_size - static_cast<uint64_t>(at);
-  const uint64_t from = ahead.ranges().front().first, past = m.size - from;
-  if (past > kNearEnd) {
-    // From a file, the price is decoding (about six passes over what lies past `from`); over
-    // HTTP, the bytes fetched, unknown until decoded: tried (up to kMaxTail) when the member is
-    // large, unless the member's average ratio puts clearly fewer compressed bytes before `from`
-    // than after it (libtriton.so's PT_DYNAMIC, 191 MB into 500, has 300 MB of debug sections
-    // after it: 97 MB fetched from the end, 59 MB streaming from the start).
-    if (source_ == nullptr) {
-      if (past * 6 > from - produced) return false;
-    } else if (left < kTailGap || past * 4 > (from - produced) * 5) {
-      return false;
-    }
-  }
+  const uint64_t from = ahead.ranges().front().first;
+  if (!tail_rules::FromTheEndFirst(source_ != nullptr, m.size, from, produced, left)) return false;
   auto restore = [&]() -> absl::StatusOr<bool> {
     if (Z().fseek(zf, at, SEEK_SET) != 0) {
       return absl::DataLossError(
@@ -458,7 +459,8 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
       const uint64_t b = std::max(lo, produced), e = std::min(hi, m.size);
       if (b < e && !tail->Knows(b, e)) missing.Add(b, e);
     }
-    const RangeSet closer = CloserToTheEnd(missing, produced, from, source_ == nullptr ? 6 : 1);
+    const RangeSet closer =
+        tail_rules::CloserToTheEnd(missing, produced, from, source_ == nullptr ? 6 : 1);
     if (!closer.ranges().empty()) {
       RangeSet need = ahead;
       for (const auto& [lo, hi] : closer.ranges()) need.Add(lo, hi);

@@ -65,6 +65,22 @@ struct RetainPlan {
   bool verify_crc = true;
 };
 
+// --fast: which of a member's wanted bytes are decoded from the end of its deflate stream
+// (lib/io/deflate_tail.h) and which are inflated on to from where the stream is (ZipArchive::
+// Inflate; here for the tests).
+namespace tail_rules {
+// Whether [from, size) is decoded from the end first, the stream having made `produced` bytes
+// and `compressed_left` compressed bytes left to read; `url`: every byte read is a byte fetched.
+bool FromTheEndFirst(bool url, uint64_t size, uint64_t from, uint64_t produced,
+                     uint64_t compressed_left);
+// Of the `missing` ranges (sorted, past `produced`; the end decoded from `from` on), those to
+// decode from the end as well rather than inflate on to: the split that costs least, counting the
+// bytes inflated from `produced` to the last range left to inflating, and `factor` times those
+// decoded from the end before `from` (6 from a file, a decode's passes; 1 over HTTP, the bytes
+// fetched either way).
+RangeSet CloserToTheEnd(const RangeSet& missing, uint64_t produced, uint64_t from, uint64_t factor);
+}  // namespace tail_rules
+
 class ZipArchive {
  public:
   // Opens `path` and reads its central directory; each reader opens its own handle.

@@ -66,5 +66,49 @@ TEST(ZipTailTest, TablesJustBeforeTheDynamicSectionComeFromTheEnd) {
   EXPECT_LT(inflated, uint64_t{4} << 20) << "streamed through the middle to the late table";
 }
 
+constexpr uint64_t kMB = 1000 * 1000;
+
+// The real members' numbers (bench/deflate_floor.py measured the bytes each way costs).
+TEST(ZipTailRulesTest, FromTheEndFirst) {
+  // Over HTTP: libcublasLt.so.13, PT_DYNAMIC 393 MB into 508 (115 MB after it): from the end.
+  EXPECT_TRUE(tail_rules::FromTheEndFirst(true, 508 * kMB, 393 * kMB, 64 << 10, 356 * kMB));
+  // libtriton.so 3.9, 191 MB into 500, 300 MB of debug sections after it: 97 MB fetched from
+  // the end, 59 MB inflating from the start — inflated on to.
+  EXPECT_FALSE(tail_rules::FromTheEndFirst(true, 500 * kMB, 191 * kMB, 64 << 10, 142 * kMB));
+  // Within 32 MiB of the end: always from there first; too little left to read: never.
+  EXPECT_TRUE(tail_rules::FromTheEndFirst(true, 60 * kMB, 40 * kMB, 64 << 10, 30 * kMB));
+  EXPECT_FALSE(tail_rules::FromTheEndFirst(true, 200 * kMB, 100 * kMB, 64 << 10, 7 * kMB));
+  // From a file, decoding costs about six passes over what lies past PT_DYNAMIC: libtorch_cuda's
+  // 90 MB before the end of 1.18 GB from the end, libcublasLt's 115 MB of 508 not.
+  EXPECT_TRUE(tail_rules::FromTheEndFirst(false, 1180 * kMB, 1090 * kMB, 32 << 20, 600 * kMB));
+  EXPECT_FALSE(tail_rules::FromTheEndFirst(false, 508 * kMB, 393 * kMB, 32 << 20, 300 * kMB));
+}
+
+TEST(ZipTailRulesTest, CloserToTheEnd) {
+  // libcusparseLt.so.0 (452 MB, PT_DYNAMIC at its end): .dynsym at 0.5 MB, the version table and
+  // relocations at 29-33 MB, .gnu.hash and the 26 MB .dynstr at 425-452 MB.
+  RangeSet missing;
+  missing.Add(uint64_t{555} << 10, 3 * kMB);
+  missing.Add(29 * kMB, 33 * kMB);
+  missing.Add(425 * kMB, 451 * kMB);
+  const uint64_t produced = 64 << 10, from = 451 * kMB;
+  RangeSet over_http = tail_rules::CloserToTheEnd(missing, produced, from, 1);
+  ASSERT_EQ(over_http.ranges().size(), 1u);
+  EXPECT_EQ(over_http.ranges()[0].first, 425 * kMB);
+  // From a file too (26 MB decoded six times costs less than inflating 392 MB).
+  EXPECT_EQ(tail_rules::CloserToTheEnd(missing, produced, from, 6).ranges().size(), 1u);
+  // Tables all near the start: nothing from the end.
+  RangeSet early;
+  early.Add(1 * kMB, 2 * kMB);
+  early.Add(3 * kMB, 4 * kMB);
+  EXPECT_TRUE(tail_rules::CloserToTheEnd(early, produced, from, 1).ranges().empty());
+  // A table in the middle: from the end only when that costs fewer bytes than inflating to it.
+  RangeSet middle;
+  middle.Add(200 * kMB, 201 * kMB);
+  EXPECT_TRUE(tail_rules::CloserToTheEnd(middle, produced, from, 1).ranges().empty());
+  EXPECT_EQ(tail_rules::CloserToTheEnd(middle, produced, 300 * kMB, 1).ranges().size(), 1u);
+  EXPECT_TRUE(tail_rules::CloserToTheEnd(RangeSet(), produced, from, 1).ranges().empty());
+}
+
 }  // namespace
 }  // namespace abicheck
