@@ -130,14 +130,17 @@ def build_floor(wheels):
 def pinned_wheels(doc, wheels_dir):
     """The wheels a check's 'laid out with the N wheels ...' note names, found in wheels_dir."""
     text = " ".join(n["message"] for n in doc.get("notes", []) if "laid out with" in n["message"])
+    count = re.search(r"laid out with the (\d+) wheels", text)
     found = []
-    for name, version in re.findall(r"([A-Za-z0-9_.-]+) ([0-9][^ ,()]*) \(by ", text):
+    for name, version in re.findall(r"([A-Za-z0-9_.-]+) ([0-9][^ ,()]*) \(", text):
         stem = re.sub(r"[-_.]+", "_", name).lower()
         hits = [p for p in wheels_dir.glob("*.whl")
                 if p.name.lower().startswith(f"{stem}-{version.lower()}-")]
         if not hits:
             raise FileNotFoundError(f"{name} {version}: no wheel in {wheels_dir}")
         found.append(hits[0])
+    if not count or int(count.group(1)) != len(found):
+        raise ValueError(f"the note names {count and count.group(1)} wheels, {len(found)} found")
     return found
 
 

@@ -59,7 +59,7 @@ for torch in sorted(wheels.glob("torch-*.whl")):
         return [(c["module"].split("!")[-1], c["build"].split("/")[-1], c["verdict"]) for c in d["cells"]] if d else None
     if m:
         n, got, total = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        floor, _, _ = deflate_floor.build_floor([torch] + deflate_floor.pinned_wheels(local, wheels))
+        floor, _, _ = deflate_floor.build_floor([torch] + deflate_floor.pinned_wheels(doc, wheels))
         print(f"| {torch.name} | {n} | {got / 1e6:.1f} MB | {total / 1e9:.2f} GB | "
               f"{100 * got / total:.1f} % | {100 * floor / total:.1f} % | "
               f"{url_s:.1f} s | {warm_s:.2f} s | {file_s:.1f} s | "

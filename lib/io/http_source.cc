@@ -29,11 +29,11 @@
 namespace abicheck {
 namespace {
 
-constexpr uint64_t kBlock = uint64_t{64} << 10;        // fetches start and end on these
-constexpr uint64_t kTail = uint64_t{64} << 10;         // read at open: the central directory
-constexpr uint64_t kFirstAhead = uint64_t{256} << 10;  // a read's first fetch
-constexpr uint64_t kMaxAhead = uint64_t{16} << 20;     // sequential reads double up to this
-constexpr uint64_t kMaxCached = uint64_t{96} << 20;    // fetched bytes kept for re-reads
+constexpr uint64_t kBlock = uint64_t{64} << 10;       // fetches start and end on these
+constexpr uint64_t kTail = uint64_t{64} << 10;        // read at open: the central directory
+constexpr uint64_t kFirstAhead = uint64_t{64} << 10;  // a read's first fetch
+constexpr uint64_t kMaxAhead = uint64_t{16} << 20;    // sequential reads double up to this
+constexpr uint64_t kMaxCached = uint64_t{96} << 20;   // fetched bytes kept for re-reads
 
 struct LibCurl {
   decltype(&::curl_global_init) global_init = nullptr;

@@ -414,8 +414,11 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
   // symbol tables, its last 90 MB, are 3 % of its compressed bytes). Each try reads only what
   // the last did not; a second decode (below) starts from what the first read.
   std::vector<uint8_t> end;
+  // A URL's first try fetches less: most libraries' PT_DYNAMIC is within their last few hundred
+  // KiB, and the decode says how much further back to go when it is not.
+  const uint64_t first_tail = source_ != nullptr ? uint64_t{256} << 10 : uint64_t{1} << 20;
   auto decode = [&](const RangeSet& need) -> std::optional<DeflateTail> {
-    uint64_t n = std::max<uint64_t>(end.size(), std::min({left, kMaxTail, uint64_t{1} << 20}));
+    uint64_t n = std::max<uint64_t>(end.size(), std::min({left, kMaxTail, first_tail}));
     for (int attempt = 0; attempt < 8; ++attempt) {
       const uint64_t had = end.size();
       end.insert(end.begin(), n - had, 0);
@@ -538,6 +541,10 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   // read twice, by Head and here) was more of a --fast check than its loader work.
   thread_local std::unique_ptr<uint8_t[]> in_buf(new uint8_t[kChunk]), out_buf(new uint8_t[kChunk]);
   const absl::Span<uint8_t> in(in_buf.get(), kChunk), out(out_buf.get(), kChunk);
+  // A URL's compressed bytes are fetched as they are read: the first read small (what a member's
+  // headers need is a few KiB of it; 1 MiB for each of a build's hundred libraries was a quarter
+  // of what a torch build fetched), doubling while the stream goes on.
+  size_t in_size = source_ != nullptr ? size_t{64} << 10 : kChunk;
   inflate_state state;
   isal_inflate_init(&state);
   state.crc_flag = plan.verify_crc ? ISAL_GZIP_NO_HDR : ISAL_DEFLATE;  // CRC-32 of the output
@@ -635,7 +642,8 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
       continue;
     }
     if (state.avail_in == 0 && !input_done) {
-      const zip_int64_t got = Z().fread(zf, in.data(), in.size());
+      const zip_int64_t got = Z().fread(zf, in.data(), in_size);
+      in_size = std::min(in_size * 2, in.size());
       if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
       input_done = got == 0;
       state.next_in = in.data();

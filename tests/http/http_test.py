@@ -266,7 +266,9 @@ def main():
             else:
                 m = [re.search(r": (\d+) of its (\d+) bytes", n) for n in read]
                 big = max((int(x.group(2)), int(x.group(1))) for x in m if x)
-                check(big[1] < big[0] // 10,
+                # Its tables and the end: 1.1 MB of 33 (3.4 %). A first fetch of 256 KiB and
+                # a 1 MiB first read of each member's stream made it 2.4 MB (7.2 %).
+                check(big[1] < big[0] // 20,
                       f"{mode}: the torch wheel is read in part: {big[1]} of {big[0]} bytes")
         # --verify: the wheels read whole, every CRC-32 checked; the same verdicts.
         r = run(f"{base}/ok/{mod.name}", "--against", f"{base}/ok/{torch.name}", "--verify")
