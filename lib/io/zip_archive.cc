@@ -387,6 +387,38 @@ RangeSet CloserToTheEnd(const RangeSet& missing, uint64_t produced, uint64_t fro
 
 }  // namespace tail_rules
 
+// The compressed bytes read from the end: a few hundred KiB, then as far back as the decode of
+// those says the needed bytes lie (the member's average ratio says little: libtorch_cuda.so's
+// symbol tables, its last 90 MB, are 3 % of its compressed bytes). Each try reads only what the
+// last did not (`end` keeps them, for a second decode too).
+std::optional<DeflateTail> ZipArchive::DecodeTail(zip_file_t* zf, const ZipMember& m, uint64_t left,
+                                                  const RangeSet& need,
+                                                  std::vector<uint8_t>* end) const {
+  // A URL's first try fetches less: most libraries' PT_DYNAMIC is within their last few hundred
+  // KiB, and the decode says how much further back to go when it is not.
+  const uint64_t first = source_ != nullptr ? uint64_t{256} << 10 : uint64_t{1} << 20;
+  uint64_t n = std::max<uint64_t>(end->size(), std::min({left, kMaxTail, first}));
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const uint64_t had = end->size();
+    end->insert(end->begin(), n - had, 0);
+    auto unread = [&] {
+      end->erase(end->begin(), end->begin() + static_cast<ptrdiff_t>(n - had));
+      return std::nullopt;
+    };
+    if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0) return unread();
+    for (uint64_t got = 0; got < n - had;) {  // a URL's reads may come short
+      const zip_int64_t k = Z().fread(zf, end->data() + got, n - had - got);
+      if (k <= 0) return unread();
+      got += static_cast<uint64_t>(k);
+    }
+    uint64_t further = 0;
+    std::optional<DeflateTail> t = DecodeDeflateTail(*end, m.size, need, &further);
+    if (t || further <= n || n == std::min(left, kMaxTail)) return t;
+    n = std::min({left, kMaxTail, further, n * 3});  // the rate changes further back
+  }
+  return std::nullopt;
+}
+
 // --fast (Inflate): the wanted ranges `ahead`, far past the `produced` bytes, decoded from the
 // stream's end (DecodeDeflateTail) into `img`, with what PT_DYNAMIC (ending at `dynamic_end`, 0:
 // none) then names past its end, as the streaming path keeps it; true when all of them are in.
@@ -409,38 +441,8 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
     }
     return false;
   };
-  // The compressed bytes read from the end: a few MiB, then as far back as the decode of those
-  // says the needed bytes lie (the member's average ratio says little: libtorch_cuda.so's
-  // symbol tables, its last 90 MB, are 3 % of its compressed bytes). Each try reads only what
-  // the last did not; a second decode (below) starts from what the first read.
-  std::vector<uint8_t> end;
-  // A URL's first try fetches less: most libraries' PT_DYNAMIC is within their last few hundred
-  // KiB, and the decode says how much further back to go when it is not.
-  const uint64_t first_tail = source_ != nullptr ? uint64_t{256} << 10 : uint64_t{1} << 20;
-  auto decode = [&](const RangeSet& need) -> std::optional<DeflateTail> {
-    uint64_t n = std::max<uint64_t>(end.size(), std::min({left, kMaxTail, first_tail}));
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      const uint64_t had = end.size();
-      end.insert(end.begin(), n - had, 0);
-      if (Z().fseek(zf, static_cast<zip_int64_t>(m.comp_size - n), SEEK_SET) != 0) {
-        end.erase(end.begin(), end.begin() + static_cast<ptrdiff_t>(n - had));
-        return std::nullopt;
-      }
-      for (uint64_t got = 0; got < n - had;) {  // a URL's reads may come short
-        const zip_int64_t k = Z().fread(zf, end.data() + got, n - had - got);
-        if (k <= 0) {
-          end.erase(end.begin(), end.begin() + static_cast<ptrdiff_t>(n - had));
-          return std::nullopt;
-        }
-        got += static_cast<uint64_t>(k);
-      }
-      uint64_t further = 0;
-      std::optional<DeflateTail> t = DecodeDeflateTail(end, m.size, need, &further);
-      if (t || further <= n || n == std::min(left, kMaxTail)) return t;
-      n = std::min({left, kMaxTail, further, n * 3});  // the rate changes further back
-    }
-    return std::nullopt;
-  };
+  std::vector<uint8_t> end;  // the compressed bytes read from the end, for both decodes
+  auto decode = [&](const RangeSet& need) { return DecodeTail(zf, m, left, need, &end); };
   std::optional<DeflateTail> tail = decode(ahead);
   if (!tail) return restore();
   auto copy = [&](uint64_t lo, uint64_t hi) {

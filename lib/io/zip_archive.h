@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "lib/io/blob.h"
 #include "lib/io/byte_source.h"
+#include "lib/io/deflate_tail.h"
 #include "lib/io/mapped_file.h"
 #include "lib/io/read_limits.h"
 
@@ -122,6 +123,11 @@ class ZipArchive {
   absl::StatusOr<bool> FromTheEnd(::zip_file* zf, const ZipMember& m, const RangeSet& ahead,
                                   uint64_t produced, uint64_t dynamic_end, const RetainPlan& plan,
                                   SparseImage* img, RangeSet* want, RangeSet* before) const;
+
+  // FromTheEnd's decode of `need` from the member's last compressed bytes, read into `end` as
+  // far back as it takes (zip_archive.cc).
+  std::optional<DeflateTail> DecodeTail(::zip_file* zf, const ZipMember& m, uint64_t left,
+                                        const RangeSet& need, std::vector<uint8_t>* end) const;
 
   std::string path_;
   std::unique_ptr<ByteSource> source_;  // a URL's (each handle reads through a clone); else null
