@@ -274,7 +274,7 @@ bool PlausibleStoredHeader(absl::Span<const uint8_t> data, uint64_t bit) {
 // share the bounds and the held ranges; apart they would pass all of it along.
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
                                              const RangeSet& need, uint64_t* further,
-                                             uint64_t* budget) {
+                                             uint64_t* budget, double margin) {
   if (further != nullptr) *further = 0;
   uint64_t own_budget = kDecodeBudget;
   if (budget == nullptr) budget = &own_budget;
@@ -324,13 +324,12 @@ std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_en
     }
     if (first && first->length > 0 && first->length < want + lead) {
       // Further back by what is still wanted and a lead-in (bytes just after a start may still
-      // depend on the unknown window), at 5 % more than the rate the decode made bytes here
-      // (the bytes further back compress worse than a library's symbol tables at its end; going
-      // too far costs bytes read — 30 % more made libcublasLt.so.13 fetch 127 MB instead of 119
-      // — too short another try, which costs decoding, not bytes: what was read is kept).
+      // depend on the unknown window), at `margin` times the rate the decode made bytes here
+      // (the bytes further back compress worse than a library's symbol tables at its end).
       const double per = static_cast<double>(b) / static_cast<double>(first->length);
       back = b +
-             static_cast<uint64_t>(per * static_cast<double>(want + lead - first->length) * 1.05) +
+             static_cast<uint64_t>(per * static_cast<double>(want + lead - first->length) *
+                                   std::max(margin, 1.0)) +
              (uint64_t{1} << 18);
       short_of = b;
     } else if (!first && short_of != 0 && b > short_of + (uint64_t{1} << 18)) {

@@ -43,11 +43,13 @@ struct DeflateTail {
 // end the next try would start from when `stream_end` was too short to reach the needed bytes (0:
 // no better guess). `budget`, when not null, is what all decodes may still make, shared by a
 // caller's tries and decremented (null: kDecodeBudget for this call): a hostile stream costs
-// seconds, not minutes. At most 32 MiB of needed bytes.
+// seconds, not minutes. At most 32 MiB of needed bytes. `margin`: how much further back than the
+// rate measured `further` reaches (a try too short costs another decode; one too long, bytes read:
+// over HTTP they are the price, from a file the decodes are).
 inline constexpr uint64_t kDecodeBudget = uint64_t{8} << 30;
 std::optional<DeflateTail> DecodeDeflateTail(absl::Span<const uint8_t> stream_end, uint64_t size,
                                              const RangeSet& need, uint64_t* further = nullptr,
-                                             uint64_t* budget = nullptr);
+                                             uint64_t* budget = nullptr, double margin = 1.3);
 
 // Whether a dynamic-Huffman block header that a decoder accepts starts at bit `bit` of `data`
 // (LSB first, as deflate packs them): type 2, at most 286 literal/length and 30 distance codes,
