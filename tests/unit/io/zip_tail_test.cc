@@ -75,13 +75,17 @@ TEST(ZipTailRulesTest, FromTheEndFirst) {
   // libtriton.so 3.9, 191 MB into 500, 300 MB of debug sections after it: 97 MB fetched from
   // the end, 59 MB inflating from the start — inflated on to.
   EXPECT_FALSE(tail_rules::FromTheEndFirst(true, 500 * kMB, 191 * kMB, 64 << 10, 142 * kMB));
-  // Within 32 MiB of the end: always from there first; too little left to read: never.
+  // Within 32 MiB of the end: always from there first over HTTP; too little left to read: never.
   EXPECT_TRUE(tail_rules::FromTheEndFirst(true, 60 * kMB, 40 * kMB, 64 << 10, 30 * kMB));
   EXPECT_FALSE(tail_rules::FromTheEndFirst(true, 200 * kMB, 100 * kMB, 64 << 10, 7 * kMB));
   // From a file, decoding costs about six passes over what lies past PT_DYNAMIC: libtorch_cuda's
   // 90 MB before the end of 1.18 GB from the end, libcublasLt's 115 MB of 508 not.
   EXPECT_TRUE(tail_rules::FromTheEndFirst(false, 1180 * kMB, 1090 * kMB, 32 << 20, 600 * kMB));
   EXPECT_FALSE(tail_rules::FromTheEndFirst(false, 508 * kMB, 393 * kMB, 32 << 20, 300 * kMB));
+  // Near the end as well: libcurand.so.10's 21 MB after PT_DYNAMIC, 115 MB in, is inflated on to
+  // from a file, decoded from the end over HTTP (where it costs 21 MB instead of 53).
+  EXPECT_FALSE(tail_rules::FromTheEndFirst(false, 137 * kMB, 115 * kMB, 32 << 20, 50 * kMB));
+  EXPECT_TRUE(tail_rules::FromTheEndFirst(true, 137 * kMB, 115 * kMB, 64 << 10, 63 * kMB));
 }
 
 TEST(ZipTailRulesTest, CloserToTheEnd) {
