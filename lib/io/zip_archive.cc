@@ -31,6 +31,9 @@ constexpr size_t kChunk = size_t{1} << 20;
 constexpr uint64_t kTailGap = uint64_t{8} << 20;
 constexpr uint64_t kMaxTail = uint64_t{256} << 20;
 constexpr uint64_t kNearEnd = uint64_t{32} << 20;
+// From a file, a byte decoded from the end costs about this many passes (finding two starts, four
+// decodes) against one inflating on to it.
+constexpr uint64_t kFileDecodePasses = 6;
 
 // libzip is loaded on first use rather than linked: linked, it brings libcrypto into every run
 // (3,377 symbol relocations, about a third of abicheck's start-up) though most runs open no
@@ -365,7 +368,7 @@ bool FromTheEndFirst(bool url, uint64_t size, uint64_t from, uint64_t produced,
   // clearly fewer compressed bytes before `from` than after it (libtriton.so's PT_DYNAMIC, 191 MB
   // into 500, has 300 MB of debug sections after it: 97 MB fetched from the end, 59 MB
   // streaming from the start).
-  if (!url) return past * 6 <= from - produced;
+  if (!url) return past * kFileDecodePasses <= from - produced;
   if (past <= kNearEnd) return true;
   return compressed_left >= kTailGap && past * 4 <= (from - produced) * 5;
 }
@@ -471,8 +474,8 @@ absl::StatusOr<bool> ZipArchive::FromTheEnd(zip_file_t* zf, const ZipMember& m,
       const uint64_t b = std::max(lo, produced), e = std::min(hi, m.size);
       if (b < e && !tail->Knows(b, e)) missing.Add(b, e);
     }
-    const RangeSet closer =
-        tail_rules::CloserToTheEnd(missing, produced, from, source_ == nullptr ? 6 : 1);
+    const RangeSet closer = tail_rules::CloserToTheEnd(missing, produced, from,
+                                                       source_ == nullptr ? kFileDecodePasses : 1);
     if (!closer.ranges().empty()) {
       RangeSet need = ahead;
       for (const auto& [lo, hi] : closer.ranges()) need.Add(lo, hi);
