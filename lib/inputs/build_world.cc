@@ -194,14 +194,11 @@ class Gatherer {
     // Chosen before: only what the new extras bring.
     if (!fresh) return Enqueue(m.requirements, new_extras, req.name, /*without_extra=*/false);
     // Over an environment (E11): what is installed and satisfies the requirement stays.
-    if (auto inst = installed_.find(req.name); inst != installed_.end()) {
-      absl::StatusOr<bool> ok = VersionSatisfies(inst->second->version, req.specifier);
-      if (req.specifier.empty() || (ok.ok() && *ok)) {
-        ABICHECK_ASSIGN_OR_RETURN(
-            m.requirements,
-            ParseAll(inst->second->requirements, absl::StrCat(req.name, " (installed) METADATA")));
-        return Enqueue(m.requirements, m.extras, req.name);
-      }
+    if (const InstalledVersion* inst = InstalledSatisfying(req)) {
+      ABICHECK_ASSIGN_OR_RETURN(
+          m.requirements,
+          ParseAll(inst->requirements, absl::StrCat(req.name, " (installed) METADATA")));
+      return Enqueue(m.requirements, m.extras, req.name);
     }
     ABICHECK_ASSIGN_OR_RETURN(std::optional<WheelFile> chosen, Choose(req, by));
     Replace(req.name, chosen ? chosen->name.version : "");
@@ -215,6 +212,32 @@ class Gatherer {
         ParseAll(md.requirements, absl::StrCat(Basename(chosen->path), "!METADATA")));
     chosen_.push_back(chosen->path);
     return Enqueue(m.requirements, m.extras, md.name.empty() ? req.name : md.name);
+  }
+
+  // The installed distribution that satisfies `req`, when one does (E11).
+  const InstalledVersion* InstalledSatisfying(const Requirement& req) const {
+    auto inst = installed_.find(req.name);
+    if (inst == installed_.end()) return nullptr;
+    absl::StatusOr<bool> ok = VersionSatisfies(inst->second->version, req.specifier);
+    return req.specifier.empty() || (ok.ok() && *ok) ? inst->second : nullptr;
+  }
+
+  // The wheel pip gives for `req`, asked together with every queued requirement that will ask
+  // pip too (the first of each name: a name is chosen once): one run of pip for a level of the
+  // build's pins, not one per pin (issue 33: ~4 s each).
+  const absl::StatusOr<PipWheel>& Located(const Requirement& req) {
+    if (auto it = located_.find(req.Short()); it != located_.end()) return it->second;
+    std::vector<std::string> asked = {req.Short()};
+    absl::flat_hash_set<std::string> names = {req.name};
+    for (const auto& [q, by] : queue_) {
+      if (!names.insert(q.name).second || members_.contains(q.name) || catalog_.contains(q.name) ||
+          InstalledSatisfying(q) != nullptr || located_.contains(q.Short()))
+        continue;
+      asked.push_back(q.Short());
+    }
+    std::vector<absl::StatusOr<PipWheel>> found = LocateRequirements(asked, *pip_);
+    for (size_t i = 0; i < asked.size(); ++i) located_.emplace(asked[i], std::move(found[i]));
+    return located_.at(req.Short());
   }
 
   // The METADATA member of a wheel (at its top level), "" when it has none.
@@ -286,7 +309,7 @@ class Gatherer {
     const bool pinned = absl::StrContains(req.specifier, "==");
     if (it == catalog_.end() && pip_) {
       // A published build: the wheel pip would install for it, read where the index has it.
-      absl::StatusOr<PipWheel> w = LocateRequirement(req.Short(), *pip_);
+      const absl::StatusOr<PipWheel>& w = Located(req);
       std::optional<WheelName> name =
           w.ok() ? ParseWheelName(Basename(UrlFileName(w->location))) : std::nullopt;
       if (name) {
@@ -362,6 +385,7 @@ class Gatherer {
   std::vector<std::string> chosen_;  // their wheels' paths
   std::deque<std::pair<Requirement, std::string>> queue_;
   absl::flat_hash_map<std::string, Member> members_;
+  absl::flat_hash_map<std::string, absl::StatusOr<PipWheel>> located_;  // by requirement
   BuildWorld world_;
 };
 

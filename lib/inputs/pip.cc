@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/inputs/pip_finder.h"  // generated: kFinderScript
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
 #include "lib/inputs/wheel_cache.h"
@@ -243,24 +244,89 @@ absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const 
 absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget& t,
                                        const Scratch& s);
 
-// One requirement to its wheel, by `pip install --dry-run --report` or as kept.
-absl::StatusOr<PipWheel> Locate(const std::string& req, const PipTarget& t, const Scratch& s) {
-  const ResolutionCache cache("wheel", req, t);
-  PipWheel w;
-  if (std::optional<nlohmann::json> j = cache.Get()) {
-    w.requirement = j->value("requirement", "");
-    w.location = j->value("location", "");
-    w.sha256 = j->value("sha256", "");
+// The wheels pip's own finder gives for `reqs`, in their order, from one run of pip (issue 33):
+// lib/inputs/pip_finder.py, the install command's PackageFinder, built from the same options and
+// pip's configuration. `pip install --dry-run --report` prepares each wheel it chooses, and an
+// index that does not serve a wheel's metadata apart (PEP 658) has it download the whole wheel to
+// report its URL: 550 MB and 4-7 s for a torch build here, a run of pip per pin. nullopt for one
+// it gives no URL with a sha256 for, and for all when the script fails (pip's internals are not
+// an API): those are asked of `pip install --dry-run --report`, one by one.
+std::vector<std::optional<PipWheel>> FindWithPip(const std::vector<std::string>& reqs,
+                                                 const PipTarget& t, const Scratch& s) {
+  std::vector<std::optional<PipWheel>> out(reqs.size());
+  std::vector<std::string> argv = {Python(t), "-c", kFinderScript};
+  for (const std::string& a : TargetArgs(t)) argv.push_back(a);
+  if (t.python_version.empty()) argv.push_back("--only-binary=:all:");
+  for (const std::string& a : t.index_args) argv.push_back(a);
+  argv.push_back("--");
+  argv.insert(argv.end(), reqs.begin(), reqs.end());
+  const Ran r = Run(argv, s);
+  if (r.status != 0) return out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("wheels") || !j["wheels"].is_array() ||
+      j["wheels"].size() != reqs.size())
+    return out;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const nlohmann::json& item = j["wheels"][i];
+    if (!item.is_object() || item.value("requirement", "") != reqs[i])
+      return std::vector<std::optional<PipWheel>>(reqs.size());
+    PipWheel w;
+    w.requirement = reqs[i];
+    w.location = item.value("url", "");
+    w.sha256 = item.value("sha256", "");
+    if (absl::StartsWith(w.location, "file://")) w.location = w.location.substr(7);
+    // Without a sha256 in the index's page (a --find-links page may give none), pip install
+    // --report, which hashes the file, answers instead.
+    if (!w.location.empty() && !w.sha256.empty()) out[i] = std::move(w);
   }
-  if (w.location.empty() || w.sha256.empty()) {
-    if (cache.offline()) return NotCached(req);
-    ABICHECK_ASSIGN_OR_RETURN(w, LocateWithPip(req, t, s));
-    if (!w.sha256.empty() && IsUrl(w.location))
-      cache.Put({{"requirement", w.requirement}, {"location", w.location}, {"sha256", w.sha256}});
+  return out;
+}
+
+// Requirements to their wheels, as kept or by pip: those not kept by one run of pip's finder,
+// any it gives nothing for by `pip install --dry-run --report` each.
+std::vector<absl::StatusOr<PipWheel>> Locate(const std::vector<std::string>& reqs,
+                                             const PipTarget& t, const Scratch& s) {
+  std::vector<absl::StatusOr<PipWheel>> out(reqs.size(), absl::UnknownError("not located"));
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const ResolutionCache cache("wheel", reqs[i], t);
+    PipWheel w;
+    if (std::optional<nlohmann::json> j = cache.Get()) {
+      w.requirement = j->value("requirement", "");
+      w.location = j->value("location", "");
+      w.sha256 = j->value("sha256", "");
+    }
+    if (!w.location.empty() && !w.sha256.empty()) {
+      out[i] = std::move(w);
+    } else if (cache.offline()) {
+      out[i] = NotCached(reqs[i]);
+    } else {
+      missing.push_back(i);
+    }
+  }
+  if (!missing.empty()) {
+    std::vector<std::string> asked;
+    asked.reserve(missing.size());
+    for (size_t i : missing) asked.push_back(reqs[i]);
+    std::vector<std::optional<PipWheel>> found = FindWithPip(asked, t, s);
+    for (size_t k = 0; k < missing.size(); ++k) {
+      const size_t i = missing[k];
+      absl::StatusOr<PipWheel> w =
+          found[k] ? absl::StatusOr<PipWheel>(*std::move(found[k])) : LocateWithPip(reqs[i], t, s);
+      if (w.ok() && !w->sha256.empty() && IsUrl(w->location)) {
+        ResolutionCache("wheel", reqs[i], t)
+            .Put({{"requirement", w->requirement},
+                  {"location", w->location},
+                  {"sha256", w->sha256}});
+      }
+      out[i] = std::move(w);
+    }
   }
   // The archive's digest names what was read of it in the wheel cache.
-  if (IsUrl(w.location)) RememberDigest(w.location, w.sha256);
-  return w;
+  for (const absl::StatusOr<PipWheel>& w : out) {
+    if (w.ok() && IsUrl(w->location)) RememberDigest(w->location, w->sha256);
+  }
+  return out;
 }
 
 // pip install --dry-run --report for one exact pin: the wheel it would take.
@@ -319,12 +385,17 @@ absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget
 
 bool IsPipInput(absl::string_view input) { return absl::StartsWith(input, "pip:"); }
 
-absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement,
-                                           const PipTarget& target) {
+std::vector<absl::StatusOr<PipWheel>> LocateRequirements(const std::vector<std::string>& reqs,
+                                                         const PipTarget& target) {
   Scratch s;
-  if (s.dir.empty())
-    return absl::UnavailableError(absl::StrCat(requirement, ": no temporary directory"));
-  return Locate(requirement, target, s);
+  if (s.dir.empty()) {
+    std::vector<absl::StatusOr<PipWheel>> out;
+    out.reserve(reqs.size());
+    for (const std::string& r : reqs)
+      out.push_back(absl::UnavailableError(absl::StrCat(r, ": no temporary directory")));
+    return out;
+  }
+  return Locate(reqs, target, s);
 }
 
 absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
@@ -366,9 +437,9 @@ absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
     for (const std::string& v : matching) exact.push_back(absl::StrCat(req->name, "==", v));
   }
   std::vector<PipWheel> out;
-  for (const std::string& e : exact) {
-    ABICHECK_ASSIGN_OR_RETURN(PipWheel w, Locate(e, target, s));
-    out.push_back(std::move(w));
+  for (absl::StatusOr<PipWheel>& w : Locate(exact, target, s)) {
+    if (!w.ok()) return w.status();
+    out.push_back(*std::move(w));
   }
   return out;
 }

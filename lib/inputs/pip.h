@@ -42,9 +42,11 @@ absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
                                                       const PipTarget& target,
                                                       std::vector<std::string>* notes);
 
-// The one wheel `pip install REQ` would take (no dependencies followed): a pinned dependency of
-// a remote torch wheel (docs/loader-model.md E10), fetched the way the wheel was.
-absl::StatusOr<PipWheel> LocateRequirement(const std::string& requirement, const PipTarget& target);
+// For each requirement, the one wheel `pip install REQ` would take (no dependencies followed),
+// all asked of pip at once: the pinned dependencies of a remote torch wheel (docs/loader-model.md
+// E10), fetched the way the wheel was. Each fails as ResolvePipInput does.
+std::vector<absl::StatusOr<PipWheel>> LocateRequirements(const std::vector<std::string>& reqs,
+                                                         const PipTarget& target);
 
 }  // namespace abicheck
 

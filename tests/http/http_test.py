@@ -14,6 +14,7 @@ on purpose, by the first component of the path — and checks:
     and what happened, within the retry and timeout bounds.
 Prints one line per failed expectation and ends with "N passed, M failed"; exit 1 on any.
 """
+import hashlib
 import http.server
 import json
 import os
@@ -47,8 +48,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         f = self.root / name
-        if name == "" and mode == "ok":  # a --find-links page for pip: the wheels, linked
-            page = "".join(f'<a href="{w.name}">{w.name}</a>\n'
+        if name == "" and mode in ("ok", "plain"):  # a --find-links page for pip
+            # The wheels, linked with their sha256 as an index gives them (PEP 503); plain/
+            # without.
+            def href(w):
+                if mode == "plain":
+                    return w.name
+                return f"{w.name}#sha256={hashlib.sha256(w.read_bytes()).hexdigest()}"
+            page = "".join(f'<a href="{href(w)}">{w.name}</a>\n'
                            for w in sorted(self.root.glob("*.whl"))).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
@@ -241,6 +248,7 @@ def main():
         def verdicts(doc):  # what was found, without the notes on how it was read
             return json.dumps(doc["cells"], sort_keys=True).replace(base + "/ok/", "").replace(
                 base + "/norange/", "").replace(base + "/flaky/", "").replace(
+                base + "/plain/", "").replace(
                 base + "/lateno/", "").replace(str(d) + "/", "")
 
         local = run(str(mod), "--against", str(torch))
@@ -317,6 +325,63 @@ def main():
                   f"pip, pinned: {cell['verdict']} {cell['summary']['unknown_because']} {notes}")
             check(not cell["summary"]["assumed_loaded"],
                   f"pip, pinned: nothing assumed loaded: {cell['summary']['assumed_loaded']}")
+        # pip's finder answers all of a run's requirements in one run of pip each time (the
+        # requirement, the build, the build's pins), nothing downloaded: what `pip install
+        # --dry-run --no-deps --report` gives for each with the same options, URL and sha256.
+        log = d / "pip-runs.jsonl"
+        logging_py = d / "logging-python3"
+        logging_py.write_text(
+            f"#!{sys.executable}\nimport json, subprocess, sys\n"
+            f"r = subprocess.run([{sys.executable!r}] + sys.argv[1:], capture_output=True, "
+            "text=True)\n"
+            f"with open({str(log)!r}, 'a') as f:\n"
+            "    f.write(json.dumps({'argv': sys.argv[1:], 'out': r.stdout}) + '\\n')\n"
+            "sys.stdout.write(r.stdout)\nsys.stderr.write(r.stderr)\nsys.exit(r.returncode)\n")
+        logging_py.chmod(0o755)
+        r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against", "pip:torch==9.1.0",
+                            *pip, "--format", "json"], capture_output=True, text=True,
+                           timeout=120, env=dict(env, ABICHECK_PIP_PYTHON=str(logging_py),
+                                                 ABICHECK_NO_CACHE="1"))
+        runs = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        finds = [x for x in runs if x["argv"][:1] == ["-c"]]
+        check(r.returncode == 1 and len(finds) == 3 and len(runs) == 3,
+              f"pip's finder: three runs, no pip install: {r.returncode} "
+              f"{[x['argv'][:3] if x['argv'][:1] != ['-c'] else x['argv'][-1] for x in runs]}")
+        compared = 0
+        for x in finds:
+            sep = x["argv"].index("--")
+            options, reqs = x["argv"][2:sep], x["argv"][sep + 1:]
+            for want_w in json.loads(x["out"])["wheels"]:
+                report = d / "report.json"
+                subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps",
+                                "--ignore-installed", "--quiet", "--target", str(d / "target"),
+                                "--report", str(report), *options, want_w["requirement"]],
+                               capture_output=True, text=True, timeout=120, env=env)
+                info = json.loads(report.read_text())["install"][0]["download_info"]
+                got = (info["url"], info["archive_info"]["hashes"]["sha256"])
+                check(got == (want_w.get("url"), want_w.get("sha256")),
+                      f"pip's finder vs pip install --report, {want_w['requirement']}: "
+                      f"{want_w} vs {got}")
+                compared += 1
+        check(compared == 3 and len(reqs) == 1, f"pip's finder: {compared} compared")
+        # A page without sha256s, or a pip whose internals the finder cannot use: each
+        # requirement is asked of pip install --report instead, which hashes the file; the same
+        # verdicts.
+        failing_py = d / "finderless-python3"
+        failing_py.write_text(f"#!/bin/sh\n[ \"$1\" = -c ] && exit 1\nexec {sys.executable} "
+                              "\"$@\"\n")
+        failing_py.chmod(0o755)
+        plain = ["--no-index", "--find-links", f"{base}/plain/", "--python-version", "3.12"]
+        for what, args, python in (("a page without sha256s", plain, sys.executable),
+                                   ("no finder", pip, str(failing_py))):
+            r = subprocess.run([abicheck, "check", "pip:mod==1.0", "--against",
+                                "pip:torch==9.0.0", *args, "--format", "json"],
+                               capture_output=True, text=True, timeout=120,
+                               env=dict(env, ABICHECK_PIP_PYTHON=python, ABICHECK_NO_CACHE="1"))
+            notes = " ".join(n["message"] for n in json.loads(r.stdout)["notes"]) if r.stdout else ""
+            check(r.returncode == 1 and verdicts(json.loads(r.stdout)) == want and
+                  "pip resolves torch==9.0.0 to this wheel (sha256 " in notes,
+                  f"{what}: exit {r.returncode}: {notes} {r.stderr.strip()}")
         # The same through the RPATH of a URL's library (its $ORIGIN is "http://HOST/..."): the
         # runtime the global deps bring is the module's, as from the files.
         t91 = "torch-9.1.0-cp312-cp312-manylinux_2_28_x86_64.whl"
