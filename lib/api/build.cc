@@ -2,7 +2,9 @@
 // checks against an opened build.
 #include "lib/api/build.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,8 @@
 #include "lib/api/limits.h"
 #include "lib/inputs/build_world.h"
 #include "lib/inputs/python_env.h"
+#include "lib/io/byte_source.h"
+#include "lib/util/parallel.h"
 #include "lib/util/paths.h"
 #include "lib/util/status_macros.h"
 
@@ -150,23 +154,74 @@ absl::StatusOr<std::vector<Build>> OpenBuilds(const std::string& path, const Inp
   return OpenBuildsAs(path, limits, WheelDependencies::kLaidOut, find_links);
 }
 
-absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const InputLimits& limits,
-                                                WheelDependencies deps,
-                                                const std::vector<std::string>& find_links,
-                                                const PipTarget* pip) {
+namespace {
+
+// How many builds given as URLs are read at once (OpenBuildInputs).
+constexpr size_t kUrlBuildsAtOnce = 4;
+
+// A build input read: an environment's installed torch (laid out as installed), or the builds
+// ExpandBuilds gives.
+struct ReadBuild {
+  bool installed = false;
+  std::vector<ExpandedInput> inputs;
+};
+
+absl::StatusOr<ReadBuild> ReadBuildInput(const std::string& path, const InputLimits& limits) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ExpandedInput> torch, ExpandInstalledTorch(path, limits));
-  if (torch) return std::vector<Build>{MakeBuild(*std::move(torch))};
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<ExpandedInput> expanded,
-                            ExpandBuilds(path, ToReadLimits(limits)));
+  ReadBuild read;
+  if (torch) {
+    read.installed = true;
+    read.inputs.push_back(*std::move(torch));
+    return read;
+  }
+  ABICHECK_ASSIGN_OR_RETURN(read.inputs, ExpandBuilds(path, ToReadLimits(limits)));
+  return read;
+}
+
+absl::StatusOr<std::vector<Build>> MakeBuilds(ReadBuild read, const InputLimits& limits,
+                                              WheelDependencies deps,
+                                              const std::vector<std::string>& find_links,
+                                              const PipTarget* pip) {
   std::vector<Build> out;
-  out.reserve(expanded.size());
-  for (ExpandedInput& in : expanded) {
-    if (in.kind == "archive" && deps == WheelDependencies::kLaidOut) {
+  out.reserve(read.inputs.size());
+  for (ExpandedInput& in : read.inputs) {
+    if (!read.installed && in.kind == "archive" && deps == WheelDependencies::kLaidOut) {
       ABICHECK_ASSIGN_OR_RETURN(Build b, MakeWheelBuild(std::move(in), find_links, limits, pip));
       out.push_back(std::move(b));
     } else {
       out.push_back(MakeBuild(std::move(in)));
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const InputLimits& limits,
+                                                WheelDependencies deps,
+                                                const std::vector<std::string>& find_links,
+                                                const PipTarget* pip) {
+  ABICHECK_ASSIGN_OR_RETURN(ReadBuild read, ReadBuildInput(path, limits));
+  return MakeBuilds(std::move(read), limits, deps, find_links, pip);
+}
+
+absl::StatusOr<std::vector<std::vector<Build>>> OpenBuildInputs(
+    const std::vector<std::string>& paths, const InputLimits& limits, WheelDependencies deps,
+    const std::vector<std::string>& find_links, const PipTarget* pip) {
+  const bool urls =
+      std::all_of(paths.begin(), paths.end(), [](const std::string& p) { return IsUrl(p); });
+  std::vector<std::optional<absl::StatusOr<ReadBuild>>> read(paths.size());
+  ParallelFor(paths.size(), urls ? ThreadsFor(paths.size(), kUrlBuildsAtOnce) : 1, [&](size_t i) {
+    SayInputBegins(limits, "builds", i, paths.size(), paths[i]);
+    read[i] = ReadBuildInput(paths[i], limits);
+  });
+  std::vector<std::vector<Build>> out;
+  out.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    ABICHECK_ASSIGN_OR_RETURN(ReadBuild r, *std::move(read[i]));
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> builds,
+                              MakeBuilds(std::move(r), limits, deps, find_links, pip));
+    out.push_back(std::move(builds));
   }
   return out;
 }

@@ -54,6 +54,15 @@ absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const I
                                                 const std::vector<std::string>& find_links,
                                                 const PipTarget* pip = nullptr);
 
+// OpenBuildsAs for each of `paths`, in their order. Builds given as URLs (pip:torch...) are read
+// several at once — a read over HTTP waits on round trips more than on the CPU (issue 33) — and
+// files one at a time (each inflates its members on every core); a wheel's world (kLaidOut) is
+// gathered one build after another, so that a wheel two builds pin is read once and found in the
+// cache by the next. Each build's reading is said to limits.input_progress ("builds", i of n).
+absl::StatusOr<std::vector<std::vector<Build>>> OpenBuildInputs(
+    const std::vector<std::string>& paths, const InputLimits& limits, WheelDependencies deps,
+    const std::vector<std::string>& find_links, const PipTarget* pip = nullptr);
+
 // The error for `builds` (of `path`) where one build is wanted.
 absl::Status SeveralBuilds(const std::string& path, const std::vector<Build>& builds);
 

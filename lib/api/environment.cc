@@ -341,11 +341,11 @@ class EnvironmentCheck {
       builds_.push_back(std::move(b));
       out_.build_changes.emplace_back();
     }
-    for (size_t i = 0; i < against.size(); ++i) {
-      const std::string& a = against[i];
-      SayInputBegins(limits, "builds", i, against.size(), a);
-      ABICHECK_ASSIGN_OR_RETURN(std::vector<Build> opened,
-                                OpenBuildsAs(a, limits, WheelDependencies::kAlone, {}));
+    // Read alone (several at once when URLs); each placed in the environment after, one at a
+    // time.
+    ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::vector<Build>> read,
+                              OpenBuildInputs(against, limits, WheelDependencies::kAlone, {}));
+    for (const std::vector<Build>& opened : read) {
       for (const Build& o : opened) {
         std::string changes;
         const PipTarget pip = PipTargetOf(opts_, limits, env_.python_version);

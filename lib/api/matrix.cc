@@ -417,14 +417,12 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
       Dedupe(build_paths, "a build (--against)", &m.notes);
   // Each build input read once; an index of several builds is several columns.
   std::vector<Build> builds;
-  for (size_t i = 0; i < unique_builds.size(); ++i) {
-    const std::string& b = unique_builds[i];
-    SayInputBegins(limits, "builds", i, unique_builds.size(), b);
-    const PipTarget pip = PipTargetOf(options, limits, "");
-    ABICHECK_ASSIGN_OR_RETURN(
-        std::vector<Build> opened,
-        OpenBuildsAs(b, limits, WheelDependencies::kLaidOut, options.find_links, &pip));
-    for (Build& o : opened) builds.push_back(std::move(o));
+  const PipTarget pip = PipTargetOf(options, limits, "");
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<std::vector<Build>> opened,
+                            OpenBuildInputs(unique_builds, limits, WheelDependencies::kLaidOut,
+                                            options.find_links, &pip));
+  for (std::vector<Build>& o : opened) {
+    for (Build& b : o) builds.push_back(std::move(b));
   }
   std::vector<ModuleEntry> modules;
   // A module's device code lies in the middle of the file: with a GPU to judge, archive members

@@ -29,6 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint64_t kMaxMetadata = uint64_t{16} << 20;  // as a wheel's other text members
+constexpr size_t kUrlWheelsAtOnce = 6;  // a remote build's pinned wheels read at once
 
 struct WheelFile {
   std::string path;
@@ -236,12 +237,28 @@ class Gatherer {
       asked.push_back(q.Short());
     }
     std::vector<absl::StatusOr<PipWheel>> found = LocateRequirements(asked, *pip_);
+    // Their METADATA, read at once too: each is a few round trips over HTTP.
+    std::vector<std::string> urls;
+    for (const absl::StatusOr<PipWheel>& w : found) {
+      if (w.ok() && IsUrl(w->location) && !metadata_.contains(w->location))
+        urls.push_back(w->location);
+    }
+    std::vector<std::optional<absl::StatusOr<std::string>>> texts(urls.size());
+    ParallelFor(urls.size(), ThreadsFor(urls.size(), kUrlWheelsAtOnce),
+                [&](size_t i) { texts[i] = ReadWheelMetadata(urls[i]); });
+    for (size_t i = 0; i < urls.size(); ++i) metadata_.emplace(urls[i], *std::move(texts[i]));
     for (size_t i = 0; i < asked.size(); ++i) located_.emplace(asked[i], std::move(found[i]));
     return located_.at(req.Short());
   }
 
-  // The METADATA member of a wheel (at its top level), "" when it has none.
+  // The METADATA member of a wheel, as read with its location (Located), else read now.
   absl::StatusOr<std::string> WheelMetadata(const std::string& path) const {
+    if (auto it = metadata_.find(path); it != metadata_.end()) return it->second;
+    return ReadWheelMetadata(path);
+  }
+
+  // The METADATA member of a wheel (at its top level), "" when it has none.
+  absl::StatusOr<std::string> ReadWheelMetadata(const std::string& path) const {
     if (IsUrl(path)) {  // read before: the cache has it (and its libraries, for Expand)
       if (auto texts = CachedWheelTexts(path, limits_)) {
         for (const auto& [name, text] : *texts) {
@@ -286,8 +303,13 @@ class Gatherer {
     std::vector<std::optional<absl::StatusOr<ExpandedInput>>> expanded(chosen_.size());
     ReadLimits one = limits_;
     one.threads = 1;  // the wheels are the parallel items
-    ParallelFor(chosen_.size(),
-                ThreadsFor(chosen_.size(), limits_.threads > 0 ? limits_.threads : 0),
+    // Wheels read over HTTP wait on round trips more than on the CPU: more at once than cores.
+    const bool urls =
+        std::all_of(chosen_.begin(), chosen_.end(), [](const std::string& c) { return IsUrl(c); });
+    const size_t threads = limits_.threads > 0 ? static_cast<size_t>(limits_.threads)
+                           : urls              ? kUrlWheelsAtOnce
+                                               : 0;
+    ParallelFor(chosen_.size(), ThreadsFor(chosen_.size(), threads),
                 [&](size_t i) { expanded[i] = ExpandInput(chosen_[i], one); });
     for (size_t i = 0; i < chosen_.size(); ++i) {
       if (!expanded[i]->ok()) return expanded[i]->status();
@@ -385,7 +407,8 @@ class Gatherer {
   std::vector<std::string> chosen_;  // their wheels' paths
   std::deque<std::pair<Requirement, std::string>> queue_;
   absl::flat_hash_map<std::string, Member> members_;
-  absl::flat_hash_map<std::string, absl::StatusOr<PipWheel>> located_;  // by requirement
+  absl::flat_hash_map<std::string, absl::StatusOr<PipWheel>> located_;      // by requirement
+  absl::flat_hash_map<std::string, absl::StatusOr<std::string>> metadata_;  // by wheel URL
   BuildWorld world_;
 };
 
