@@ -207,7 +207,7 @@ absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const I
 
 absl::StatusOr<std::vector<std::vector<Build>>> OpenBuildInputs(
     const std::vector<std::string>& paths, const InputLimits& limits, WheelDependencies deps,
-    const std::vector<std::string>& find_links, const PipTarget* pip) {
+    const std::vector<std::string>& find_links, const PipTarget* pip, const WorldPlacement* into) {
   const bool urls =
       std::all_of(paths.begin(), paths.end(), [](const std::string& p) { return IsUrl(p); });
   std::vector<std::optional<absl::StatusOr<ReadBuild>>> read(paths.size());
@@ -215,6 +215,15 @@ absl::StatusOr<std::vector<std::vector<Build>>> OpenBuildInputs(
     SayInputBegins(limits, "builds", i, paths.size(), paths[i]);
     read[i] = ReadBuildInput(paths[i], limits);
   });
+  if (pip != nullptr && (deps == WheelDependencies::kLaidOut || into != nullptr)) {
+    // The wheels every remote build's world is laid out with, read at once into the cache.
+    std::vector<const ExpandedInput*> wheels;
+    for (const auto& r : read) {
+      if (!r->ok()) break;  // the error comes first, below
+      for (const ExpandedInput& in : (*r)->inputs) wheels.push_back(&in);
+    }
+    PrefetchBuildWorlds(wheels, find_links, ToReadLimits(limits), into, *pip);
+  }
   std::vector<std::vector<Build>> out;
   out.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "abicheck/abicheck.h"
+#include "lib/inputs/build_world.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/pip.h"
 #include "lib/io/file_tree.h"
@@ -59,9 +60,13 @@ absl::StatusOr<std::vector<Build>> OpenBuildsAs(const std::string& path, const I
 // files one at a time (each inflates its members on every core); a wheel's world (kLaidOut) is
 // gathered one build after another, so that a wheel two builds pin is read once and found in the
 // cache by the next. Each build's reading is said to limits.input_progress ("builds", i of n).
+// With `pip`, the wheels the remote builds' worlds are laid out with (kLaidOut; or kAlone, to be
+// placed by the caller `into` an environment) are read into the cache at once first
+// (PrefetchBuildWorlds).
 absl::StatusOr<std::vector<std::vector<Build>>> OpenBuildInputs(
     const std::vector<std::string>& paths, const InputLimits& limits, WheelDependencies deps,
-    const std::vector<std::string>& find_links, const PipTarget* pip = nullptr);
+    const std::vector<std::string>& find_links, const PipTarget* pip = nullptr,
+    const WorldPlacement* into = nullptr);
 
 // The error for `builds` (of `path`) where one build is wanted.
 absl::Status SeveralBuilds(const std::string& path, const std::vector<Build>& builds);

@@ -343,12 +343,14 @@ class EnvironmentCheck {
     }
     // Read alone (several at once when URLs); each placed in the environment after, one at a
     // time.
-    ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::vector<Build>> read,
-                              OpenBuildInputs(against, limits, WheelDependencies::kAlone, {}));
+    const PipTarget pip = PipTargetOf(opts_, limits, env_.python_version);
+    const WorldPlacement into = PlacementIn(env_);
+    ABICHECK_ASSIGN_OR_RETURN(
+        const std::vector<std::vector<Build>> read,
+        OpenBuildInputs(against, limits, WheelDependencies::kAlone, opts_.find_links, &pip, &into));
     for (const std::vector<Build>& opened : read) {
       for (const Build& o : opened) {
         std::string changes;
-        const PipTarget pip = PipTargetOf(opts_, limits, env_.python_version);
         ABICHECK_ASSIGN_OR_RETURN(TorchBuild b,
                                   OtherBuild(env_, o, opts_.find_links, &pip, limits, &changes));
         builds_.push_back(std::move(b));

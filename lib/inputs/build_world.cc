@@ -113,17 +113,7 @@ class Gatherer {
     world_.tree = into_ ? std::make_shared<FileTree>(into_->site_packages, FileTree::Kind::kOverlay)
                         : std::make_shared<FileTree>(wheel_.path);
     for (const InputFile& f : wheel_.objects) world_.tree->Add(MemberName(f.name), f);
-    ABICHECK_ASSIGN_OR_RETURN(
-        std::vector<Requirement> reqs,
-        ParseAll(root.requirements, absl::StrCat(Basename(wheel_.path), "!METADATA")));
-    root_name_ = NormalizeDistName(root.name);
-    Replace(root_name_, root.version);
-    ABICHECK_RETURN_IF_ERROR(Enqueue(reqs, {}, root.name));
-    while (!queue_.empty()) {
-      auto [req, by] = std::move(queue_.front());
-      queue_.pop_front();
-      ABICHECK_RETURN_IF_ERROR(Resolve(req, by));
-    }
+    ABICHECK_RETURN_IF_ERROR(ChooseAll(root));
     ABICHECK_RETURN_IF_ERROR(Expand());
     for (const std::string& name : world_.replaced) {
       for (const std::string& f : installed_.at(name)->shared_objects) world_.tree->Hide(f);
@@ -143,7 +133,30 @@ class Gatherer {
     return std::move(world_);
   }
 
+  // The wheels the world is laid out with, chosen as Run chooses them, without reading their
+  // libraries.
+  absl::StatusOr<std::vector<std::string>> Plan(const PackageMetadata& root) {
+    ABICHECK_RETURN_IF_ERROR(ChooseAll(root));
+    return chosen_;
+  }
+
  private:
+  // Every requirement, transitively, to its wheel (chosen_) or what is installed.
+  absl::Status ChooseAll(const PackageMetadata& root) {
+    ABICHECK_ASSIGN_OR_RETURN(
+        std::vector<Requirement> reqs,
+        ParseAll(root.requirements, absl::StrCat(Basename(wheel_.path), "!METADATA")));
+    root_name_ = NormalizeDistName(root.name);
+    Replace(root_name_, root.version);
+    ABICHECK_RETURN_IF_ERROR(Enqueue(reqs, {}, root.name));
+    while (!queue_.empty()) {
+      auto [req, by] = std::move(queue_.front());
+      queue_.pop_front();
+      ABICHECK_RETURN_IF_ERROR(Resolve(req, by));
+    }
+    return absl::OkStatus();
+  }
+
   static std::string MemberName(const std::string& name) {
     const size_t bang = name.rfind('!');
     return bang == std::string::npos ? Basename(name) : name.substr(bang + 1);
@@ -412,9 +425,46 @@ class Gatherer {
   BuildWorld world_;
 };
 
-}  // namespace
+// Asks pip at once for the wheels every one of `wheels` pins directly, each for its own Python and
+// machine as the Gatherer asks: one run of pip for several builds instead of one each (issue 33),
+// the answers kept in abicheck's cache where each build's gathering finds them.
+void LocateBuildPins(const std::vector<const ExpandedInput*>& wheels, const PipTarget& pip) {
+  if (pip.offline || CacheRoot().empty()) return;  // nothing would keep the answers
+  std::vector<std::pair<PipTarget, std::vector<std::string>>> asks;  // by target
+  for (const ExpandedInput* w : wheels) {
+    if (w->kind != "archive" || !IsUrl(w->path)) continue;
+    const std::string metadata = TextMember(*w, ".dist-info/METADATA");
+    std::optional<WheelName> name = ParseWheelName(Basename(w->path));
+    if (metadata.empty() || !name) continue;
+    std::optional<MarkerEnvironment> target = MarkerEnvironmentOfTags(name->python, name->platform);
+    if (!target) continue;
+    PipTarget t = pip;  // as the Gatherer sets it
+    t.python_version = target->python_version;
+    t.machine = target->platform_machine;
+    auto it = std::find_if(asks.begin(), asks.end(), [&](const auto& a) {
+      return a.first.python_version == t.python_version && a.first.machine == t.machine;
+    });
+    if (it == asks.end()) it = asks.insert(asks.end(), {t, {}});
+    for (const std::string& line : ParseMetadata(metadata).requirements) {
+      absl::StatusOr<Requirement> r = ParseRequirement(line);
+      if (!r.ok() || r->name == name->distribution) continue;
+      MarkerEnvironment env = *target;
+      absl::StatusOr<bool> applies =
+          r->marker.empty() ? absl::StatusOr<bool>(true) : EvaluateMarker(r->marker, env);
+      const std::string req = r->Short();
+      if (applies.ok() && *applies &&
+          std::find(it->second.begin(), it->second.end(), req) == it->second.end())
+        it->second.push_back(req);
+    }
+  }
+  for (const auto& [target, reqs] : asks) {
+    if (!reqs.empty()) (void)LocateRequirements(reqs, target);  // kept in the cache
+  }
+}
 
-absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
+// The gatherer of `wheel`'s world and its METADATA; nullopt when it has no METADATA or its file
+// name names no CPython and Linux machine.
+std::optional<std::pair<Gatherer, PackageMetadata>> GathererOf(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
     const ReadLimits& limits, const WorldPlacement* into, const PipTarget* pip) {
   if (wheel.kind != "archive") return std::nullopt;
@@ -430,9 +480,46 @@ absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
   absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog = WheelsIn(dirs);
   catalog.erase(name->distribution);  // the build itself, and other builds of it beside it
-  Gatherer g(wheel, *std::move(target), std::move(catalog), limits, into, pip);
-  ABICHECK_ASSIGN_OR_RETURN(BuildWorld world, g.Run(ParseMetadata(metadata)));
+  return std::make_pair(Gatherer(wheel, *std::move(target), std::move(catalog), limits, into, pip),
+                        ParseMetadata(metadata));
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
+    const ExpandedInput& wheel, const std::vector<std::string>& find_links,
+    const ReadLimits& limits, const WorldPlacement* into, const PipTarget* pip) {
+  std::optional<std::pair<Gatherer, PackageMetadata>> g =
+      GathererOf(wheel, find_links, limits, into, pip);
+  if (!g) return std::nullopt;
+  ABICHECK_ASSIGN_OR_RETURN(BuildWorld world, g->first.Run(g->second));
   return world;
+}
+
+void PrefetchBuildWorlds(const std::vector<const ExpandedInput*>& wheels,
+                         const std::vector<std::string>& find_links, const ReadLimits& limits,
+                         const WorldPlacement* into, const PipTarget& pip) {
+  if (pip.offline || limits.offline || CacheRoot().empty()) return;  // nothing would keep them
+  LocateBuildPins(wheels, pip);
+  std::vector<std::string> urls;
+  for (const ExpandedInput* w : wheels) {
+    if (!IsUrl(w->path)) continue;
+    std::optional<std::pair<Gatherer, PackageMetadata>> g =
+        GathererOf(*w, find_links, limits, into, &pip);
+    if (!g) continue;
+    absl::StatusOr<std::vector<std::string>> chosen = g->first.Plan(g->second);
+    if (!chosen.ok()) continue;  // said when the world is gathered
+    for (const std::string& c : *chosen) {
+      if (IsUrl(c) && std::find(urls.begin(), urls.end(), c) == urls.end() &&
+          !CachedWheelTexts(c, limits))
+        urls.push_back(c);
+    }
+  }
+  ReadLimits one = limits;
+  one.threads = 1;  // the wheels are the parallel items
+  ParallelFor(urls.size(), ThreadsFor(urls.size(), kUrlWheelsAtOnce), [&](size_t i) {
+    (void)ExpandInput(urls[i], one);  // kept in the cache; an error is said by the world's read
+  });
 }
 
 }  // namespace abicheck

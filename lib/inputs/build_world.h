@@ -62,6 +62,16 @@ absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
     const ReadLimits& limits, const WorldPlacement* into = nullptr, const PipTarget* pip = nullptr);
 
+// Reads into abicheck's cache, several at once, the wheels the worlds of `wheels` (remote builds)
+// are laid out with, as GatherBuildWorld chooses them (the same find_links, placement and pip;
+// their pins asked of pip in one run for all builds), so that gathering each world after — one
+// build at a time — finds them there: each wheel read once, while another is waiting on the
+// network (issue 33). Errors are left for the gathering to say. Nothing without a cache, or
+// offline.
+void PrefetchBuildWorlds(const std::vector<const ExpandedInput*>& wheels,
+                         const std::vector<std::string>& find_links, const ReadLimits& limits,
+                         const WorldPlacement* into, const PipTarget& pip);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_INPUTS_BUILD_WORLD_H_

@@ -472,6 +472,28 @@ def main():
               and last == f"to install it: pip install torch==9.1.0 --no-index --find-links "
                           f"{base}/ok/" and "--suggest: the releases of torch>=9.0 " in r.stderr,
               f"env --suggest: {r.returncode} {last!r} {r.stderr.strip()}")
+        # From an empty cache: the wheels the builds' worlds are laid out with are read into it at
+        # once first (PrefetchBuildWorlds), and each world finds them there: torch 9.1.0's pinned
+        # wheel is opened twice (its METADATA, then its libraries), not again by its world. The
+        # same report without a cache (no prefetch).
+        rt = "nvidia_rt_cu99-1.2.3-py3-none-manylinux_2_28_x86_64.whl"
+
+        def opened(name):
+            return sum(n for (m, w, rng), n in list(SEEN.items())
+                       if m == "ok" and w == name and rng == "bytes=-65536")
+        before = opened(rt)
+        fresh = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", *pip_env],
+                               capture_output=True, text=True, timeout=120,
+                               env=dict(env, XDG_CACHE_HOME=str(d / "suggest-cache")))
+        times = opened(rt) - before
+        uncached = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", *pip_env],
+                                  capture_output=True, text=True, timeout=120,
+                                  env=dict(env, ABICHECK_NO_CACHE="1"))
+        check(fresh.returncode == 1 and times == 2 and fresh.stdout == r.stdout and
+              uncached.stdout == r.stdout,
+              f"env --suggest, an empty cache: {fresh.returncode}, {rt} opened {times} times, "
+              f"the same report: {fresh.stdout == r.stdout}, without a cache: "
+              f"{uncached.stdout == r.stdout}")
         # A file given with --against is recommended without a pip command: pip did not find it.
         r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", "torch==9.0.0",
                             "--against", str(d / t91), "--find-links", str(d), *pip_env],
