@@ -31,6 +31,12 @@ namespace fs = std::filesystem;
 constexpr uint64_t kMaxMetadata = uint64_t{16} << 20;  // as a wheel's other text members
 constexpr size_t kUrlWheelsAtOnce = 6;  // a remote build's pinned wheels read at once
 
+// How many wheels given as URLs are read at once: a read over HTTP waits on round trips more than
+// on the CPU, so more than cores (docs/limits.md), unless the caller set the threads.
+size_t UrlWheelThreads(const ReadLimits& limits) {
+  return limits.threads > 0 ? static_cast<size_t>(limits.threads) : kUrlWheelsAtOnce;
+}
+
 struct WheelFile {
   std::string path;
   WheelName name;
@@ -138,6 +144,24 @@ class Gatherer {
   absl::StatusOr<std::vector<std::string>> Plan(const PackageMetadata& root) {
     ABICHECK_RETURN_IF_ERROR(ChooseAll(root));
     return chosen_;
+  }
+
+  // What pip is asked first, for a build given as a URL: the requirements of its own METADATA
+  // that apply, no given wheel or installed distribution satisfies (Located's first question);
+  // and the target pip is asked for. nullopt for a wheel whose dependencies pip does not resolve.
+  std::optional<std::pair<PipTarget, std::vector<std::string>>> FirstAsked(
+      const PackageMetadata& root) {
+    if (!pip_) return std::nullopt;
+    absl::StatusOr<std::vector<Requirement>> reqs = ParseAll(root.requirements, "");
+    root_name_ = NormalizeDistName(root.name);
+    if (!reqs.ok() || !Enqueue(*reqs, {}, root.name).ok()) return std::nullopt;
+    std::vector<std::string> asked;
+    for (const auto& [q, by] : queue_) {
+      if (catalog_.contains(q.name) || InstalledSatisfying(q) != nullptr) continue;
+      if (std::find(asked.begin(), asked.end(), q.Short()) == asked.end())
+        asked.push_back(q.Short());
+    }
+    return std::make_pair(*pip_, std::move(asked));
   }
 
  private:
@@ -257,7 +281,7 @@ class Gatherer {
         urls.push_back(w->location);
     }
     std::vector<std::optional<absl::StatusOr<std::string>>> texts(urls.size());
-    ParallelFor(urls.size(), ThreadsFor(urls.size(), kUrlWheelsAtOnce),
+    ParallelFor(urls.size(), ThreadsFor(urls.size(), UrlWheelThreads(limits_)),
                 [&](size_t i) { texts[i] = ReadWheelMetadata(urls[i]); });
     for (size_t i = 0; i < urls.size(); ++i) metadata_.emplace(urls[i], *std::move(texts[i]));
     for (size_t i = 0; i < asked.size(); ++i) located_.emplace(asked[i], std::move(found[i]));
@@ -316,12 +340,11 @@ class Gatherer {
     std::vector<std::optional<absl::StatusOr<ExpandedInput>>> expanded(chosen_.size());
     ReadLimits one = limits_;
     one.threads = 1;  // the wheels are the parallel items
-    // Wheels read over HTTP wait on round trips more than on the CPU: more at once than cores.
     const bool urls =
         std::all_of(chosen_.begin(), chosen_.end(), [](const std::string& c) { return IsUrl(c); });
-    const size_t threads = limits_.threads > 0 ? static_cast<size_t>(limits_.threads)
-                           : urls              ? kUrlWheelsAtOnce
-                                               : 0;
+    const size_t threads = urls                  ? UrlWheelThreads(limits_)
+                           : limits_.threads > 0 ? static_cast<size_t>(limits_.threads)
+                                                 : 0;
     ParallelFor(chosen_.size(), ThreadsFor(chosen_.size(), threads),
                 [&](size_t i) { expanded[i] = ExpandInput(chosen_[i], one); });
     for (size_t i = 0; i < chosen_.size(); ++i) {
@@ -425,43 +448,6 @@ class Gatherer {
   BuildWorld world_;
 };
 
-// Asks pip at once for the wheels every one of `wheels` pins directly, each for its own Python and
-// machine as the Gatherer asks: one run of pip for several builds instead of one each (issue 33),
-// the answers kept in abicheck's cache where each build's gathering finds them.
-void LocateBuildPins(const std::vector<const ExpandedInput*>& wheels, const PipTarget& pip) {
-  if (pip.offline || CacheRoot().empty()) return;  // nothing would keep the answers
-  std::vector<std::pair<PipTarget, std::vector<std::string>>> asks;  // by target
-  for (const ExpandedInput* w : wheels) {
-    if (w->kind != "archive" || !IsUrl(w->path)) continue;
-    const std::string metadata = TextMember(*w, ".dist-info/METADATA");
-    std::optional<WheelName> name = ParseWheelName(Basename(w->path));
-    if (metadata.empty() || !name) continue;
-    std::optional<MarkerEnvironment> target = MarkerEnvironmentOfTags(name->python, name->platform);
-    if (!target) continue;
-    PipTarget t = pip;  // as the Gatherer sets it
-    t.python_version = target->python_version;
-    t.machine = target->platform_machine;
-    auto it = std::find_if(asks.begin(), asks.end(), [&](const auto& a) {
-      return a.first.python_version == t.python_version && a.first.machine == t.machine;
-    });
-    if (it == asks.end()) it = asks.insert(asks.end(), {t, {}});
-    for (const std::string& line : ParseMetadata(metadata).requirements) {
-      absl::StatusOr<Requirement> r = ParseRequirement(line);
-      if (!r.ok() || r->name == name->distribution) continue;
-      MarkerEnvironment env = *target;
-      absl::StatusOr<bool> applies =
-          r->marker.empty() ? absl::StatusOr<bool>(true) : EvaluateMarker(r->marker, env);
-      const std::string req = r->Short();
-      if (applies.ok() && *applies &&
-          std::find(it->second.begin(), it->second.end(), req) == it->second.end())
-        it->second.push_back(req);
-    }
-  }
-  for (const auto& [target, reqs] : asks) {
-    if (!reqs.empty()) (void)LocateRequirements(reqs, target);  // kept in the cache
-  }
-}
-
 // The gatherer of `wheel`'s world and its METADATA; nullopt when it has no METADATA or its file
 // name names no CPython and Linux machine.
 std::optional<std::pair<Gatherer, PackageMetadata>> GathererOf(
@@ -500,12 +486,32 @@ void PrefetchBuildWorlds(const std::vector<const ExpandedInput*>& wheels,
                          const std::vector<std::string>& find_links, const ReadLimits& limits,
                          const WorldPlacement* into, const PipTarget& pip) {
   if (pip.offline || limits.offline || CacheRoot().empty()) return;  // nothing would keep them
-  LocateBuildPins(wheels, pip);
+  // The builds' own requirements, asked of pip in one run for all (one per target Python and
+  // machine): kept in the cache, where each plan below finds them.
+  std::vector<std::pair<PipTarget, std::vector<std::string>>> asks;
+  for (const ExpandedInput* w : wheels) {
+    std::optional<std::pair<Gatherer, PackageMetadata>> g =
+        IsUrl(w->path) ? GathererOf(*w, find_links, limits, into, &pip) : std::nullopt;
+    auto first = g ? g->first.FirstAsked(g->second) : std::nullopt;
+    if (!first) continue;
+    auto it = std::find_if(asks.begin(), asks.end(), [&](const auto& a) {
+      return a.first.python_version == first->first.python_version &&
+             a.first.machine == first->first.machine;
+    });
+    if (it == asks.end()) it = asks.insert(asks.end(), {first->first, {}});
+    for (std::string& r : first->second) {
+      if (std::find(it->second.begin(), it->second.end(), r) == it->second.end())
+        it->second.push_back(std::move(r));
+    }
+  }
+  for (const auto& [target, reqs] : asks) {
+    if (!reqs.empty()) (void)LocateRequirements(reqs, target);
+  }
+  // Each world planned (further levels asked of pip per build), the union read at once.
   std::vector<std::string> urls;
   for (const ExpandedInput* w : wheels) {
-    if (!IsUrl(w->path)) continue;
     std::optional<std::pair<Gatherer, PackageMetadata>> g =
-        GathererOf(*w, find_links, limits, into, &pip);
+        IsUrl(w->path) ? GathererOf(*w, find_links, limits, into, &pip) : std::nullopt;
     if (!g) continue;
     absl::StatusOr<std::vector<std::string>> chosen = g->first.Plan(g->second);
     if (!chosen.ok()) continue;  // said when the world is gathered
@@ -517,7 +523,7 @@ void PrefetchBuildWorlds(const std::vector<const ExpandedInput*>& wheels,
   }
   ReadLimits one = limits;
   one.threads = 1;  // the wheels are the parallel items
-  ParallelFor(urls.size(), ThreadsFor(urls.size(), kUrlWheelsAtOnce), [&](size_t i) {
+  ParallelFor(urls.size(), ThreadsFor(urls.size(), UrlWheelThreads(limits)), [&](size_t i) {
     (void)ExpandInput(urls[i], one);  // kept in the cache; an error is said by the world's read
   });
 }

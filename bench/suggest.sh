@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Issue 33's --suggest numbers, against the real package index as pip is configured here:
+# `abicheck env VENV --suggest REQ` cold (an empty abicheck cache each run; pip's own HTTP cache
+# is left as it is), then warm (the cache the last cold run filled), beside `env VENV --against
+# INDEX`, an index of the same torch wheels (made from that cache: no network). Medians of RUNS,
+# with user CPU, peak RSS, pip's runs and the bytes read; the reports compared (the same
+# recommendation and cells cold, warm). Needs the PyPI corpus's venvs (tests/pypi/make-venvs.sh).
+#   [ABICHECK_BIN=...] bench/suggest.sh [VENV] [REQ] [RUNS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${1:-${ABICHECK_PYPI_CACHE:-$HOME/.cache/abicheck-corpus/pypi}/venvs/torch-2.9.1}
+req=${2:-torch>=2.9.1,<2.15}
+runs=${3:-3}
+A=${ABICHECK_BIN:-}  # a built abicheck; else a Release build of the tree
+if [ -z "$A" ]; then
+  cmake -S "$root" -B "$root/build-bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DABICHECK_BUILD_TESTS=OFF > /dev/null
+  cmake --build "$root/build-bench" --target abicheck > /dev/null
+  A=$root/build-bench/tools/abicheck/abicheck
+fi
+exec python3 - "$A" "$venv" "$req" "$runs" <<'PY'
+import json, os, pathlib, re, statistics, subprocess, sys, tempfile
+abicheck, venv, req, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+work = pathlib.Path(tempfile.mkdtemp(prefix="abicheck-suggest-"))
+# pip's runs, counted by a wrapper around the interpreter abicheck runs pip with.
+log = work / "pip-runs"
+wrapper = work / "python3"
+python = os.environ.get("ABICHECK_PIP_PYTHON", "python3")
+wrapper.write_text(f"#!/bin/sh\necho run >> {log}\nexec {python} \"$@\"\n")
+wrapper.chmod(0o755)
+
+def timed(args, cache):
+    log.unlink(missing_ok=True)
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), ABICHECK_PIP_PYTHON=str(wrapper))
+    r = subprocess.run(["/usr/bin/time", "-f", "%e %U %M", abicheck, *args], env=env,
+                       capture_output=True, text=True)
+    wall, user, rss = r.stderr.strip().splitlines()[-1].split()
+    read = re.findall(r"(\d+) MB read", r.stderr)
+    pips = len(log.read_text().splitlines()) if log.exists() else 0
+    return {"wall": float(wall), "user": float(user), "rss": int(rss) // 1024, "pip": pips,
+            "out": r.stdout, "rc": r.returncode}
+
+suggest = ["env", venv, "--suggest", req]
+cold, caches = [], []
+for i in range(runs):
+    cache = work / f"cache{i}"
+    cold.append(timed(suggest, cache))
+    caches.append(cache)
+warm = [timed(suggest, caches[-1]) for _ in range(runs)]
+# An index of the torch builds the suggestion read, from the cache (URL#sha256: no network).
+torches = []
+for f in sorted((caches[-1] / "abicheck" / "pip").glob("*.json")):
+    j = json.loads(f.read_text())
+    if j.get("requirement", "").startswith("torch==") and j.get("sha256"):
+        torches.append(f"{j['location']}#sha256={j['sha256']}")
+index = work / "builds.abi"
+subprocess.run([abicheck, "index", *torches, "-o", str(index), "-q"], check=True,
+               env=dict(os.environ, XDG_CACHE_HOME=str(caches[-1])))
+indexed = [timed(["env", venv, "--against", str(index)], caches[-1]) for _ in range(runs)]
+
+def row(name, rs):
+    med = lambda k: statistics.median(r[k] for r in rs)
+    same = all(r["out"] == rs[0]["out"] for r in rs)
+    each = ", ".join("%.1f" % r["wall"] for r in rs)
+    print(f"| {name} | {med('wall'):.1f} s | {each} | "
+          f"{med('user'):.1f} s | {med('rss'):.0f} MB | {med('pip'):.0f} | "
+          f"{'yes' if same else 'NO'} |")
+
+print(f"`abicheck env {pathlib.Path(venv).name} --suggest '{req}'`: {len(torches)} torch builds; "
+      f"exit {cold[0]['rc']}")
+print("| run | median wall | each | user CPU | peak RSS | pip runs | same report each run |")
+print("|---|---|---|---|---|---|---|")
+row("cold (empty cache)", cold)
+row("warm (cache filled)", warm)
+row(f"--against an index of the {len(torches)} torch wheels", indexed)
+print("cold and warm reports equal:", "yes" if cold[0]["out"] == warm[0]["out"] else "NO")
+last = [l for l in cold[0]["out"].splitlines() if l.strip()][-2:]
+print("ends:", " / ".join(last))
+PY
