@@ -541,6 +541,7 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Rea
     }
     ABICHECK_RETURN_IF_ERROR(ExpandArchive(url, limits, &out));
     StoreCachedWheel(url, out, limits);
+    RememberFetchedNow(url);
     return out;
   }
   struct stat st;

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -47,10 +48,20 @@ constexpr uint32_t kMaxMeta = 64u << 20;
 struct Digests {
   std::mutex mu;
   absl::flat_hash_map<std::string, std::string> by_url;
+  // The entries this process wrote from what it fetched: read back (a remote build's worlds are
+  // read into the cache first, PrefetchBuildWorlds), their bytes were fetched by this run, and
+  // are said so, not as a cache's.
+  absl::flat_hash_set<std::string> fetched_now;
 };
 Digests& GlobalDigests() {
   static Digests* d = new Digests;  // never destroyed: worker threads may still ask
   return *d;
+}
+
+bool FetchedNow(const std::string& url) {
+  Digests& d = GlobalDigests();
+  std::lock_guard<std::mutex> lock(d.mu);
+  return d.fetched_now.contains(url);
 }
 
 uint32_t Crc(const void* data, size_t n, uint32_t crc) {
@@ -232,8 +243,9 @@ std::optional<ExpandedInput> Decode(const Entry& e, const std::string& url,
   out.inflated_bytes = *inflated;
   out.retained_bytes = *retained;
   out.remote_size = *size;
-  out.from_cache = true;
-  out.cached_fetched_bytes = *fetched;
+  const bool fetched_now = FetchedNow(url);
+  out.from_cache = !fetched_now;
+  (fetched_now ? out.fetched_bytes : out.cached_fetched_bytes) = *fetched;
   out.archive_members = *Get<uint64_t>(m, "members");
   out.declared_bytes = *Get<uint64_t>(m, "declared");
   out.largest_member = *Get<uint64_t>(m, "largest");
@@ -242,7 +254,7 @@ std::optional<ExpandedInput> Decode(const Entry& e, const std::string& url,
     if (!n.is_string()) return std::nullopt;
     std::string note = Rename(n.get<std::string>(), *from, url);
     // What the network cost was paid when the entry was written: said as such.
-    if (absl::StartsWith(note, "read by HTTP range requests: ")) {
+    if (!fetched_now && absl::StartsWith(note, "read by HTTP range requests: ")) {
       note = absl::StrCat("read from abicheck's cache (sha256 ", DigestOf(url).substr(0, 12),
                           "..., written ", written, "), as HTTP range requests read it then: ",
                           note.substr(std::strlen("read by HTTP range requests: ")));
@@ -412,6 +424,12 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
   bool ok = out->Write(header).ok() && out->Write(meta_text).ok();
   for (const std::string& p : packed) ok = ok && out->Write(p).ok();
   if (ok) (void)out->Commit();
+}
+
+void RememberFetchedNow(const std::string& url) {
+  Digests& d = GlobalDigests();
+  std::lock_guard<std::mutex> lock(d.mu);
+  d.fetched_now.insert(url);
 }
 
 std::vector<CachedItem> ListCachedItems() {

@@ -41,6 +41,11 @@ std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts
 // a cache not written is not an error.
 void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const ReadLimits& limits);
 
+// `url` was read by range requests by this process (and stored): an entry read back for it says
+// its bytes were fetched now (fetched_bytes, the notes as read), not from_cache — a remote build's
+// worlds are read into the cache first and gathered from it (PrefetchBuildWorlds).
+void RememberFetchedNow(const std::string& url);
+
 // `abicheck cache list|clear`: what the cache holds.
 struct CachedItem {
   std::string kind;    // "wheel" (what was read of one) or "pip" (a resolution)

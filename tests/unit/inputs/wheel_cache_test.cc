@@ -118,6 +118,27 @@ TEST(WheelCacheTest, AnEntryReadsBackAsWritten) {
   EXPECT_EQ(m->objects[0].name, mirror + "!t/libt.so");
 }
 
+// An entry this process fetched and stored (a remote build's worlds read into the cache first,
+// then gathered from it) reads back as fetched now: its bytes and notes as read, not a cache's.
+TEST(WheelCacheTest, AnEntryThisRunFetchedSaysSo) {
+  CacheHome home;
+  const std::string url = "http://127.0.0.3:1/f/t-1.0-py3-none-any.whl";
+  RememberDigest(url, kSha);
+  StoreCachedWheel(url, Sample(), ReadLimits{});
+  std::optional<ExpandedInput> before = LoadCachedWheel(url, ReadLimits{});
+  ASSERT_TRUE(before.has_value());
+  EXPECT_TRUE(before->from_cache);
+  RememberFetchedNow(url);
+  std::optional<ExpandedInput> back = LoadCachedWheel(url, ReadLimits{});
+  ASSERT_TRUE(back.has_value());
+  EXPECT_FALSE(back->from_cache);
+  EXPECT_EQ(back->fetched_bytes, 300u);
+  EXPECT_EQ(back->cached_fetched_bytes, 0u);
+  ASSERT_EQ(back->notes.size(), 1u);
+  EXPECT_EQ(back->notes[0].rfind("read by HTTP range requests: 300 of its", 0), 0u)
+      << back->notes[0];
+}
+
 TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
   CacheHome home;
   RememberDigest(kUrl, kSha);
