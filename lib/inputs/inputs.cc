@@ -493,6 +493,34 @@ absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
   return out;
 }
 
+namespace {
+
+// A wheel on a server, read by HTTP range requests — or from abicheck's cache, as it was read.
+absl::StatusOr<ExpandedInput> ExpandUrl(const std::string& path_arg, const ReadLimits& limits) {
+  ExpandedInput out;
+  out.path = path_arg;
+  // "URL#sha256=HEX", as an index's links carry it: the digest names the archive in the cache.
+  std::string url = path_arg;
+  if (const size_t f = url.find("#sha256="); f != std::string::npos) {
+    RememberDigest(url.substr(0, f), absl::AsciiStrToLower(url.substr(f + 8)));
+    url.resize(f);
+    out.path = url;
+  }
+  // Read before (its sha256 known from the index): from abicheck's cache, as it was read.
+  if (std::optional<ExpandedInput> cached = LoadCachedWheel(url, limits)) return *std::move(cached);
+  if (limits.offline) {
+    return absl::UnavailableError(absl::StrCat(url, ": not in abicheck's cache (",
+                                               CacheRoot().empty() ? "none" : CacheRoot(),
+                                               "), and --offline reads nothing from the network"));
+  }
+  ABICHECK_RETURN_IF_ERROR(ExpandArchive(url, limits, &out));
+  StoreCachedWheel(url, out, limits);
+  RememberFetchedNow(url);
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const ReadLimits& limits) {
   GlobalReadTrace().expansions.fetch_add(1, std::memory_order_relaxed);
   ExpandedInput out;
@@ -523,27 +551,7 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Rea
                               : absl::StrCat(" (it holds ", whole.objects.size(), ", e.g. ",
                                              whole.objects.front().name, ")")));
   }
-  if (IsUrl(path_arg)) {  // a wheel on a server: read by HTTP range requests
-    // "URL#sha256=HEX", as an index's links carry it: the digest names the archive in the cache.
-    std::string url = path_arg;
-    if (const size_t f = url.find("#sha256="); f != std::string::npos) {
-      RememberDigest(url.substr(0, f), absl::AsciiStrToLower(url.substr(f + 8)));
-      url.resize(f);
-      out.path = url;
-    }
-    // Read before (its sha256 known from the index): from abicheck's cache, as it was read.
-    if (std::optional<ExpandedInput> cached = LoadCachedWheel(url, limits))
-      return *std::move(cached);
-    if (limits.offline) {
-      return absl::UnavailableError(absl::StrCat(
-          url, ": not in abicheck's cache (", CacheRoot().empty() ? "none" : CacheRoot(),
-          "), and --offline reads nothing from the network"));
-    }
-    ABICHECK_RETURN_IF_ERROR(ExpandArchive(url, limits, &out));
-    StoreCachedWheel(url, out, limits);
-    RememberFetchedNow(url);
-    return out;
-  }
+  if (IsUrl(path_arg)) return ExpandUrl(path_arg, limits);
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     ABICHECK_RETURN_IF_ERROR(ExpandDirectory(path, limits, /*named_only=*/false, &out));
