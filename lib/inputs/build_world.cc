@@ -157,8 +157,7 @@ class Gatherer {
     if (!reqs.ok() || !Enqueue(*reqs, {}, root.name).ok()) return std::nullopt;
     std::vector<std::string> asked;
     for (const auto& [q, by] : queue_) {
-      if (catalog_.contains(q.name) || InstalledSatisfying(q) != nullptr) continue;
-      if (std::find(asked.begin(), asked.end(), q.Short()) == asked.end())
+      if (AsksPip(q) && std::find(asked.begin(), asked.end(), q.Short()) == asked.end())
         asked.push_back(q.Short());
     }
     return std::make_pair(*pip_, std::move(asked));
@@ -260,6 +259,11 @@ class Gatherer {
     return req.specifier.empty() || (ok.ok() && *ok) ? inst->second : nullptr;
   }
 
+  // A requirement no given wheel and nothing installed satisfies: pip is asked for it (Choose).
+  bool AsksPip(const Requirement& req) const {
+    return !catalog_.contains(req.name) && InstalledSatisfying(req) == nullptr;
+  }
+
   // The wheel pip gives for `req`, asked together with every queued requirement that will ask
   // pip too (the first of each name: a name is chosen once): one run of pip for a level of the
   // build's pins, not one per pin (issue 33: ~4 s each).
@@ -268,8 +272,8 @@ class Gatherer {
     std::vector<std::string> asked = {req.Short()};
     absl::flat_hash_set<std::string> names = {req.name};
     for (const auto& [q, by] : queue_) {
-      if (!names.insert(q.name).second || members_.contains(q.name) || catalog_.contains(q.name) ||
-          InstalledSatisfying(q) != nullptr || located_.contains(q.Short()))
+      if (!names.insert(q.name).second || members_.contains(q.name) || !AsksPip(q) ||
+          located_.contains(q.Short()))
         continue;
       asked.push_back(q.Short());
     }

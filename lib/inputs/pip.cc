@@ -119,6 +119,15 @@ std::vector<std::string> TargetArgs(const PipTarget& t) {
   return args;
 }
 
+// What pip install is told of the target and the index, the finder and the report alike: the
+// target's tags, wheels only, and the index options given.
+std::vector<std::string> InstallOptions(const PipTarget& t) {
+  std::vector<std::string> args = TargetArgs(t);
+  if (t.python_version.empty()) args.push_back("--only-binary=:all:");
+  args.insert(args.end(), t.index_args.begin(), t.index_args.end());
+  return args;
+}
+
 std::string Python(const PipTarget& t) {
   if (!t.python.empty()) return t.python;
   const char* env = std::getenv("ABICHECK_PIP_PYTHON");
@@ -255,9 +264,7 @@ std::vector<std::optional<PipWheel>> FindWithPip(const std::vector<std::string>&
                                                  const PipTarget& t, const Scratch& s) {
   std::vector<std::optional<PipWheel>> out(reqs.size());
   std::vector<std::string> argv = {Python(t), "-c", kFinderScript};
-  for (const std::string& a : TargetArgs(t)) argv.push_back(a);
-  if (t.python_version.empty()) argv.push_back("--only-binary=:all:");
-  for (const std::string& a : t.index_args) argv.push_back(a);
+  for (const std::string& a : InstallOptions(t)) argv.push_back(a);
   argv.push_back("--");
   argv.insert(argv.end(), reqs.begin(), reqs.end());
   const Ran r = Run(argv, s);
@@ -346,9 +353,7 @@ absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget
                                    s.dir + "/target",
                                    "--report",
                                    report};
-  for (const std::string& a : TargetArgs(t)) argv.push_back(a);
-  if (t.python_version.empty()) argv.push_back("--only-binary=:all:");
-  for (const std::string& a : t.index_args) argv.push_back(a);
+  for (const std::string& a : InstallOptions(t)) argv.push_back(a);
   argv.push_back(exact);
   std::error_code ec;
   fs::remove(report, ec);  // one scratch serves each release of a range: no earlier pin's report
