@@ -37,10 +37,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'A', 'B', 'I', 'C', 'H', 'K', 'W', 'C'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 // magic, u32 version, u32 meta size, u64 file size, u32 CRC-32C of everything after the header,
-// u32 reserved (0); then the description (JSON), then each object's retained bytes, its ranges in
-// order, in LZ4 chunks (Inflate).
+// u32 reserved (0); then the description (JSON), then each object's retained ranges in order,
+// each in LZ4 chunks of its own (InflateInto): a range inflates straight to its offset.
 constexpr size_t kHeaderSize = 32;
 // An entry's description (names, notes, ranges, METADATA) is small; its bytes are the tables.
 constexpr uint32_t kMaxMeta = 64u << 20;
@@ -177,29 +177,27 @@ bool WithinLimits(const nlohmann::json& meta, const ReadLimits& l) {
          *declared <= l.max_total_inflated && *largest <= l.max_member_bytes;
 }
 
-// An object's retained bytes, in LZ4 chunks of at most kChunk raw bytes: u32 compressed size,
-// u32 raw size, the block. `*at` moves past them; nullopt when they do not make `total` bytes.
+// A retained range's bytes, in LZ4 chunks of at most kChunk raw bytes: u32 compressed size,
+// u32 raw size, the block. Inflated into `to`, `n` bytes; `*at` moves past them; false when they
+// do not make exactly `n` bytes.
 constexpr uint64_t kChunk = 64u << 20;
 
-std::optional<std::string> Inflate(const std::string& file, uint64_t* at, uint64_t total) {
-  // LZ4 expands at most 255 times: a stated size beyond that is refused before it is allocated.
-  if (total / 255 > file.size() - *at) return std::nullopt;
-  std::string raw(total, '\0');
-  uint64_t done = 0;
-  while (done < total) {
-    if (file.size() - *at < 8) return std::nullopt;
-    uint32_t packed = 0, n = 0;
+bool InflateInto(const std::string& file, uint64_t* at, uint8_t* to, uint64_t n) {
+  for (uint64_t done = 0; done < n;) {
+    if (file.size() - *at < 8) return false;
+    uint32_t packed = 0, raw = 0;
     std::memcpy(&packed, file.data() + *at, 4);
-    std::memcpy(&n, file.data() + *at + 4, 4);
+    std::memcpy(&raw, file.data() + *at + 4, 4);
     *at += 8;
-    if (packed > file.size() - *at || n == 0 || n > kChunk || n > total - done) return std::nullopt;
-    if (LZ4_decompress_safe(file.data() + *at, raw.data() + done, static_cast<int>(packed),
-                            static_cast<int>(n)) != static_cast<int>(n))
-      return std::nullopt;
+    if (packed > file.size() - *at || raw == 0 || raw > kChunk || raw > n - done) return false;
+    if (LZ4_decompress_safe(file.data() + *at, reinterpret_cast<char*>(to + done),
+                            static_cast<int>(packed),
+                            static_cast<int>(raw)) != static_cast<int>(raw))
+      return false;
     *at += packed;
-    done += n;
+    done += raw;
   }
-  return raw;
+  return true;
 }
 
 std::string Deflate(absl::string_view raw) {
@@ -223,24 +221,103 @@ std::string Rename(const std::string& s, const std::string& from, const std::str
   return from == to ? s : absl::StrReplaceAll(s, {{from, to}});
 }
 
-std::optional<ExpandedInput> Decode(const Entry& e, const std::string& url,
-                                    const ReadLimits& limits) {
+// An entry's objects as inflated, with the description they were inflated by: shared by every
+// expansion of the entry while one is alive (Decoded), so that the builds of one run that pin the
+// same wheel hold one copy of its tables, and its objects are parsed once (ParseCache keys parses
+// by a blob's identity).
+// NOLINTNEXTLINE(bugprone-exception-escape)
+struct Inflated {
+  nlohmann::json meta;
+  std::vector<std::unique_ptr<SparseImage>> images;
+};
+
+// The objects of entry `e`, their ranges checked against the description (sorted, disjoint,
+// inside the object) and their bytes inflated; nullptr when they do not agree.
+std::shared_ptr<const Inflated> InflateObjects(Entry e) {
   const nlohmann::json& m = e.meta;
+  if (!m.contains("objects") || !m["objects"].is_array()) return nullptr;
+  auto out = std::make_shared<Inflated>();
+  uint64_t at = e.data_at;
+  for (const nlohmann::json& o : m["objects"]) {
+    const std::optional<uint64_t> bytes = Get<uint64_t>(o, "size");
+    if (!bytes || !o.contains("ranges") || !o["ranges"].is_array()) return nullptr;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    uint64_t last_end = 0, total = 0;
+    for (const nlohmann::json& r : o["ranges"]) {
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() ||
+          !r[1].is_number_unsigned())
+        return nullptr;
+      const uint64_t b = r[0].get<uint64_t>(), end = r[1].get<uint64_t>();
+      if (b < last_end || end <= b || end > *bytes) return nullptr;  // sorted, disjoint, inside
+      ranges.emplace_back(b, end);
+      total += end - b;
+      last_end = end;
+    }
+    // LZ4 expands at most 255 times: ranges beyond that are refused before they are mapped.
+    if (total / 255 > e.file.size() - at) return nullptr;
+    std::unique_ptr<SparseImage> img = SparseImage::Create(*bytes);
+    if (img == nullptr) return nullptr;
+    for (const auto& [b, end] : ranges) {
+      if (!InflateInto(e.file, &at, img->mutable_data() + b, end - b)) return nullptr;
+      img->mutable_retained().Add(b, end);
+    }
+    out->images.push_back(std::move(img));
+  }
+  if (at != e.file.size()) return nullptr;
+  out->meta = std::move(e.meta);
+  return out;
+}
+
+// The entries inflated by this process, by entry path and URL, while an expansion of one holds
+// its objects.
+struct InflatedEntries {
+  std::mutex mu;
+  absl::flat_hash_map<std::string, std::weak_ptr<const Inflated>> by_key;
+};
+InflatedEntries& GlobalInflated() {
+  static InflatedEntries* d = new InflatedEntries;  // never destroyed: worker threads may ask
+  return *d;
+}
+
+// The inflated objects of the entry at `path` for `url`: those an expansion alive holds, else
+// read and checked whole (ReadEntry) and inflated; nullptr when absent or damaged.
+std::shared_ptr<const Inflated> InflatedEntry(const std::string& path, const std::string& url) {
+  const std::string key = absl::StrCat(path, "\n", url);
+  InflatedEntries& all = GlobalInflated();
+  {
+    std::lock_guard<std::mutex> lock(all.mu);
+    auto it = all.by_key.find(key);
+    if (it != all.by_key.end()) {
+      if (std::shared_ptr<const Inflated> alive = it->second.lock()) return alive;
+      all.by_key.erase(it);
+    }
+  }
+  std::optional<Entry> e = ReadEntry(path, /*meta_only=*/false);
+  std::shared_ptr<const Inflated> in = e ? InflateObjects(*std::move(e)) : nullptr;
+  if (in == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(all.mu);
+  all.by_key[key] = in;  // two threads inflating the same entry at once: both right, one kept
+  return in;
+}
+
+std::optional<ExpandedInput> Decode(const std::shared_ptr<const Inflated>& inflated,
+                                    const std::string& url, const ReadLimits& limits) {
+  const nlohmann::json& m = inflated->meta;
   const std::optional<std::string> from = Get<std::string>(m, "url");
   std::optional<std::vector<std::pair<std::string, std::string>>> texts = Texts(m);
   const std::optional<uint64_t> fetched = Get<uint64_t>(m, "fetched"),
                                 size = Get<uint64_t>(m, "size"),
-                                inflated = Get<uint64_t>(m, "inflated"),
+                                inflated_bytes = Get<uint64_t>(m, "inflated"),
                                 retained = Get<uint64_t>(m, "retained");
-  if (!from || !texts || !fetched || !size || !inflated || !retained || !WithinLimits(m, limits) ||
-      !m.contains("notes") || !m["notes"].is_array() || !m.contains("objects") ||
-      !m["objects"].is_array())
+  if (!from || !texts || !fetched || !size || !inflated_bytes || !retained ||
+      !WithinLimits(m, limits) || !m.contains("notes") || !m["notes"].is_array() ||
+      m["objects"].size() != inflated->images.size())
     return std::nullopt;
   ExpandedInput out;
   out.path = url;
   out.kind = "archive";
   out.texts = *std::move(texts);
-  out.inflated_bytes = *inflated;
+  out.inflated_bytes = *inflated_bytes;
   out.retained_bytes = *retained;
   out.remote_size = *size;
   const bool fetched_now = FetchedNow(url);
@@ -261,40 +338,16 @@ std::optional<ExpandedInput> Decode(const Entry& e, const std::string& url,
     }
     out.notes.push_back(std::move(note));
   }
-  uint64_t at = e.data_at;
-  for (const nlohmann::json& o : m["objects"]) {
+  for (size_t i = 0; i < inflated->images.size(); ++i) {
+    const nlohmann::json& o = m["objects"][i];
     const std::optional<std::string> name = Get<std::string>(o, "name"),
                                      path = Get<std::string>(o, "path");
-    const std::optional<uint64_t> bytes = Get<uint64_t>(o, "size");
-    if (!name || !path || !bytes || *bytes > limits.max_member_bytes || !o.contains("ranges") ||
-        !o["ranges"].is_array())
-      return std::nullopt;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    uint64_t last_end = 0, total = 0;
-    for (const nlohmann::json& r : o["ranges"]) {
-      if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() ||
-          !r[1].is_number_unsigned())
-        return std::nullopt;
-      const uint64_t b = r[0].get<uint64_t>(), end = r[1].get<uint64_t>();
-      if (b < last_end || end <= b || end > *bytes)
-        return std::nullopt;  // sorted, disjoint, inside
-      ranges.emplace_back(b, end);
-      total += end - b;
-      last_end = end;
-    }
-    std::optional<std::string> raw = Inflate(e.file, &at, total);
-    std::unique_ptr<SparseImage> img = raw ? SparseImage::Create(*bytes) : nullptr;
-    if (img == nullptr) return std::nullopt;
-    uint64_t from_raw = 0;
-    for (const auto& [b, end] : ranges) {
-      std::memcpy(img->mutable_data() + b, raw->data() + from_raw, end - b);
-      img->mutable_retained().Add(b, end);
-      from_raw += end - b;
-    }
+    const SparseImage* img = inflated->images[i].get();
+    if (!name || !path || img->bytes().size() > limits.max_member_bytes) return std::nullopt;
+    // The object shares the entry's lifetime: the entry stays inflated while one is held.
     out.objects.push_back(InputFile{Rename(*name, *from, url), Rename(*path, *from, url),
-                                    std::shared_ptr<const Blob>(std::move(img)), nullptr});
+                                    std::shared_ptr<const Blob>(inflated, img), nullptr});
   }
-  if (at != e.file.size()) return std::nullopt;
   return out;
 }
 
@@ -336,9 +389,9 @@ std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadL
   if (limits.whole_members) return std::nullopt;
   const std::string path = EntryPath(DigestOf(url), limits);
   if (path.empty()) return std::nullopt;
-  std::optional<Entry> e = ReadEntry(path, /*meta_only=*/false);
-  if (!e) return std::nullopt;
-  return Decode(*e, url, limits);
+  std::shared_ptr<const Inflated> inflated = InflatedEntry(path, url);
+  if (inflated == nullptr) return std::nullopt;
+  return Decode(inflated, url, limits);
 }
 
 std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
@@ -394,17 +447,18 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
   uint32_t crc = Crc(meta_text.data(), meta_text.size(), 0);
   for (const InputFile& f : in.objects) {
     const absl::Span<const uint8_t> b = f.blob->bytes();
-    std::string raw;
+    const auto text = [&](uint64_t from, uint64_t to) {
+      return absl::string_view(reinterpret_cast<const char*>(b.data() + from), to - from);
+    };
+    std::string p;
     if (const RangeSet* kept = f.blob->retained()) {
-      raw.reserve(kept->TotalBytes());
-      for (const auto& [from, to] : kept->ranges())
-        raw.append(reinterpret_cast<const char*>(b.data() + from), to - from);
-    } else {
-      raw.assign(reinterpret_cast<const char*>(b.data()), b.size());
+      for (const auto& [from, to] : kept->ranges()) p += Deflate(text(from, to));
+    } else if (!b.empty()) {
+      p = Deflate(text(0, b.size()));
     }
-    packed.push_back(Deflate(raw));
-    crc = Crc(packed.back().data(), packed.back().size(), crc);
-    data_size += packed.back().size();
+    crc = Crc(p.data(), p.size(), crc);
+    data_size += p.size();
+    packed.push_back(std::move(p));
   }
   std::string header(kMagic, sizeof(kMagic));
   const uint32_t meta_size = static_cast<uint32_t>(meta_text.size());

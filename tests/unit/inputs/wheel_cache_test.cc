@@ -70,7 +70,8 @@ std::string ReadAll(const std::string& p) {
   return {std::istreambuf_iterator<char>(f), {}};
 }
 void WriteAll(const std::string& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), bytes.size());
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 // The header's CRC-32C made to match the (edited) rest again.
 void Reseal(std::string* e) {
@@ -137,6 +138,44 @@ TEST(WheelCacheTest, AnEntryThisRunFetchedSaysSo) {
   ASSERT_EQ(back->notes.size(), 1u);
   EXPECT_EQ(back->notes[0].rfind("read by HTTP range requests: 300 of its", 0), 0u)
       << back->notes[0];
+}
+
+// The builds of one run that pin the same wheel share one inflation of its entry while any holds
+// it (their objects are then parsed once); once none does, the entry is read and checked again.
+TEST(WheelCacheTest, ExpansionsAliveShareOneInflation) {
+  CacheHome home;
+  RememberDigest(kUrl, kSha);
+  StoreCachedWheel(kUrl, Sample(), ReadLimits{});
+  const std::string good = ReadAll(home.entry());
+  std::optional<ExpandedInput> a = LoadCachedWheel(kUrl, ReadLimits{});
+  ASSERT_TRUE(a.has_value());
+  ASSERT_EQ(a->objects.size(), 1u);
+  // The file damaged while `a` holds its objects: the second expansion is `a`'s bytes.
+  WriteAll(home.entry(), good.substr(0, good.size() / 2));
+  std::optional<ExpandedInput> b = LoadCachedWheel(kUrl, ReadLimits{});
+  ASSERT_TRUE(b.has_value());
+  ASSERT_EQ(b->objects.size(), 1u);
+  EXPECT_EQ(b->objects[0].blob.get(), a->objects[0].blob.get());
+  EXPECT_EQ(b->objects[0].name, a->objects[0].name);
+  EXPECT_EQ(b->notes, a->notes);
+  // Limits are met on every expansion, shared or not.
+  ReadLimits narrow;
+  narrow.max_member_bytes = 4096;
+  EXPECT_FALSE(LoadCachedWheel(kUrl, narrow).has_value());
+  // An object outliving its expansion keeps its bytes.
+  std::shared_ptr<const Blob> kept = b->objects[0].blob;
+  a.reset();
+  b.reset();
+  EXPECT_EQ(kept->bytes()[5], 5);
+  EXPECT_TRUE(LoadCachedWheel(kUrl, ReadLimits{}).has_value());
+  // None held: the damaged file is read again, and is a miss.
+  kept.reset();
+  EXPECT_FALSE(LoadCachedWheel(kUrl, ReadLimits{}).has_value());
+  // Rewritten whole: a hit again, with fresh bytes.
+  WriteAll(home.entry(), good);
+  std::optional<ExpandedInput> c = LoadCachedWheel(kUrl, ReadLimits{});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->objects[0].blob->bytes()[4096 + 3], static_cast<uint8_t>((4096 + 3) * 7));
 }
 
 TEST(WheelCacheTest, EveryDamagedEntryIsAMissEvenResealed) {
