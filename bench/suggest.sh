@@ -4,7 +4,10 @@
 # is left as it is), then warm (the cache the last cold run filled), beside `env VENV --against
 # INDEX`, an index of the same torch wheels (made from that cache: no network). Medians of RUNS,
 # with user CPU, peak RSS, pip's runs and the bytes read; the reports compared (the same
-# recommendation and cells cold, warm). Needs the PyPI corpus's venvs (tests/pypi/make-venvs.sh).
+# recommendation and cells cold, warm). Then the same check three ways for the releases whose
+# wheels the corpus has on disk: `--against pip:torch==V ...` from the warm cache, `--against
+# torch-V.whl ... --find-links WHEELS` (the files), and an index of those wheels.
+# Needs the PyPI corpus's venvs and wheels (tests/pypi/make-venvs.sh).
 #   [ABICHECK_BIN=...] bench/suggest.sh [VENV] [REQ] [RUNS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,9 +20,11 @@ if [ -z "$A" ]; then
   cmake --build "$root/build-bench" --target abicheck > /dev/null
   A=$root/build-bench/tools/abicheck/abicheck
 fi
-exec python3 - "$A" "$venv" "$req" "$runs" <<'PY'
+wheels=${ABICHECK_PYPI_CACHE:-$HOME/.cache/abicheck-corpus/pypi}/wheels
+exec python3 - "$A" "$venv" "$req" "$runs" "$wheels" <<'PY'
 import json, os, pathlib, re, statistics, subprocess, sys, tempfile
 abicheck, venv, req, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+wheels = pathlib.Path(sys.argv[5])
 work = pathlib.Path(tempfile.mkdtemp(prefix="abicheck-suggest-"))
 # pip's runs, counted by a wrapper around the interpreter abicheck runs pip with.
 log = work / "pip-runs"
@@ -75,4 +80,38 @@ row(f"--against an index of the {len(torches)} torch wheels", indexed)
 print("cold and warm reports equal:", "yes" if cold[0]["out"] == warm[0]["out"] else "NO")
 last = [l for l in cold[0]["out"].splitlines() if l.strip()][-2:]
 print("ends:", " / ".join(last))
+
+# The same builds three ways, where the corpus has their wheels: the question is the same, so
+# the answer must be too (the cells' verdicts compared); the index checks less (not import torch).
+on_disk = []
+for t in torches:
+    name = t.split("#")[0].rsplit("/", 1)[-1]
+    if (wheels / name).is_file():
+        on_disk.append((re.match(r"torch-([^-]+)-", name).group(1), wheels / name))
+if not on_disk:
+    print(f"(none of these torch wheels is in {wheels}: no comparison with the files)")
+    sys.exit(0)
+pins = [f"pip:torch=={v}" for v, _ in on_disk]
+files = [str(w) for _, w in on_disk]
+subprocess.run([abicheck, "index", *files, "-o", str(work / "disk.abi"), "-q"], check=True)
+three = {
+    "warm cache, `--against " + " ".join(pins) + "`": [timed(["env", venv, "--against", *pins], caches[-1]) for _ in range(runs)],
+    "the wheels on disk, `--find-links` the corpus": [timed(["env", venv, "--against", *files, "--find-links", str(wheels)], caches[-1]) for _ in range(runs)],
+    "an index of those torch wheels": [timed(["env", venv, "--against", str(work / "disk.abi")], caches[-1]) for _ in range(runs)],
+}
+def verdicts(args):  # each cell's module and verdict, and each import torch's, in JSON
+    r = subprocess.run([abicheck, *args, "--format", "json"], capture_output=True, text=True,
+                       env=dict(os.environ, XDG_CACHE_HOME=str(caches[-1])))
+    j = json.loads(r.stdout)
+    return ([(c["module"], c["verdict"]) for c in j["matrix"]["cells"]],
+            [t.get("verdict") for t in j["torch_imports"]])
+print()
+print(f"The {len(on_disk)} releases the corpus has ({', '.join(v for v, _ in on_disk)}), the same check three ways:")
+print("| run | median wall | each | user CPU | peak RSS | pip runs | same report each run |")
+print("|---|---|---|---|---|---|---|")
+for name, rs in three.items():
+    row(name, rs)
+same = verdicts(["env", venv, "--against", *pins]) == verdicts(
+    ["env", venv, "--against", *files, "--find-links", str(wheels)])
+print("cache and files: the same verdict in every cell and import torch:", "yes" if same else "NO")
 PY
