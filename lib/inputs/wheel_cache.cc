@@ -232,15 +232,18 @@ struct Inflated {
 };
 
 // The objects of entry `e`, their ranges checked against the description (sorted, disjoint,
-// inside the object) and their bytes inflated; nullptr when they do not agree.
+// inside the object, no object larger than the largest member) and their bytes inflated; nullptr
+// when they do not agree.
 std::shared_ptr<const Inflated> InflateObjects(Entry e) {
   const nlohmann::json& m = e.meta;
-  if (!m.contains("objects") || !m["objects"].is_array()) return nullptr;
+  const std::optional<uint64_t> largest = Get<uint64_t>(m, "largest");
+  if (!largest || !m.contains("objects") || !m["objects"].is_array()) return nullptr;
   auto out = std::make_shared<Inflated>();
   uint64_t at = e.data_at;
   for (const nlohmann::json& o : m["objects"]) {
     const std::optional<uint64_t> bytes = Get<uint64_t>(o, "size");
-    if (!bytes || !o.contains("ranges") || !o["ranges"].is_array()) return nullptr;
+    if (!bytes || *bytes > *largest || !o.contains("ranges") || !o["ranges"].is_array())
+      return nullptr;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     uint64_t last_end = 0, total = 0;
     for (const nlohmann::json& r : o["ranges"]) {
@@ -281,7 +284,8 @@ InflatedEntries& GlobalInflated() {
 
 // The inflated objects of the entry at `path` for `url`: those an expansion alive holds, else
 // read and checked whole (ReadEntry) and inflated; nullptr when absent or damaged.
-std::shared_ptr<const Inflated> InflatedEntry(const std::string& path, const std::string& url) {
+std::shared_ptr<const Inflated> InflatedEntry(const std::string& path, const std::string& url,
+                                              const ReadLimits& limits) {
   const std::string key = absl::StrCat(path, "\n", url);
   InflatedEntries& all = GlobalInflated();
   {
@@ -293,7 +297,9 @@ std::shared_ptr<const Inflated> InflatedEntry(const std::string& path, const std
     }
   }
   std::optional<Entry> e = ReadEntry(path, /*meta_only=*/false);
-  std::shared_ptr<const Inflated> in = e ? InflateObjects(*std::move(e)) : nullptr;
+  // Nothing is inflated for a run whose limits the wheel exceeds (Decode refuses it too).
+  if (!e || !WithinLimits(e->meta, limits)) return nullptr;
+  std::shared_ptr<const Inflated> in = InflateObjects(*std::move(e));
   if (in == nullptr) return nullptr;
   std::lock_guard<std::mutex> lock(all.mu);
   all.by_key[key] = in;  // two threads inflating the same entry at once: both right, one kept
@@ -389,7 +395,7 @@ std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadL
   if (limits.whole_members) return std::nullopt;
   const std::string path = EntryPath(DigestOf(url), limits);
   if (path.empty()) return std::nullopt;
-  std::shared_ptr<const Inflated> inflated = InflatedEntry(path, url);
+  std::shared_ptr<const Inflated> inflated = InflatedEntry(path, url, limits);
   if (inflated == nullptr) return std::nullopt;
   return Decode(inflated, url, limits);
 }
