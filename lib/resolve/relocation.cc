@@ -51,10 +51,11 @@ class Relocation {
     for (const Object* o : RelocationOrder(module_)) {
       if (o->preexisting) continue;
       const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
-      if (!refs->ok()) return refs->status();
-      for (const Reference& ref : **refs) {
+      if (!refs->status.ok()) return refs->status;
+      for (size_t k = 0; k < refs->refs.size(); ++k) {
+        const Reference& ref = refs->refs[k];
         if (ref.symbol != 0) {  // (0: a relocation that names no symbol, where ld.so stops)
-          ABICHECK_RETURN_IF_ERROR(CheckReference(o, ref));
+          ABICHECK_RETURN_IF_ERROR(CheckReference(o, ref, refs->symbols[k], refs->hashes[k]));
         }
         if (ref.stop == Reference::Stop::kNone) continue;
         // A relocation ld.so cannot apply (B7): nothing after it is relocated.
@@ -80,18 +81,42 @@ class Relocation {
     }
   }
 
-  // An object's references, decoded and validated once per call when the checks share parses.
-  using References = absl::StatusOr<std::vector<Reference>>;
+  // An object's references, decoded and validated once per call when the checks share parses,
+  // with the symbol each names and that name hashed both ways (GNU, SysV): a module checked
+  // against many builds looks the same names up once per build.
+  struct References {
+    absl::Status status;
+    std::vector<Reference> refs;
+    std::vector<Symbol> symbols;                        // refs[k]'s symbol (GetOrEmpty)
+    std::vector<std::pair<uint32_t, uint32_t>> hashes;  // its name's GNU and SysV hashes
+  };
+  static std::shared_ptr<const References> Prepare(const SymbolTable& t) {
+    auto out = std::make_shared<References>();
+    absl::StatusOr<std::vector<Reference>> refs = t.References();
+    if (!refs.ok()) {
+      out->status = refs.status();
+      return out;
+    }
+    out->refs = *std::move(refs);
+    out->symbols.reserve(out->refs.size());
+    out->hashes.reserve(out->refs.size());
+    for (const Reference& r : out->refs) {
+      out->symbols.push_back(t.GetOrEmpty(r.symbol));
+      const absl::string_view name = out->symbols.back().name;
+      out->hashes.emplace_back(GnuHash(name), SysvHash(name));
+    }
+    return out;
+  }
   std::shared_ptr<const References> ReferencesOf(const SymbolTable& t) const {
     ParseCache* shared = loader_.shared_parses();
-    if (shared == nullptr) return std::make_shared<const References>(t.References());
+    if (shared == nullptr) return Prepare(t);
     std::shared_ptr<const void>& slot = shared->Memo(&t, ParseCache::MemoKind::kReferences);
-    if (slot == nullptr) slot = std::make_shared<const References>(t.References());
+    if (slot == nullptr) slot = Prepare(t);
     return std::static_pointer_cast<const References>(slot);
   }
 
-  absl::Status CheckReference(const Object* o, const Reference& ref) {
-    Symbol sym = o->syms->GetOrEmpty(ref.symbol);
+  absl::Status CheckReference(const Object* o, const Reference& ref, const Symbol& sym,
+                              std::pair<uint32_t, uint32_t> hashes) {
     if (o == module_ && sym.shndx == elf::SHN_UNDEF && !sym.name.empty()) CountTorchUse(sym);
     if (sym.name.empty()) {
       return absl::DataLossError(absl::StrFormat(
@@ -108,7 +133,7 @@ class Relocation {
     }
     ++report_.references_checked;
     std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
-    HashedName name(sym.name);
+    const HashedName name(sym.name, hashes.first, hashes.second);
     bool asserts = false;
     std::optional<Binding> b =
         loader_.Lookup(scope_, name, want ? &*want : nullptr, ref.plt_class, &asserts);

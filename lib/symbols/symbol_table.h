@@ -105,6 +105,10 @@ struct HashedName {
   absl::string_view name;
   uint32_t gnu = 0;
   explicit HashedName(absl::string_view n);
+  // Both hashes made before (Relocation keeps them per table: its names are looked up once per
+  // build a module is checked against).
+  HashedName(absl::string_view n, uint32_t gnu_hash, uint32_t sysv_hash)
+      : name(n), gnu(gnu_hash), sysv_(sysv_hash) {}
   uint32_t sysv() const;
 
  private:
