@@ -221,10 +221,9 @@ std::string Rename(const std::string& s, const std::string& from, const std::str
   return from == to ? s : absl::StrReplaceAll(s, {{from, to}});
 }
 
-// An entry's objects as inflated, with the description they were inflated by: shared by every
-// expansion of the entry while one is alive (Decoded), so that the builds of one run that pin the
-// same wheel hold one copy of its tables, and its objects are parsed once (ParseCache keys parses
-// by a blob's identity).
+// An entry's objects as inflated, with the description they were inflated by. Every expansion
+// of the entry shares them while one is alive (InflatedEntry): the builds of one run that pin
+// the same wheel hold one copy of its tables, parsed once (ParseCache keys parses by the blob).
 // NOLINTNEXTLINE(bugprone-exception-escape)
 struct Inflated {
   nlohmann::json meta;
