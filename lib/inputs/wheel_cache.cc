@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <isa-l/crc.h>
-#include <lz4.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <system_error>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -37,11 +37,15 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'A', 'B', 'I', 'C', 'H', 'K', 'W', 'C'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 // magic, u32 version, u32 meta size, u64 file size, u32 CRC-32C of everything after the header,
-// u32 reserved (0); then the description (JSON), then each object's retained ranges in order,
-// each in LZ4 chunks of its own (InflateInto): a range inflates straight to its offset.
+// u32 reserved (0); then the description (JSON), zeros to the next kPage boundary, then each
+// object's spans (Spans) in order, uncompressed: a span is mapped from the file straight to its
+// offset in the object's sparse image, as a library is mapped.
 constexpr size_t kHeaderSize = 32;
+// The alignment of spans in the object and in the file: mmap's on this system (a system with
+// larger pages reads them instead, SparseImage::FillFrom).
+constexpr uint64_t kPage = 4096;
 // An entry's description (names, notes, ranges, METADATA) is small; its bytes are the tables.
 constexpr uint32_t kMaxMeta = 64u << 20;
 
@@ -86,59 +90,73 @@ std::string EntryPath(const std::string& sha256, const ReadLimits& l) {
   return absl::StrCat(root, "/wheels/", sha256, ReadWhole(l) ? ".whole" : ".part");
 }
 
+// An open file descriptor, closed with its owner.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // nlohmann::json's implicit members do not throw here; tidy sees a path through them.
 // NOLINTNEXTLINE(bugprone-exception-escape)
 struct Entry {
   nlohmann::json meta;
-  std::string file;  // the whole entry; the tables' bytes follow the header and meta
-  size_t data_at = 0;
+  std::string head;  // the header, the description and the zeros to data_at
+  Fd fd;             // the entry, open: its spans are mapped from it
+  uint64_t size = 0;
+  uint32_t crc = 0;  // of every byte after the header
+  uint64_t data_at = 0;
 };
 
-// The entry at `path`, checked whole; nullopt when absent or damaged. `meta_only` reads the
-// header and the description alone (their own CRC is not separate: they are parsed with care).
+// The entry at `path`, its header and description read and parsed (with care: their checksum is
+// the whole entry's, checked as its objects are mapped, MapObjects); nullopt when absent, another
+// version, or its size is not the file's. `meta_only` closes the file.
 std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
   Entry e;
-  if (meta_only) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return std::nullopt;
-    std::string head(kHeaderSize, '\0');
-    bool ok = ::pread(fd, head.data(), kHeaderSize, 0) == static_cast<ssize_t>(kHeaderSize);
-    uint32_t meta_size = 0;
-    if (ok) std::memcpy(&meta_size, head.data() + 12, 4);
-    ok = ok && meta_size <= kMaxMeta;
-    if (ok) {
-      head.resize(kHeaderSize + meta_size);
-      ok = ::pread(fd, head.data() + kHeaderSize, meta_size, kHeaderSize) ==
-           static_cast<ssize_t>(meta_size);
-    }
-    ::close(fd);
-    if (!ok) return std::nullopt;
-    e.file = std::move(head);
-  } else {
-    std::optional<std::string> f = ReadWholeFile(path, uint64_t{1} << 40);
-    if (!f) return std::nullopt;
-    e.file = *std::move(f);
-  }
-  if (e.file.size() < kHeaderSize || std::memcmp(e.file.data(), kMagic, 8) != 0)
+  e.fd = Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (e.fd.get() < 0) return std::nullopt;
+  e.head.assign(kHeaderSize, '\0');
+  if (::pread(e.fd.get(), e.head.data(), kHeaderSize, 0) != static_cast<ssize_t>(kHeaderSize) ||
+      std::memcmp(e.head.data(), kMagic, 8) != 0)
     return std::nullopt;
-  uint32_t version = 0, meta_size = 0, crc = 0, reserved = 0;
-  uint64_t size = 0;
-  std::memcpy(&reserved, e.file.data() + 28, 4);
-  std::memcpy(&version, e.file.data() + 8, 4);
-  std::memcpy(&meta_size, e.file.data() + 12, 4);
-  std::memcpy(&size, e.file.data() + 16, 8);
-  std::memcpy(&crc, e.file.data() + 24, 4);
+  uint32_t version = 0, meta_size = 0, reserved = 0;
+  std::memcpy(&version, e.head.data() + 8, 4);
+  std::memcpy(&meta_size, e.head.data() + 12, 4);
+  std::memcpy(&e.size, e.head.data() + 16, 8);
+  std::memcpy(&e.crc, e.head.data() + 24, 4);
+  std::memcpy(&reserved, e.head.data() + 28, 4);
+  struct stat st;
   if (version != kVersion || reserved != 0 || meta_size > kMaxMeta ||
-      e.file.size() < kHeaderSize + meta_size)
+      ::fstat(e.fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != e.size)
     return std::nullopt;
-  if (!meta_only && (size != e.file.size() ||
-                     Crc(e.file.data() + kHeaderSize, e.file.size() - kHeaderSize, 0) != crc))
+  e.data_at = (kHeaderSize + meta_size + kPage - 1) / kPage * kPage;
+  if (e.size < e.data_at) return std::nullopt;
+  // With the zeros after it: the checksum covers the bytes of the file. The description is a
+  // JSON object, so its last byte is `}`: a size that took in a zero is refused.
+  e.head.resize(e.data_at);
+  const uint64_t rest = e.data_at - kHeaderSize;
+  if (::pread(e.fd.get(), e.head.data() + kHeaderSize, rest, kHeaderSize) !=
+          static_cast<ssize_t>(rest) ||
+      meta_size == 0 || e.head[kHeaderSize + meta_size - 1] != '}')
     return std::nullopt;
-  e.meta = nlohmann::json::parse(e.file.begin() + kHeaderSize,
-                                 e.file.begin() + kHeaderSize + meta_size, nullptr,
+  e.meta = nlohmann::json::parse(e.head.begin() + kHeaderSize,
+                                 e.head.begin() + kHeaderSize + meta_size, nullptr,
                                  /*allow_exceptions=*/false);
   if (!e.meta.is_object()) return std::nullopt;
-  e.data_at = kHeaderSize + meta_size;
+  if (meta_only) e.fd = Fd();
   return e;
 }
 
@@ -177,42 +195,47 @@ bool WithinLimits(const nlohmann::json& meta, const ReadLimits& l) {
          *declared <= l.max_total_inflated && *largest <= l.max_member_bytes;
 }
 
-// A retained range's bytes, in LZ4 chunks of at most kChunk raw bytes: u32 compressed size,
-// u32 raw size, the block. Inflated into `to`, `n` bytes; `*at` moves past them; false when they
-// do not make exactly `n` bytes.
-constexpr uint64_t kChunk = 64u << 20;
-
-bool InflateInto(const std::string& file, uint64_t* at, uint8_t* to, uint64_t n) {
-  for (uint64_t done = 0; done < n;) {
-    if (file.size() - *at < 8) return false;
-    uint32_t packed = 0, raw = 0;
-    std::memcpy(&packed, file.data() + *at, 4);
-    std::memcpy(&raw, file.data() + *at + 4, 4);
-    *at += 8;
-    if (packed > file.size() - *at || raw == 0 || raw > kChunk || raw > n - done) return false;
-    if (LZ4_decompress_safe(file.data() + *at, reinterpret_cast<char*>(to + done),
-                            static_cast<int>(packed),
-                            static_cast<int>(raw)) != static_cast<int>(raw))
-      return false;
-    *at += packed;
-    done += raw;
+// An object's retained ranges (sorted, disjoint) as the page-aligned spans that hold them:
+// [floor(begin), ceil(end)) of each, those that meet or touch merged. A span's bytes outside the
+// ranges are zeros in the file, and never read: the image's retained set stays the ranges.
+std::vector<std::pair<uint64_t, uint64_t>> Spans(
+    const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (const auto& [b, e] : ranges) {
+    const uint64_t from = b / kPage * kPage, to = (e + kPage - 1) / kPage * kPage;
+    if (!spans.empty() && from <= spans.back().second) {
+      spans.back().second = std::max(spans.back().second, to);
+    } else {
+      spans.emplace_back(from, to);
+    }
   }
-  return true;
+  return spans;
 }
 
-std::string Deflate(absl::string_view raw) {
-  std::string out;
-  for (size_t at = 0; at < raw.size(); at += kChunk) {
-    const int n = static_cast<int>(std::min<uint64_t>(kChunk, raw.size() - at));
-    std::string block(static_cast<size_t>(LZ4_compressBound(n)), '\0');
-    const int packed =
-        LZ4_compress_default(raw.data() + at, block.data(), n, static_cast<int>(block.size()));
-    const uint32_t p32 = static_cast<uint32_t>(packed), n32 = static_cast<uint32_t>(n);
-    out.append(reinterpret_cast<const char*>(&p32), 4);
-    out.append(reinterpret_cast<const char*>(&n32), 4);
-    out.append(block.data(), static_cast<size_t>(packed));
+const uint8_t* Zeros() {
+  static const uint8_t zeros[kPage] = {};
+  return zeros;
+}
+
+// Calls f(bytes, n) over an object's spans in file order: the ranges' bytes from `data`, and
+// Zeros() pieces (at most kPage each) for the rest of each span.
+template <typename F>
+void ForEachStoredPiece(const uint8_t* data,
+                        const std::vector<std::pair<uint64_t, uint64_t>>& ranges, F f) {
+  size_t r = 0;
+  for (const auto& [from, to] : Spans(ranges)) {
+    for (uint64_t at = from; at < to;) {
+      if (r < ranges.size() && ranges[r].first <= at) {
+        f(data + at, ranges[r].second - at);
+        at = ranges[r++].second;
+        continue;
+      }
+      const uint64_t next = r < ranges.size() ? std::min(ranges[r].first, to) : to;
+      const uint64_t n = std::min(next - at, kPage);
+      f(Zeros(), n);
+      at += n;
+    }
   }
-  return out;
 }
 
 // The cached entry's names were written for `from`; the same archive may be asked for by another
@@ -221,93 +244,102 @@ std::string Rename(const std::string& s, const std::string& from, const std::str
   return from == to ? s : absl::StrReplaceAll(s, {{from, to}});
 }
 
-// An entry's objects as inflated, with the description they were inflated by. Every expansion
-// of the entry shares them while one is alive (InflatedEntry): the builds of one run that pin
-// the same wheel hold one copy of its tables, parsed once (ParseCache keys parses by the blob).
+// An entry's objects as mapped, with the description they were mapped by. Every expansion of the
+// entry shares them while one is alive (MappedEntry): the builds of one run that pin the same
+// wheel hold one copy of its tables, parsed once (ParseCache keys parses by the blob).
 // NOLINTNEXTLINE(bugprone-exception-escape)
-struct Inflated {
+struct Mapped {
   nlohmann::json meta;
   std::vector<std::unique_ptr<SparseImage>> images;
 };
 
-// The objects of entry `e`, their ranges checked against the description (sorted, disjoint,
-// inside the object, no object larger than the largest member) and their bytes inflated; nullptr
-// when they do not agree.
-std::shared_ptr<const Inflated> InflateObjects(Entry e) {
+// An object's ranges as the description gives them, checked sorted, disjoint and inside its
+// `size` bytes; nullopt when they are not.
+std::optional<std::vector<std::pair<uint64_t, uint64_t>>> RangesOf(const nlohmann::json& o,
+                                                                   uint64_t size) {
+  if (!o.contains("ranges") || !o["ranges"].is_array()) return std::nullopt;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  uint64_t last_end = 0;
+  for (const nlohmann::json& r : o["ranges"]) {
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
+      return std::nullopt;
+    const uint64_t b = r[0].get<uint64_t>(), end = r[1].get<uint64_t>();
+    if (b < last_end || end <= b || end > size) return std::nullopt;
+    ranges.emplace_back(b, end);
+    last_end = end;
+  }
+  return ranges;
+}
+
+// The objects of entry `e`, their ranges checked against the description (RangesOf; no object
+// larger than the largest member), their spans mapped from the file and the whole entry's
+// CRC-32C checked over the bytes mapped; nullptr when they do not agree.
+std::shared_ptr<const Mapped> MapObjects(Entry e) {
   const nlohmann::json& m = e.meta;
   const std::optional<uint64_t> largest = Get<uint64_t>(m, "largest");
   if (!largest || !m.contains("objects") || !m["objects"].is_array()) return nullptr;
-  auto out = std::make_shared<Inflated>();
+  auto out = std::make_shared<Mapped>();
+  uint32_t crc = Crc(e.head.data() + kHeaderSize, e.head.size() - kHeaderSize, 0);
   uint64_t at = e.data_at;
   for (const nlohmann::json& o : m["objects"]) {
     const std::optional<uint64_t> bytes = Get<uint64_t>(o, "size");
-    if (!bytes || *bytes > *largest || !o.contains("ranges") || !o["ranges"].is_array())
-      return nullptr;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    uint64_t last_end = 0, total = 0;
-    for (const nlohmann::json& r : o["ranges"]) {
-      if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() ||
-          !r[1].is_number_unsigned())
-        return nullptr;
-      const uint64_t b = r[0].get<uint64_t>(), end = r[1].get<uint64_t>();
-      if (b < last_end || end <= b || end > *bytes) return nullptr;  // sorted, disjoint, inside
-      ranges.emplace_back(b, end);
-      total += end - b;
-      last_end = end;
-    }
-    // LZ4 expands at most 255 times: ranges beyond that are refused before they are mapped.
-    if (total / 255 > e.file.size() - at) return nullptr;
+    if (!bytes || *bytes > *largest) return nullptr;
+    const std::optional<std::vector<std::pair<uint64_t, uint64_t>>> ranges = RangesOf(o, *bytes);
+    if (!ranges) return nullptr;
     std::unique_ptr<SparseImage> img = SparseImage::Create(*bytes);
     if (img == nullptr) return nullptr;
-    for (const auto& [b, end] : ranges) {
-      if (!InflateInto(e.file, &at, img->mutable_data() + b, end - b)) return nullptr;
-      img->mutable_retained().Add(b, end);
+    for (const auto& [from, to] : Spans(*ranges)) {
+      if (to - from > e.size - at || !img->FillFrom(e.fd.get(), at, from, to - from))
+        return nullptr;
+      crc = Crc(img->mutable_data() + from, to - from, crc);
+      at += to - from;
     }
+    for (const auto& [b, end] : *ranges) img->mutable_retained().Add(b, end);
     out->images.push_back(std::move(img));
   }
-  if (at != e.file.size()) return nullptr;
+  if (at != e.size || crc != e.crc) return nullptr;
   out->meta = std::move(e.meta);
   return out;
 }
 
-// The entries inflated by this process, by entry path and URL, while an expansion of one holds
-// its objects.
-struct InflatedEntries {
+// The entries mapped by this process, by entry path and URL, while an expansion of one holds its
+// objects.
+struct MappedEntries {
   std::mutex mu;
-  absl::flat_hash_map<std::string, std::weak_ptr<const Inflated>> by_key;
+  absl::flat_hash_map<std::string, std::weak_ptr<const Mapped>> by_key;
 };
-InflatedEntries& GlobalInflated() {
-  static InflatedEntries* d = new InflatedEntries;  // never destroyed: worker threads may ask
+MappedEntries& GlobalMapped() {
+  static MappedEntries* d = new MappedEntries;  // never destroyed: worker threads may ask
   return *d;
 }
 
-// The inflated objects of the entry at `path` for `url`: those an expansion alive holds, else
-// read and checked whole (ReadEntry) and inflated; nullptr when absent or damaged.
-std::shared_ptr<const Inflated> InflatedEntry(const std::string& path, const std::string& url,
-                                              const ReadLimits& limits) {
+// The mapped objects of the entry at `path` for `url`: those an expansion alive holds, else
+// read, mapped and checked whole (ReadEntry, MapObjects); nullptr when absent or damaged.
+std::shared_ptr<const Mapped> MappedEntry(const std::string& path, const std::string& url,
+                                          const ReadLimits& limits) {
   const std::string key = absl::StrCat(path, "\n", url);
-  InflatedEntries& all = GlobalInflated();
+  MappedEntries& all = GlobalMapped();
   {
     std::lock_guard<std::mutex> lock(all.mu);
     auto it = all.by_key.find(key);
     if (it != all.by_key.end()) {
-      if (std::shared_ptr<const Inflated> alive = it->second.lock()) return alive;
+      if (std::shared_ptr<const Mapped> alive = it->second.lock()) return alive;
       all.by_key.erase(it);
     }
   }
   std::optional<Entry> e = ReadEntry(path, /*meta_only=*/false);
-  // Nothing is inflated for a run whose limits the wheel exceeds (Decode refuses it too).
+  // Nothing is mapped for a run whose limits the wheel exceeds (Decode refuses it too).
   if (!e || !WithinLimits(e->meta, limits)) return nullptr;
-  std::shared_ptr<const Inflated> in = InflateObjects(*std::move(e));
+  std::shared_ptr<const Mapped> in = MapObjects(*std::move(e));
   if (in == nullptr) return nullptr;
   std::lock_guard<std::mutex> lock(all.mu);
-  all.by_key[key] = in;  // two threads inflating the same entry at once: both right, one kept
+  all.by_key[key] = in;  // two threads mapping the same entry at once: both right, one kept
   return in;
 }
 
-std::optional<ExpandedInput> Decode(const std::shared_ptr<const Inflated>& inflated,
+std::optional<ExpandedInput> Decode(const std::shared_ptr<const Mapped>& mapped,
                                     const std::string& url, const ReadLimits& limits) {
-  const nlohmann::json& m = inflated->meta;
+  const nlohmann::json& m = mapped->meta;
   const std::optional<std::string> from = Get<std::string>(m, "url");
   std::optional<std::vector<std::pair<std::string, std::string>>> texts = Texts(m);
   const std::optional<uint64_t> fetched = Get<uint64_t>(m, "fetched"),
@@ -316,7 +348,7 @@ std::optional<ExpandedInput> Decode(const std::shared_ptr<const Inflated>& infla
                                 retained = Get<uint64_t>(m, "retained");
   if (!from || !texts || !fetched || !size || !inflated_bytes || !retained ||
       !WithinLimits(m, limits) || !m.contains("notes") || !m["notes"].is_array() ||
-      m["objects"].size() != inflated->images.size())
+      m["objects"].size() != mapped->images.size())
     return std::nullopt;
   ExpandedInput out;
   out.path = url;
@@ -343,15 +375,15 @@ std::optional<ExpandedInput> Decode(const std::shared_ptr<const Inflated>& infla
     }
     out.notes.push_back(std::move(note));
   }
-  for (size_t i = 0; i < inflated->images.size(); ++i) {
+  for (size_t i = 0; i < mapped->images.size(); ++i) {
     const nlohmann::json& o = m["objects"][i];
     const std::optional<std::string> name = Get<std::string>(o, "name"),
                                      path = Get<std::string>(o, "path");
-    const SparseImage* img = inflated->images[i].get();
+    const SparseImage* img = mapped->images[i].get();
     if (!name || !path || img->bytes().size() > limits.max_member_bytes) return std::nullopt;
-    // The object shares the entry's lifetime: the entry stays inflated while one is held.
+    // The object shares the entry's lifetime: the entry stays mapped while one is held.
     out.objects.push_back(InputFile{Rename(*name, *from, url), Rename(*path, *from, url),
-                                    std::shared_ptr<const Blob>(inflated, img), nullptr});
+                                    std::shared_ptr<const Blob>(mapped, img), nullptr});
   }
   return out;
 }
@@ -394,9 +426,9 @@ std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadL
   if (limits.whole_members) return std::nullopt;
   const std::string path = EntryPath(DigestOf(url), limits);
   if (path.empty()) return std::nullopt;
-  std::shared_ptr<const Inflated> inflated = InflatedEntry(path, url, limits);
-  if (inflated == nullptr) return std::nullopt;
-  return Decode(inflated, url, limits);
+  std::shared_ptr<const Mapped> mapped = MappedEntry(path, url, limits);
+  if (mapped == nullptr) return std::nullopt;
+  return Decode(mapped, url, limits);
 }
 
 std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
@@ -414,19 +446,21 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
   const std::string sha256 = DigestOf(url);
   const std::string path = EntryPath(sha256, limits);
   if (path.empty()) return;
+  // Each object's retained ranges (all of it when it is whole).
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> kept;
   nlohmann::json objects = nlohmann::json::array();
   for (const InputFile& f : in.objects) {
-    const RangeSet* kept = f.blob->retained();
-    nlohmann::json ranges = nlohmann::json::array();
-    if (kept == nullptr) {
-      ranges.push_back({0, f.blob->bytes().size()});
+    const uint64_t size = f.blob->bytes().size();
+    if (const RangeSet* r = f.blob->retained()) {
+      kept.push_back(r->ranges());
     } else {
-      for (const auto& [b, e] : kept->ranges()) ranges.push_back({b, e});
+      kept.emplace_back();
+      if (size > 0) kept.back().emplace_back(0, size);
     }
-    objects.push_back({{"name", f.name},
-                       {"path", f.path},
-                       {"size", f.blob->bytes().size()},
-                       {"ranges", std::move(ranges)}});
+    nlohmann::json ranges = nlohmann::json::array();
+    for (const auto& [b, e] : kept.back()) ranges.push_back({b, e});
+    objects.push_back(
+        {{"name", f.name}, {"path", f.path}, {"size", size}, {"ranges", std::move(ranges)}});
   }
   nlohmann::json texts = nlohmann::json::array();
   for (const auto& [name, text] : in.texts) texts.push_back({name, text});
@@ -447,27 +481,19 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
                                {"objects", std::move(objects)}};
   const std::string meta_text = meta.dump();
   if (meta_text.size() > kMaxMeta) return;
-  std::vector<std::string> packed;
-  uint64_t data_size = 0;
+  const uint64_t data_at = (kHeaderSize + meta_text.size() + kPage - 1) / kPage * kPage;
+  uint64_t file_size = data_at;
   uint32_t crc = Crc(meta_text.data(), meta_text.size(), 0);
-  for (const InputFile& f : in.objects) {
-    const absl::Span<const uint8_t> b = f.blob->bytes();
-    const auto text = [&](uint64_t from, uint64_t to) {
-      return absl::string_view(reinterpret_cast<const char*>(b.data() + from), to - from);
-    };
-    std::string p;
-    if (const RangeSet* kept = f.blob->retained()) {
-      for (const auto& [from, to] : kept->ranges()) p += Deflate(text(from, to));
-    } else if (!b.empty()) {
-      p = Deflate(text(0, b.size()));
-    }
-    crc = Crc(p.data(), p.size(), crc);
-    data_size += p.size();
-    packed.push_back(std::move(p));
+  crc = Crc(Zeros(), data_at - kHeaderSize - meta_text.size(), crc);
+  for (size_t i = 0; i < in.objects.size(); ++i) {
+    ForEachStoredPiece(in.objects[i].blob->bytes().data(), kept[i],
+                       [&](const uint8_t* p, uint64_t n) {
+                         crc = Crc(p, n, crc);
+                         file_size += n;
+                       });
   }
   std::string header(kMagic, sizeof(kMagic));
   const uint32_t meta_size = static_cast<uint32_t>(meta_text.size());
-  const uint64_t file_size = kHeaderSize + meta_text.size() + data_size;
   const uint32_t reserved = 0;
   header.append(reinterpret_cast<const char*>(&kVersion), 4);
   header.append(reinterpret_cast<const char*>(&meta_size), 4);
@@ -480,8 +506,16 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
   // entry end with one of them); a cache not written is not an error.
   absl::StatusOr<OutputFile> out = OutputFile::Create(path);
   if (!out.ok()) return;
-  bool ok = out->Write(header).ok() && out->Write(meta_text).ok();
-  for (const std::string& p : packed) ok = ok && out->Write(p).ok();
+  const auto bytes = [](const uint8_t* p, uint64_t n) {
+    return absl::string_view(reinterpret_cast<const char*>(p), n);
+  };
+  bool ok = out->Write(header).ok() && out->Write(meta_text).ok() &&
+            out->Write(bytes(Zeros(), data_at - kHeaderSize - meta_text.size())).ok();
+  for (size_t i = 0; i < in.objects.size(); ++i) {
+    ForEachStoredPiece(
+        in.objects[i].blob->bytes().data(), kept[i],
+        [&](const uint8_t* p, uint64_t n) { ok = ok && out->Write(bytes(p, n)).ok(); });
+  }
   if (ok) (void)out->Commit();
 }
 

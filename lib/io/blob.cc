@@ -2,6 +2,8 @@
 #include "lib/io/blob.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -51,6 +53,29 @@ std::unique_ptr<SparseImage> SparseImage::Create(uint64_t size) {
   if (p == MAP_FAILED) return nullptr;
   img->data_ = static_cast<uint8_t*>(p);
   return img;
+}
+
+bool SparseImage::FillFrom(int fd, uint64_t offset, uint64_t at, uint64_t length) {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t pages = (size_ + page - 1) / page * page;
+  if (at > pages || length > pages - at) return false;
+  if (length == 0) return true;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < offset ||
+      static_cast<uint64_t>(st.st_size) - offset < length)
+    return false;
+  if (at % page == 0 && offset % page == 0) {
+    void* p = ::mmap(data_ + at, length, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd,
+                     static_cast<off_t>(offset));
+    return p == data_ + at;
+  }
+  for (uint64_t done = 0; done < length;) {
+    const ssize_t n =
+        ::pread(fd, data_ + at + done, length - done, static_cast<off_t>(offset + done));
+    if (n <= 0) return false;
+    done += static_cast<uint64_t>(n);
+  }
+  return true;
 }
 
 SparseImage::~SparseImage() {
