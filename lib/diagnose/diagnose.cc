@@ -174,8 +174,10 @@ void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache*
   if (std::thread::hardware_concurrency() < 2) return;
   std::vector<const SymbolTable*> work;
   std::vector<std::promise<std::shared_ptr<const void>>> done;
+  // Builds that pin the same wheel share its parses (ParseCache): each table is made once.
+  absl::flat_hash_set<const SymbolTable*> seen;
   for (const SymbolTable* t : tables) {
-    if (t == nullptr || t->external()) continue;
+    if (t == nullptr || t->external() || !seen.insert(t).second) continue;
     work.push_back(t);
     done.emplace_back();
     cache->Pending(t, ParseCache::MemoKind::kSourceNames, done.back().get_future().share());

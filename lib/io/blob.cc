@@ -67,7 +67,12 @@ bool SparseImage::FillFrom(int fd, uint64_t offset, uint64_t at, uint64_t length
   if (at % page == 0 && offset % page == 0) {
     void* p = ::mmap(data_ + at, length, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd,
                      static_cast<off_t>(offset));
-    return p == data_ + at;
+    if (p == data_ + at) return true;
+    // Refused (the process's count of mappings, say): the range may have been unmapped, so it is
+    // made anonymous again and read into.
+    if (::mmap(data_ + at, length, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != data_ + at)
+      return false;
   }
   for (uint64_t done = 0; done < length;) {
     const ssize_t n =

@@ -58,9 +58,10 @@ class SparseImage final : public Blob {
   RangeSet& mutable_retained() { return retained_; }
   // Bytes [offset, offset + length) of the open file `fd` at [at, at + length) of the image,
   // which must lie within its pages: mapped read-only from the page cache (MAP_FIXED over the
-  // reservation, pages populated) when `at` and `offset` are multiples of the system's page size,
-  // else read into it. False when the file has fewer bytes or the map or read fails. The file
-  // must not shrink while the image lives (a mapped page past its end would be SIGBUS).
+  // reservation, pages populated) when `at` and `offset` are multiples of the system's page size
+  // (and the map is not refused), else read into it. False when the file has fewer bytes or the map
+  // or read fails. The file must not shrink while the image lives (a mapped page past its end would
+  // be SIGBUS).
   bool FillFrom(int fd, uint64_t offset, uint64_t at, uint64_t length);
 
  private:
