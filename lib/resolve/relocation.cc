@@ -2,7 +2,10 @@
 // dependencies first, looked up in the relocation scope (docs/loader-model.md §A, B7).
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -55,7 +58,8 @@ class Relocation {
       for (size_t k = 0; k < refs->refs.size(); ++k) {
         const Reference& ref = refs->refs[k];
         if (ref.symbol != 0) {  // (0: a relocation that names no symbol, where ld.so stops)
-          ABICHECK_RETURN_IF_ERROR(CheckReference(o, ref, refs->symbols[k], refs->hashes[k]));
+          ABICHECK_RETURN_IF_ERROR(
+              CheckReference(o, ref, refs->symbols[k], refs->gnu[k], &refs->sysv[k]));
         }
         if (ref.stop == Reference::Stop::kNone) continue;
         // A relocation ld.so cannot apply (B7): nothing after it is relocated.
@@ -82,13 +86,16 @@ class Relocation {
   }
 
   // An object's references, decoded and validated once per call when the checks share parses,
-  // with the symbol each names and that name hashed both ways (GNU, SysV): a module checked
-  // against many builds looks the same names up once per build.
+  // with the symbol each names and that name's GNU hash (and its SysV hash once a lookup asks
+  // for it: HashedName): a module checked against many builds looks the same names up once per
+  // build.
   struct References {
     absl::Status status;
     std::vector<Reference> refs;
-    std::vector<Symbol> symbols;                        // refs[k]'s symbol (GetOrEmpty)
-    std::vector<std::pair<uint32_t, uint32_t>> hashes;  // its name's GNU and SysV hashes
+    std::vector<Symbol> symbols;  // refs[k]'s symbol (GetOrEmpty)
+    std::vector<uint32_t> gnu;    // its name's GNU hash
+    // Its SysV hash, made when first asked for (checks on other threads may ask).
+    mutable std::unique_ptr<std::atomic<uint64_t>[]> sysv;
   };
   static std::shared_ptr<const References> Prepare(const SymbolTable& t) {
     auto out = std::make_shared<References>();
@@ -99,12 +106,12 @@ class Relocation {
     }
     out->refs = *std::move(refs);
     out->symbols.reserve(out->refs.size());
-    out->hashes.reserve(out->refs.size());
+    out->gnu.reserve(out->refs.size());
     for (const Reference& r : out->refs) {
       out->symbols.push_back(t.GetOrEmpty(r.symbol));
-      const absl::string_view name = out->symbols.back().name;
-      out->hashes.emplace_back(GnuHash(name), SysvHash(name));
+      out->gnu.push_back(GnuHash(out->symbols.back().name));
     }
+    out->sysv = std::make_unique<std::atomic<uint64_t>[]>(out->refs.size());
     return out;
   }
   std::shared_ptr<const References> ReferencesOf(const SymbolTable& t) const {
@@ -116,7 +123,7 @@ class Relocation {
   }
 
   absl::Status CheckReference(const Object* o, const Reference& ref, const Symbol& sym,
-                              std::pair<uint32_t, uint32_t> hashes) {
+                              uint32_t gnu, std::atomic<uint64_t>* sysv) {
     if (o == module_ && sym.shndx == elf::SHN_UNDEF && !sym.name.empty()) CountTorchUse(sym);
     if (sym.name.empty()) {
       return absl::DataLossError(absl::StrFormat(
@@ -133,7 +140,7 @@ class Relocation {
     }
     ++report_.references_checked;
     std::optional<WantedVersion> want = WantedVersionOf(*o->syms, ref.symbol);
-    const HashedName name(sym.name, hashes.first, hashes.second);
+    const HashedName name(sym.name, gnu, sysv);
     bool asserts = false;
     std::optional<Binding> b =
         loader_.Lookup(scope_, name, want ? &*want : nullptr, ref.plt_class, &asserts);

@@ -48,7 +48,15 @@ uint32_t SysvHash(absl::string_view name) {
 HashedName::HashedName(absl::string_view n) : name(n), gnu(GnuHash(n)) {}
 
 uint32_t HashedName::sysv() const {
-  if (!sysv_) sysv_ = SysvHash(name);
+  if (sysv_) return *sysv_;
+  if (sysv_memo_ != nullptr) {
+    if (const uint64_t known = sysv_memo_->load(std::memory_order_relaxed); known >> 32 != 0)
+      return *(sysv_ = static_cast<uint32_t>(known));
+  }
+  sysv_ = SysvHash(name);
+  // Two threads making it at once store the same value.
+  if (sysv_memo_ != nullptr)
+    sysv_memo_->store(uint64_t{1} << 32 | *sysv_, std::memory_order_relaxed);
   return *sysv_;
 }
 

@@ -105,14 +105,17 @@ struct HashedName {
   absl::string_view name;
   uint32_t gnu = 0;
   explicit HashedName(absl::string_view n);
-  // Both hashes made before (Relocation keeps them per table: its names are looked up once per
-  // build a module is checked against).
-  HashedName(absl::string_view n, uint32_t gnu_hash, uint32_t sysv_hash)
-      : name(n), gnu(gnu_hash), sysv_(sysv_hash) {}
+  // The GNU hash made before, and the SysV hash kept in `sysv_memo` (0 until made, then
+  // 1 << 32 | the hash; shared by threads) when a lookup first asks for it: Relocation keeps both
+  // per table, as a module's names are looked up once per build it is checked against, and only
+  // a DT_HASH-only library or an index asks for the SysV one.
+  HashedName(absl::string_view n, uint32_t gnu_hash, std::atomic<uint64_t>* sysv_memo)
+      : name(n), gnu(gnu_hash), sysv_memo_(sysv_memo) {}
   uint32_t sysv() const;
 
  private:
   mutable std::optional<uint32_t> sysv_;
+  std::atomic<uint64_t>* sysv_memo_ = nullptr;
 };
 
 uint32_t GnuHash(absl::string_view name);
