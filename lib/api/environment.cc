@@ -279,6 +279,7 @@ class EnvironmentCheck {
   absl::StatusOr<EnvironmentReport> Run(const std::vector<std::string>& against,
                                         const InputLimits& limits) {
     ABICHECK_RETURN_IF_ERROR(OpenTorchBuilds(against, limits));
+    build_worlds_.resize(builds_.size());
     if (opts_.diagnose) {
       // Every failing object is diagnosed against torch's libraries: their names by base name
       // are made on another core while the verdicts are made here.
@@ -609,14 +610,21 @@ class EnvironmentCheck {
     std::vector<size_t> kept_with(objects.size(), 0);  // how many providers its kept report had
     const std::vector<std::vector<size_t>> own_needs = OwnLibrariesNeeded(objects);
     std::vector<InputFile> providers = build.providers;
+    // Checked with the build's own providers, an object is checked in the world made of them
+    // once per build for every package (CheckInWorld undoes each check); once the package's own
+    // libraries have loaded, in a world of the package's.
     ReusedWorld passes, diagnosis;
+    auto world_for = [&](const std::vector<InputFile>& with, ReusedWorld& own) -> ReusedWorld& {
+      return with.size() == build.providers.size() ? build_worlds_[b] : own;
+    };
     for (bool changed = true; changed;) {
       changed = false;
       for (size_t i = 0; i < objects.size(); ++i) {
         if (loaded[i]) continue;
         ABICHECK_ASSIGN_OR_RETURN(
-            Report r, passes.Check(objects[i], providers, build.preload, python(), verdict_only,
-                                   ModuleAlreadyLoaded::kLoads, &parses_));
+            Report r, world_for(providers, passes)
+                          .Check(objects[i], providers, build.preload, python(), verdict_only,
+                                 ModuleAlreadyLoaded::kLoads, &parses_));
         // An object whose verdict is unknown (C2c) may have loaded: the objects that need it
         // are checked with it, and their verdict is then unknown too (InheritUnknown).
         const bool loads = r.loads || r.verdict() == Verdict::kUnknown;
@@ -648,8 +656,9 @@ class EnvironmentCheck {
       const std::vector<InputFile> then(
           providers.begin(), providers.begin() + static_cast<std::ptrdiff_t>(kept_with[i]));
       ABICHECK_ASSIGN_OR_RETURN((*reports)[i][b],
-                                diagnosis.Check(objects[i], then, build.preload, python(), opts_,
-                                                ModuleAlreadyLoaded::kLoads, &parses_));
+                                world_for(then, diagnosis)
+                                    .Check(objects[i], then, build.preload, python(), opts_,
+                                           ModuleAlreadyLoaded::kLoads, &parses_));
       NameOwnLibraries(objects, loaded, &(*reports)[i][b]);
     }
     return absl::OkStatus();
@@ -761,6 +770,9 @@ class EnvironmentCheck {
   std::vector<TorchBuild> builds_;
   std::optional<InputFile> python_;
   ParseCache parses_;  // torch's and the CUDA libraries are parsed once for every check
+  // Per build, the world made of its own providers, which every package's checks start from
+  // (CheckPackage); destroyed before the parses it holds.
+  std::vector<ReusedWorld> build_worlds_;
 };
 
 }  // namespace
