@@ -62,11 +62,14 @@ subprocess.run([abicheck, "index", *torches, "-o", str(index), "-q"], check=True
                env=dict(os.environ, XDG_CACHE_HOME=str(caches[-1])))
 indexed = [timed(["env", venv, "--against", str(index)], caches[-1]) for _ in range(runs)]
 
+def secs(t):  # as /usr/bin/time gives them: hundredths under 10 s
+    return "%.2f" % t if t < 10 else "%.1f" % t
+
 def row(name, rs):
     med = lambda k: statistics.median(r[k] for r in rs)
     same = all(r["out"] == rs[0]["out"] for r in rs)
-    each = ", ".join("%.1f" % r["wall"] for r in rs)
-    print(f"| {name} | {med('wall'):.1f} s | {each} | "
+    each = ", ".join(secs(r["wall"]) for r in rs)
+    print(f"| {name} | {secs(med('wall'))} s | {each} | "
           f"{med('user'):.1f} s | {med('rss'):.0f} MB | {med('pip'):.0f} | "
           f"{'yes' if same else 'NO'} |")
 
@@ -78,6 +81,8 @@ row("cold (empty cache)", cold)
 row("warm (cache filled)", warm)
 row(f"--against an index of the {len(torches)} torch wheels", indexed)
 print("cold and warm reports equal:", "yes" if cold[0]["out"] == warm[0]["out"] else "NO")
+wall = lambda rs: statistics.median(r["wall"] for r in rs)
+print(f"warm / index: {wall(warm) / wall(indexed):.2f}x")
 last = [l for l in cold[0]["out"].splitlines() if l.strip()][-2:]
 print("ends:", " / ".join(last))
 
