@@ -94,8 +94,9 @@ class Relocation {
     std::vector<Reference> refs;
     std::vector<Symbol> symbols;  // refs[k]'s symbol (GetOrEmpty)
     std::vector<uint32_t> gnu;    // its name's GNU hash
-    // Its SysV hash, made when first asked for (checks on other threads may ask).
-    mutable std::unique_ptr<std::atomic<uint64_t>[]> sysv;
+    // Its SysV hash, made when first asked for (checks on other threads may ask): the memo is
+    // shared as const, its atomics are not.
+    std::unique_ptr<std::atomic<uint64_t>[]> sysv;
   };
   static std::shared_ptr<const References> Prepare(const SymbolTable& t) {
     auto out = std::make_shared<References>();
