@@ -94,27 +94,37 @@ bool FileTree::Contains(absl::string_view given) const {
 std::optional<std::string> FileTree::Resolve(absl::string_view given) const {
   const std::string path = Rooted(given, cwd_);
   if (!Contains(path)) return std::nullopt;
+  // The kernel walks through each place `at` it reaches to reach the next component: each must be
+  // a directory. dirs_ holds every parent of its members up to the root, so a place there vouches
+  // for every place it extends: only the deepest place before each ".." and the last parent are
+  // looked up — one hash of a long path each, not one per component (the loader's
+  // "$ORIGIN/../../nvidia/..." paths, asked for every search).
   std::string at = root_;
-  std::vector<absl::string_view> parts =
-      absl::StrSplit(absl::string_view(path).substr(root_.size()), '/');
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const absl::string_view c = parts[i];
+  size_t checked = at.size();  // `at` up to here is a directory of the tree
+  size_t parent = at.size();   // `at` before its last component
+  auto is_directory = [&](size_t length) {
+    return length == checked || dirs_.contains(absl::string_view(at).substr(0, length));
+  };
+  auto outside = [&]() -> std::optional<std::string> {
+    if (kind_ == Kind::kAlone) return std::nullopt;
+    // An overlay: a directory of the disk (or nothing, which the disk will say).
+    std::string lexical = LexicallyAbsolute(path, "/");
+    if (!Contains(lexical)) return std::nullopt;
+    return lexical;
+  };
+  for (absl::string_view c : absl::StrSplit(absl::string_view(path).substr(root_.size()), '/')) {
     if (c.empty() || c == ".") continue;
-    // The kernel walks through `at` to reach the next component: it must be a directory.
-    if (!dirs_.contains(at)) {
-      if (kind_ == Kind::kAlone) return std::nullopt;
-      // An overlay: a directory of the disk (or nothing, which the disk will say).
-      std::string lexical = LexicallyAbsolute(path, "/");
-      if (!Contains(lexical)) return std::nullopt;
-      return lexical;
-    }
     if (c == "..") {
+      if (!is_directory(at.size())) return outside();
       if (at == root_) return std::nullopt;  // above the tree: nothing modelled is there
       at.resize(at.rfind('/'));
+      checked = parent = at.size();
       continue;
     }
+    parent = at.size();
     absl::StrAppend(&at, "/", c);
   }
+  if (!is_directory(parent)) return outside();
   return at;
 }
 

@@ -45,6 +45,14 @@ TEST(FileTreeTest, EveryComponentBeforeADotDotMustBeADirectory) {
   EXPECT_EQ(tree.File("/c/torch.whl/torch/nothing/../../nvidia/lib/libx.so"), nullptr);
   EXPECT_EQ(tree.File("/c/torch.whl/torch/lib/libc10.so/../libc10.so"), nullptr);  // a file
   EXPECT_EQ(tree.File("/c/torch.whl/../torch.whl/torch/lib/libc10.so"), nullptr);  // left it
+  // Places looked up only before a ".." and at the end stand for every place on the way.
+  EXPECT_EQ(tree.File("/c/torch.whl/torch/nothing/lib/libc10.so"), nullptr);
+  EXPECT_EQ(tree.File("/c/torch.whl/torch/lib/libc10.so/x"), nullptr);
+  EXPECT_EQ(tree.File("/c/torch.whl/torch/lib/nothing/deeper/../../libc10.so"), nullptr);
+  EXPECT_NE(tree.File("/c/torch.whl/torch/lib/./../lib/../../torch/lib/libc10.so"), nullptr);
+  EXPECT_EQ(tree.Directory("/c/torch.whl/torch/lib/.."), "/c/torch.whl/torch");
+  EXPECT_EQ(tree.Directory("/c/torch.whl/torch/.."), "/c/torch.whl");
+  EXPECT_EQ(tree.Directory("/c/torch.whl/.."), std::nullopt);
   EXPECT_EQ(tree.Directory("/c/torch.whl/torch/lib/libc10.so"), std::nullopt);
   EXPECT_TRUE(tree.Contains("/c/torch.whl"));
   EXPECT_TRUE(tree.Contains("/c/torch.whl/x"));
