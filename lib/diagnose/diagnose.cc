@@ -4,8 +4,10 @@
 #include "lib/diagnose/diagnose.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bitset>
 #include <cstdint>
+#include <deque>
 #include <future>
 #include <memory>
 #include <optional>
@@ -172,22 +174,34 @@ class TokenIndex {
 
 void PrepareDiagnosis(const std::vector<const SymbolTable*>& tables, ParseCache* cache) {
   if (std::thread::hardware_concurrency() < 2) return;
-  std::vector<const SymbolTable*> work;
-  std::vector<std::promise<std::shared_ptr<const void>>> done;
+  // One job per table, made by whichever thread starts it first: the other core, in order, or a
+  // check that needs it before that core got to it (MemoTable::Take) — a check never waits
+  // behind the tables of the builds it is not checking.
+  struct Job {
+    const SymbolTable* table = nullptr;
+    std::atomic<bool> started{false};
+    std::promise<std::shared_ptr<const void>> done;
+    std::shared_ptr<const void> Make() {
+      if (started.exchange(true)) return nullptr;
+      table->StringAbiMarkers();  // kept in the table itself (an atomic)
+      std::shared_ptr<const void> made = std::make_shared<const TokenIndex>(*table);
+      done.set_value(made);
+      return made;
+    }
+  };
+  auto jobs = std::make_shared<std::deque<Job>>();
   // Builds that pin the same wheel share its parses (ParseCache): each table is made once.
   absl::flat_hash_set<const SymbolTable*> seen;
   for (const SymbolTable* t : tables) {
     if (t == nullptr || t->external() || !seen.insert(t).second) continue;
-    work.push_back(t);
-    done.emplace_back();
-    cache->Pending(t, ParseCache::MemoKind::kSourceNames, done.back().get_future().share());
+    Job& job = jobs->emplace_back();
+    job.table = t;
+    cache->Pending(t, ParseCache::MemoKind::kSourceNames, job.done.get_future().share(),
+                   [jobs, &job] { return job.Make(); });
   }
-  if (work.empty()) return;
-  cache->KeepUntilDone(std::async(std::launch::async, [work, done = std::move(done)]() mutable {
-    for (size_t i = 0; i < work.size(); ++i) {
-      work[i]->StringAbiMarkers();  // kept in the table itself (an atomic)
-      done[i].set_value(std::make_shared<const TokenIndex>(*work[i]));
-    }
+  if (jobs->empty()) return;
+  cache->KeepUntilDone(std::async(std::launch::async, [jobs] {
+    for (Job& job : *jobs) job.Make();
   }));
 }
 

@@ -5,6 +5,7 @@
 #define ABICHECK_LIB_RESOLVE_MEMO_TABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <utility>
@@ -26,15 +27,21 @@ class MemoTable {
     std::shared_ptr<const void>& slot = memo_[{table, kind}];
     if (slot == nullptr) {
       if (auto it = pending_.find({table, kind}); it != pending_.end()) {
-        slot = it->second.get();
+        if (it->second.take) slot = it->second.take();
+        if (slot == nullptr) slot = it->second.value.get();
         pending_.erase(it);
       }
     }
     return slot;
   }
-  // A memo being made on another thread: Memo() waits for it when it is first asked for.
-  void Pending(const SymbolTable* table, Kind kind, Future value) {
-    pending_.insert_or_assign({table, kind}, std::move(value));
+  // Makes a pending memo on the thread that asks for it, unless the other thread has started it
+  // (nullptr then: Memo() waits for that thread's).
+  using Take = std::function<std::shared_ptr<const void>()>;
+  // A memo being made on another thread: when it is first asked for, Memo() takes it over if that
+  // thread has not started it yet, else waits for it — the asking thread never waits behind work
+  // queued before it that it does not need.
+  void Pending(const SymbolTable* table, Kind kind, Future value, Take take = nullptr) {
+    pending_.insert_or_assign({table, kind}, PendingMemo{std::move(value), std::move(take)});
   }
   // The work of another thread, waited for when this table is destroyed: its owner destroys the
   // table before the parses that work reads.
@@ -42,7 +49,11 @@ class MemoTable {
 
  private:
   absl::flat_hash_map<std::pair<const SymbolTable*, Kind>, std::shared_ptr<const void>> memo_;
-  absl::flat_hash_map<std::pair<const SymbolTable*, Kind>, Future> pending_;
+  struct PendingMemo {
+    Future value;
+    Take take;
+  };
+  absl::flat_hash_map<std::pair<const SymbolTable*, Kind>, PendingMemo> pending_;
   // Last: destroyed first, so that work on other threads ends before the memos it fills.
   std::vector<std::future<void>> background_;
 };

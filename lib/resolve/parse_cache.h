@@ -68,11 +68,12 @@ class ParseCache {
   // ends before the parses it reads are freed.
   using MemoKind = MemoTable::Kind;
   using MemoFuture = MemoTable::Future;
+  using MemoTake = MemoTable::Take;
   std::shared_ptr<const void>& Memo(const SymbolTable* table, MemoKind kind) {
     return memos_.Memo(table, kind);
   }
-  void Pending(const SymbolTable* table, MemoKind kind, MemoFuture value) {
-    memos_.Pending(table, kind, std::move(value));
+  void Pending(const SymbolTable* table, MemoKind kind, MemoFuture value, MemoTake take = nullptr) {
+    memos_.Pending(table, kind, std::move(value), std::move(take));
   }
   void KeepUntilDone(std::future<void> work) { memos_.KeepUntilDone(std::move(work)); }
   size_t given_count() const { return given_.size(); }

@@ -36,6 +36,30 @@ TEST(ParseCacheTest, PendingMemoIsWaitedForWhereItIsFirstAskedFor) {
   EXPECT_EQ(cache.Memo(table, ParseCache::MemoKind::kSourceNames).get(), value.get());
 }
 
+// A pending memo the other thread has not started is made where it is asked for, not waited for:
+// here that thread never starts it (its future is never set), so waiting would never end.
+TEST(ParseCacheTest, PendingMemoNotStartedIsMadeWhereItIsAskedFor) {
+  std::promise<std::shared_ptr<const void>> never;
+  ParseCache cache;
+  const auto* table = reinterpret_cast<const SymbolTable*>(&cache);
+  auto value = std::make_shared<const int>(7);
+  int taken = 0;
+  cache.Pending(table, ParseCache::MemoKind::kSourceNames, never.get_future().share(), [&] {
+    ++taken;
+    return std::shared_ptr<const void>(value);
+  });
+  EXPECT_EQ(cache.Memo(table, ParseCache::MemoKind::kSourceNames).get(), value.get());
+  EXPECT_EQ(cache.Memo(table, ParseCache::MemoKind::kSourceNames).get(), value.get());
+  EXPECT_EQ(taken, 1);
+  // Started on the other thread (the take answers nullptr): waited for, as before.
+  std::promise<std::shared_ptr<const void>> made;
+  const auto* other = reinterpret_cast<const SymbolTable*>(&made);
+  cache.Pending(other, ParseCache::MemoKind::kSourceNames, made.get_future().share(),
+                [] { return std::shared_ptr<const void>(); });
+  made.set_value(value);
+  EXPECT_EQ(cache.Memo(other, ParseCache::MemoKind::kSourceNames).get(), value.get());
+}
+
 TEST(ParseCacheTest, CapabilityDirsAreKeptPerDirectoryAndSubdirectoryList) {
   ParseCache cache;
   const std::vector<std::string> x86 = {"glibc-hwcaps/x86-64-v3", "tls"}, other = {"tls"};
