@@ -83,6 +83,20 @@ row(f"--against an index of the {len(torches)} torch wheels", indexed)
 print("cold and warm reports equal:", "yes" if cold[0]["out"] == warm[0]["out"] else "NO")
 wall = lambda rs: statistics.median(r["wall"] for r in rs)
 print(f"warm / index: {wall(warm) / wall(indexed):.2f}x")
+# What each run checked: the index keeps what torch's libraries export, so import torch and the
+# packages a build replaces with its own pins (triton) are unknown there, and checked warm.
+def checked(args):
+    r = subprocess.run([abicheck, *args, "--format", "json"], capture_output=True, text=True,
+                       env=dict(os.environ, XDG_CACHE_HOME=str(caches[-1])))
+    j = json.loads(r.stdout)
+    reports = [c["report"] for c in j["matrix"]["cells"]] + [t["report"] for t in j["torch_imports"]]
+    refs = sum(r["summary"]["references_checked"] for r in reports)
+    unknown = sum(1 for c in j["matrix"]["cells"] if c["verdict"] == "unknown")
+    return refs, unknown, len(j["matrix"]["cells"])
+(wr, wu, n), (ir, iu, _) = checked(suggest), checked(["env", venv, "--against", str(index)])
+print(f"references relocated: warm {wr}, index {ir} ({wr / ir:.2f}x); unknown cells of {n}: "
+      f"warm {wu}, index {iu}; wall per 1000 references: warm {1000 * wall(warm) / wr * 1000:.2f} ms, "
+      f"index {1000 * wall(indexed) / ir * 1000:.2f} ms")
 last = [l for l in cold[0]["out"].splitlines() if l.strip()][-2:]
 print("ends:", " / ".join(last))
 

@@ -46,6 +46,8 @@ constexpr size_t kHeaderSize = 32;
 // The alignment of spans in the object and in the file: mmap's on this system (a system with
 // larger pages reads them instead, SparseImage::FillFrom).
 constexpr uint64_t kPage = 4096;
+constexpr uint64_t PageFloor(uint64_t n) { return n / kPage * kPage; }
+constexpr uint64_t PageCeil(uint64_t n) { return PageFloor(n + kPage - 1); }
 // An entry's description (names, notes, ranges, METADATA) is small; its bytes are the tables.
 constexpr uint32_t kMaxMeta = 64u << 20;
 
@@ -142,7 +144,7 @@ std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
   if (version != kVersion || reserved != 0 || meta_size > kMaxMeta ||
       ::fstat(e.fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != e.size)
     return std::nullopt;
-  e.data_at = (kHeaderSize + meta_size + kPage - 1) / kPage * kPage;
+  e.data_at = PageCeil(kHeaderSize + meta_size);
   if (e.size < e.data_at) return std::nullopt;
   // With the zeros after it: the checksum covers the bytes of the file. The description is a
   // JSON object, so its last byte is `}`: a size that took in a zero is refused.
@@ -202,7 +204,7 @@ std::vector<std::pair<uint64_t, uint64_t>> Spans(
     const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
   std::vector<std::pair<uint64_t, uint64_t>> spans;
   for (const auto& [b, e] : ranges) {
-    const uint64_t from = b / kPage * kPage, to = (e + kPage - 1) / kPage * kPage;
+    const uint64_t from = PageFloor(b), to = PageCeil(e);
     if (!spans.empty() && from <= spans.back().second) {
       spans.back().second = std::max(spans.back().second, to);
     } else {
@@ -481,7 +483,7 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
                                {"objects", std::move(objects)}};
   const std::string meta_text = meta.dump();
   if (meta_text.size() > kMaxMeta) return;
-  const uint64_t data_at = (kHeaderSize + meta_text.size() + kPage - 1) / kPage * kPage;
+  const uint64_t data_at = PageCeil(kHeaderSize + meta_text.size());
   uint64_t file_size = data_at;
   uint32_t crc = Crc(meta_text.data(), meta_text.size(), 0);
   crc = Crc(Zeros(), data_at - kHeaderSize - meta_text.size(), crc);
