@@ -92,7 +92,13 @@ bool FileTree::Contains(absl::string_view given) const {
 }
 
 std::optional<std::string> FileTree::Resolve(absl::string_view given) const {
-  const std::string path = Rooted(given, cwd_);
+  // Most paths asked are absolute and plain, as Rooted would give them: used as they are.
+  std::string rooted;
+  absl::string_view path = given;
+  if (!absl::StartsWith(given, "/") || absl::StrContains(given, "//")) {
+    rooted = Rooted(given, cwd_);
+    path = rooted;
+  }
   if (!Contains(path)) return std::nullopt;
   // The kernel walks through each place `at` it reaches to reach the next component: each must be
   // a directory. dirs_ holds every parent of its members up to the root, so a place there vouches
@@ -112,7 +118,7 @@ std::optional<std::string> FileTree::Resolve(absl::string_view given) const {
     if (!Contains(lexical)) return std::nullopt;
     return lexical;
   };
-  for (absl::string_view c : absl::StrSplit(absl::string_view(path).substr(root_.size()), '/')) {
+  for (absl::string_view c : absl::StrSplit(path.substr(root_.size()), '/')) {
     if (c.empty() || c == ".") continue;
     if (c == "..") {
       if (!is_directory(at.size())) return outside();
