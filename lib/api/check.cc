@@ -86,8 +86,18 @@ absl::StatusOr<Report> ReusedWorld::Check(const InputFile& module,
   LoadFindings refused;
   ABICHECK_ASSIGN_OR_RETURN(std::optional<ElfFile> probe, ProbeModule(module, &refused));
   if (!probe) return ToReport(std::move(refused));
-  if (!world_ || made_for_ != providers.size() || probe->machine() != world_->machine ||
-      probe->is_64() != world_->is_64 || probe->big_endian() != world_->big_endian) {
+  const bool same_loader = world_ && probe->machine() == world_->machine &&
+                           probe->is_64() == world_->is_64 &&
+                           probe->big_endian() == world_->big_endian;
+  if (same_loader && parses != nullptr && providers.size() > made_for_) {
+    // Grown: the world made larger where that makes the world a new one would (ExtendWorld).
+    absl::StatusOr<bool> grown = ExtendWorld(*world_, providers, made_for_, own_package, parses);
+    if (grown.ok() && *grown) {
+      made_for_ = providers.size();
+      ++grown_;
+    }
+  }
+  if (!same_loader || made_for_ != providers.size()) {
     world_.reset();
     ABICHECK_ASSIGN_OR_RETURN(World w, PrepareWorld(*probe, providers, preload, python,
                                                     ToLoadOptions(options), parses, own_package));

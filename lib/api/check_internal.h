@@ -26,8 +26,9 @@ absl::StatusOr<Report> CheckObjects(const InputFile& module,
 
 // CheckObjects for checks whose providers change only by growing (an environment's package
 // passes, E7): the world made for the last providers serves every module checked while they stay
-// the same — CheckInWorld undoes each check, as in CheckMatrix's package worlds — and a new one
-// is made when they have grown. `own_package` is the same for every check of one ReusedWorld.
+// the same — CheckInWorld undoes each check, as in CheckMatrix's package worlds — and when they
+// have grown, it is made larger where that gives the world a new one would be (ExtendWorld; with
+// `parses` shared), else made anew. `own_package` is the same for every check of one ReusedWorld.
 // CheckObjects is one such check.
 class ReusedWorld {
  public:
@@ -35,10 +36,12 @@ class ReusedWorld {
                                const std::vector<InputFile>& preload, const InputFile* python,
                                const CheckOptions& options, ModuleAlreadyLoaded if_loaded,
                                ParseCache* parses, size_t own_package = 0);
+  size_t grown() const { return grown_; }  // how often it was made larger, not anew
 
  private:
   std::optional<World> world_;
   size_t made_for_ = 0;  // how many providers it was made of (they only grow)
+  size_t grown_ = 0;
 };
 
 // One module's check in `w` (`providers`: the inputs the world was made of): LoadModule and

@@ -173,6 +173,19 @@ absl::StatusOr<Object*> Loader::OpenGiven(const InputFile& input, HowFound found
                    nullptr, preexisting);
 }
 
+bool Loader::HasFile(const InputFile& input) const {
+  if (by_blob_.contains(input.blob.get())) return true;
+  const std::optional<FileId> id = input.blob->file_id();
+  return id && by_file_.contains({id->dev, id->ino});
+}
+
+void Loader::MoveObjects(size_t from, size_t to) {
+  if (to >= from || from > objects_.size()) return;
+  std::rotate(objects_.begin() + static_cast<std::ptrdiff_t>(to),
+              objects_.begin() + static_cast<std::ptrdiff_t>(from), objects_.end());
+  for (size_t i = to; i < objects_.size(); ++i) objects_[i]->load_index = i;
+}
+
 absl::StatusOr<Object*> Loader::AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                           const std::string& path, const std::string& opened_as,
                                           std::vector<std::string> names, HowFound found_by,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -144,6 +145,21 @@ class Loader {
   // dependencies), but is not among the files: a DT_NEEDED entry of that name matches it, as an
   // already-loaded object matches, and the load then depends on a library we cannot read.
   void AssumeLoaded(const std::string& name) { assumed_.insert(name); }
+  // A world made larger (ExtendWorld) maps its new providers as a new world would: before any
+  // name is assumed. Taken out for that, then put back.
+  absl::flat_hash_set<std::string> TakeAssumed() { return std::exchange(assumed_, {}); }
+  void PutBackAssumed(const absl::flat_hash_set<std::string>& names) {
+    assumed_.insert(names.begin(), names.end());
+  }
+  // Whether `input` is loaded already, by its bytes or its file (OpenGiven would return it).
+  bool HasFile(const InputFile& input) const;
+  // Whether a loaded object answers to `name` (a name it was opened or requested under, or its
+  // soname), of any machine.
+  bool HasName(absl::string_view name) const { return by_name_.contains(name); }
+  // Moves the objects from the `from`th to the last to the `to`th place, in their order (the
+  // load order and each object's load_index follow): where a new world would have opened them.
+  // Between checks only.
+  void MoveObjects(size_t from, size_t to);
   // What every process has loaded (docs/loader-model.md B5, C3): libc and what it needs (the
   // dynamic linker), mapped once from the system as already loaded — by name if a loaded object
   // already is it; empty when libc cannot be found.

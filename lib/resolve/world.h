@@ -59,6 +59,11 @@ struct World {
   // brought nothing new and it was not the first to walk another object's, it is one input
   // only).
   std::vector<bool> set_aside_ok;
+  // Per provider input, whether opening it made a new object, and whether mapping its
+  // dependencies changed the world (MarkSetAside); and how many objects the world had once its
+  // given objects were opened, before any dependency (where ExtendWorld puts new ones).
+  std::vector<bool> opened_new, mapped_new;
+  size_t given_end = 0;
 };
 
 // The module's own ELF header, which picks the loader; nullopt with `refused` filled where
@@ -71,6 +76,15 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
                                    const std::vector<InputFile>& preload, const InputFile* python,
                                    const LoadOptions& options, ParseCache* parses,
                                    size_t own_package);
+
+// The world PrepareWorld would make of `providers`, made from `w`, which it made of their first
+// `from`: the new ones opened where it would have opened them and their dependencies mapped after
+// the others', with nothing assumed loaded meanwhile. False, and `w` as it was, where the new
+// world could differ otherwise: a new object one of `w`'s already is, or one that answers to a
+// name `w`'s objects have or asked for, or that could stand in for one they miss
+// (docs/loader-model.md E7). Between checks only; `w` is to be dropped after an error.
+absl::StatusOr<bool> ExtendWorld(World& w, const std::vector<InputFile>& providers, size_t from,
+                                 size_t own_package, ParseCache* parses);
 
 // One module's dlopen in a world, up to the end of relocation.
 struct ModuleLoad {

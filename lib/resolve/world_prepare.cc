@@ -3,6 +3,7 @@
 // in that world.
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -32,10 +33,10 @@ absl::Status AddGlobal(World& w, const InputFile& in, HowFound how) {
 // DT_NEEDED. Those of another class or machine are not loaded with the module (LoadModule says
 // so). Returns, per provider, whether opening it made a new object.
 absl::StatusOr<std::vector<bool>> OpenProviders(World& w, const std::vector<InputFile>& providers,
-                                                size_t own_package) {
+                                                size_t own_package, size_t from = 0) {
   Loader& loader = *w.loader;
   std::vector<bool> opened_new(providers.size(), false);
-  for (size_t i = 0; i < providers.size(); ++i) {
+  for (size_t i = from; i < providers.size(); ++i) {
     const size_t before = loader.object_count();
     ABICHECK_ASSIGN_OR_RETURN(
         Object * o, loader.OpenGiven(providers[i], HowFound::kProvider, /*preexisting=*/true));
@@ -55,12 +56,13 @@ absl::StatusOr<std::vector<bool>> OpenProviders(World& w, const std::vector<Inpu
 // the world: it loaded an object, matched a file by identity, or walked another object's
 // dependencies first (whose failures then come earlier in the world's order than in the world
 // without it).
-absl::StatusOr<std::vector<bool>> MapProviders(World& w, size_t count) {
+absl::StatusOr<std::vector<bool>> MapProviders(World& w, size_t count, size_t from = 0) {
   Loader& loader = *w.loader;
   std::vector<bool> mapped_new(count, false);
-  for (size_t i = 0, k = 0; i < count; ++i) {
-    if (k >= w.providers.size() || w.given[i] != w.providers[k]) continue;
-    ++k;
+  for (size_t i = from; i < count; ++i) {
+    // Those of another class or machine are not loaded with the module: nothing to map.
+    if (std::find(w.other_machine.begin(), w.other_machine.end(), i) != w.other_machine.end())
+      continue;
     const size_t objects = loader.object_count(), matches = loader.identity_matches(),
                  walks = loader.fresh_walks();
     ABICHECK_RETURN_IF_ERROR(loader.MapProviderDeps(w.given[i], &w.failures));
@@ -142,8 +144,9 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   w.loader->SetBigEndian(w.big_endian);
   if (python != nullptr) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, *python, HowFound::kInterpreter));
   for (const InputFile& p : preload) ABICHECK_RETURN_IF_ERROR(AddGlobal(w, p, HowFound::kPreload));
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> opened_new, OpenProviders(w, providers, own_package));
-  ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> mapped_new, MapProviders(w, providers.size()));
+  ABICHECK_ASSIGN_OR_RETURN(w.opened_new, OpenProviders(w, providers, own_package));
+  w.given_end = w.loader->object_count();
+  ABICHECK_ASSIGN_OR_RETURN(w.mapped_new, MapProviders(w, providers.size()));
   RecordWorldFailures(w);
   for (const Object* p : w.providers) {
     if (std::string stem = SonameStem(LibraryName(*p)); !stem.empty()) w.by_stem[stem].push_back(p);
@@ -151,8 +154,84 @@ absl::StatusOr<World> PrepareWorld(const ElfFile& probe, const std::vector<Input
   for (const Object* o : w.loader->loaded()) {
     if (o->syms->external()) w.indexed.push_back(o);
   }
-  MarkSetAside(w, opened_new, mapped_new);
+  MarkSetAside(w, w.opened_new, w.mapped_new);
   return w;
+}
+
+namespace {
+
+// Loader::SameStemProvider's test: `name` (a soname or file name) starts with `stem`, whole.
+bool HasStem(absl::string_view name, absl::string_view stem) {
+  return name.size() >= stem.size() && name.substr(0, stem.size()) == stem &&
+         (name.size() == stem.size() || name[stem.size()] == '.');
+}
+
+// Whether `x`, opened in `w` before its dependencies were mapped, would have changed what
+// mapping them did: `w` has it already, or one of its names is one `w`'s objects have or asked
+// for and missed, or it could stand in for a library they miss.
+bool WouldChangeWorld(const World& w, const InputFile& x, const ParsedObject& parsed) {
+  const Loader& loader = *w.loader;
+  if (x.external != nullptr || !parsed.elf || !parsed.syms || loader.HasFile(x)) return true;
+  const absl::string_view soname = parsed.elf->soname();
+  const std::string file = Basename(x.path);
+  for (absl::string_view n : {absl::string_view(x.path), absl::string_view(x.name), soname}) {
+    if (!n.empty() && loader.HasName(n)) return true;
+  }
+  for (const MapFailure& f : w.failures) {
+    if (f.name == x.path || f.name == x.name || (!soname.empty() && f.name == soname)) return true;
+    if (!loader.options().same_stem_stand_ins || f.stand_in != nullptr) continue;
+    const std::string stem = SonameStem(f.name);
+    if (!stem.empty() && (HasStem(soname, stem) || HasStem(file, stem))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ExtendWorld(World& w, const std::vector<InputFile>& providers, size_t from,
+                                 size_t own_package, ParseCache* parses) {
+  if (from > providers.size() || from != w.given.size()) return false;
+  for (size_t i = from; i < providers.size(); ++i) {
+    for (size_t j = from; j < i; ++j) {  // two new ones that are one file or share a name
+      if (providers[j].blob == providers[i].blob || providers[j].path == providers[i].path)
+        return false;
+    }
+    if (WouldChangeWorld(w, providers[i], parses->Given(providers[i]))) return false;
+  }
+  for (size_t i = from; i < providers.size(); ++i) {
+    for (size_t j = from; j < i; ++j) {
+      const ParsedObject& a = parses->Given(providers[i]);
+      const ParsedObject& b = parses->Given(providers[j]);
+      if (!a.elf->soname().empty() && a.elf->soname() == b.elf->soname()) return false;
+    }
+  }
+  Loader& loader = *w.loader;
+  const size_t opened_at = loader.object_count(), providers_before = w.providers.size();
+  ABICHECK_ASSIGN_OR_RETURN(std::vector<bool> opened_new,
+                            OpenProviders(w, providers, own_package, from));
+  // A new world opens every given object before it maps any dependency.
+  loader.MoveObjects(opened_at, w.given_end);
+  w.given_end += loader.object_count() - opened_at;
+  const absl::flat_hash_set<std::string> assumed = loader.TakeAssumed();
+  absl::StatusOr<std::vector<bool>> mapped_new = MapProviders(w, providers.size(), from);
+  loader.PutBackAssumed(assumed);
+  if (!mapped_new.ok()) return mapped_new.status();
+  for (size_t i = from; i < providers.size(); ++i) {
+    w.opened_new.push_back(opened_new[i]);
+    w.mapped_new.push_back((*mapped_new)[i]);
+  }
+  // The rest as PrepareWorld ends: each step over what it had, and the new ones after.
+  RecordWorldFailures(w);
+  for (size_t k = providers_before; k < w.providers.size(); ++k) {
+    const Object* p = w.providers[k];
+    if (std::string stem = SonameStem(LibraryName(*p)); !stem.empty()) w.by_stem[stem].push_back(p);
+  }
+  w.indexed.clear();
+  for (const Object* o : loader.loaded()) {
+    if (o->syms->external()) w.indexed.push_back(o);
+  }
+  MarkSetAside(w, w.opened_new, w.mapped_new);
+  return true;
 }
 
 }  // namespace abicheck

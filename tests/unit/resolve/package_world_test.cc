@@ -161,6 +161,69 @@ TEST_F(PackageWorldTest, OnlyWhatNothingElseNeedsIsSetAside) {
   EXPECT_EQ(aside.size() + not_aside.size(), in->objects.size());
 }
 
+// An environment's passes (E7): the package's objects join the providers one at a time, and the
+// world is made larger each time where that gives the world made anew of them (ExtendWorld) —
+// every module's report, checked in each, is the same as from a new world. Here some are made
+// larger (b.so, ...) and some anew: libhub.so is what a.so, a provider by then, missed; libdup2.so
+// has libdup.so's soname.
+TEST_F(PackageWorldTest, AWorldMadeLargerIsTheWorldMadeAnew) {
+  absl::StatusOr<ExpandedInput> in = ExpandInput(d_.path() + "/pkg", ReadLimits{});
+  absl::StatusOr<ExpandedInput> build = ExpandInput(d_.path() + "/build", ReadLimits{});
+  ASSERT_TRUE(in.ok() && build.ok());
+  ParseCache grown_parses, new_parses;
+  ReusedWorld grown;
+  std::vector<InputFile> providers = build->objects;
+  int compared = 0, failing = 0;
+  for (size_t k = 0; k <= in->objects.size(); ++k) {
+    for (size_t m = k; m < in->objects.size(); ++m) {
+      absl::StatusOr<Report> a = grown.Check(in->objects[m], providers, {}, nullptr, options_,
+                                             ModuleAlreadyLoaded::kLoads, &grown_parses);
+      absl::StatusOr<Report> b = CheckObjects(in->objects[m], providers, {}, nullptr, options_,
+                                              ModuleAlreadyLoaded::kLoads, &new_parses);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(RenderJson(*a), RenderJson(*b))
+          << Basename(in->objects[m].name) << " with " << k << " of the package's objects";
+      ++compared;
+      failing += b->loads ? 0 : 1;
+    }
+    if (k < in->objects.size()) providers.push_back(in->objects[k]);
+  }
+  EXPECT_GT(compared, 60);
+  EXPECT_GT(failing, 10);
+  EXPECT_GE(grown.grown(), 4u);
+  EXPECT_LT(grown.grown(), in->objects.size()) << "some are made anew";
+}
+
+// A world is not made larger by a library one of its providers asked for and missed: made anew,
+// that provider finds it (as the given object of that soname) and the module reaches it through
+// that provider; made larger, it would have missed it for good.
+TEST_F(PackageWorldTest, ALibraryAProviderMissedMakesTheWorldAnew) {
+  std::filesystem::create_directories(d_.path() + "/late");
+  d_.Write("late/p.so", Elf("libp.so", {"libq.so"}, {"p_fn"}, {"q_fn"}));
+  d_.Write("late/q.so", Elf("libq.so", {}, {"q_fn"}, {}));
+  d_.Write("late/m.so", Elf("", {"libp.so"}, {}, {"p_fn", "q_fn"}));
+  std::vector<InputFile> in;
+  for (const char* f : {"p.so", "q.so", "m.so"}) {
+    absl::StatusOr<InputFile> i = SingleFile(d_.path() + "/late/" + f, "test input");
+    ASSERT_TRUE(i.ok()) << i.status();
+    in.push_back(*i);
+  }
+  ParseCache grown_parses, new_parses;
+  ReusedWorld grown;
+  std::vector<InputFile> providers{in[0]};
+  for (int step = 0; step < 2; ++step) {
+    absl::StatusOr<Report> a = grown.Check(in[2], providers, {}, nullptr, options_,
+                                           ModuleAlreadyLoaded::kLoads, &grown_parses);
+    absl::StatusOr<Report> b = CheckObjects(in[2], providers, {}, nullptr, options_,
+                                            ModuleAlreadyLoaded::kLoads, &new_parses);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(RenderJson(*a), RenderJson(*b)) << "with " << providers.size() << " providers";
+    EXPECT_EQ(b->verdict(), step == 0 ? Verdict::kFails : Verdict::kLoads);
+    providers.push_back(in[1]);
+  }
+  EXPECT_EQ(grown.grown(), 0u);
+}
+
 // Checkpoint() and Rollback() leave the loader as it was: the objects a check loaded are gone,
 // the names it gave older objects are taken back, and the object set aside is found again.
 TEST(LoaderRollbackTest, UndoesWhatACheckLoadedAndNamed) {
