@@ -433,14 +433,53 @@ std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadL
   return Decode(mapped, url, limits);
 }
 
+namespace {
+
+// What CachedWheelTexts read of the entries present, by entry path: an entry is named by its
+// archive's sha256, so what it says does not change while the process runs. Planning each build's
+// world asks for the texts of the same wheels again and again (the builds share the CUDA wheels,
+// and the worlds are planned before they are read and when they are): each is read and parsed
+// once. An entry absent is not remembered: this run may store it.
+struct EntryTexts {
+  nlohmann::json limits;  // the description's members, declared, largest (WithinLimits)
+  std::optional<std::vector<std::pair<std::string, std::string>>> texts;
+};
+struct TextsMemo {
+  std::mutex mu;
+  absl::flat_hash_map<std::string, std::shared_ptr<const EntryTexts>> by_path;
+};
+TextsMemo& GlobalTexts() {
+  static TextsMemo* d = new TextsMemo;  // never destroyed: worker threads may ask
+  return *d;
+}
+
+}  // namespace
+
 std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
     const std::string& url, const ReadLimits& limits) {
   if (limits.whole_members) return std::nullopt;
   const std::string path = EntryPath(DigestOf(url), limits);
   if (path.empty()) return std::nullopt;
-  std::optional<Entry> e = ReadEntry(path, /*meta_only=*/true);
-  if (!e || !WithinLimits(e->meta, limits)) return std::nullopt;
-  return Texts(e->meta);
+  TextsMemo& memo = GlobalTexts();
+  std::shared_ptr<const EntryTexts> known;
+  {
+    std::lock_guard<std::mutex> lock(memo.mu);
+    if (auto it = memo.by_path.find(path); it != memo.by_path.end()) known = it->second;
+  }
+  if (known == nullptr) {
+    std::optional<Entry> e = ReadEntry(path, /*meta_only=*/true);
+    if (!e) return std::nullopt;
+    auto made = std::make_shared<EntryTexts>();
+    for (const char* key : {"members", "declared", "largest"}) {
+      if (e->meta.contains(key)) made->limits[key] = e->meta[key];
+    }
+    made->texts = Texts(e->meta);
+    known = made;
+    std::lock_guard<std::mutex> lock(memo.mu);
+    memo.by_path.try_emplace(path, known);
+  }
+  if (!WithinLimits(known->limits, limits)) return std::nullopt;
+  return known->texts;
 }
 
 void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const ReadLimits& limits) {

@@ -127,6 +127,24 @@ TEST(WheelCacheTest, AnEntryReadsBackAsWritten) {
   EXPECT_EQ(m->objects[0].name, mirror + "!t/libt.so");
 }
 
+// The texts of an entry are read once a process (the worlds are planned again and again), but an
+// entry that was absent is looked for again: this run may have stored it since.
+TEST(WheelCacheTest, AnEntryAbsentIsLookedForAgain) {
+  CacheHome home;
+  RememberDigest(kUrl, kSha);
+  EXPECT_FALSE(CachedWheelTexts(kUrl, ReadLimits{}).has_value());
+  const ExpandedInput in = Sample();
+  StoreCachedWheel(kUrl, in, ReadLimits{});
+  std::optional<std::vector<std::pair<std::string, std::string>>> texts =
+      CachedWheelTexts(kUrl, ReadLimits{});
+  ASSERT_TRUE(texts.has_value());
+  EXPECT_EQ(*texts, in.texts);
+  ReadLimits narrow;  // the limits are asked of each call, not of the first
+  narrow.max_member_bytes = 4096;
+  EXPECT_FALSE(CachedWheelTexts(kUrl, narrow).has_value());
+  EXPECT_EQ(CachedWheelTexts(kUrl, ReadLimits{}), texts);
+}
+
 // An entry this process fetched and stored (a remote build's worlds read into the cache first,
 // then gathered from it) reads back as fetched now: its bytes and notes as read, not a cache's.
 TEST(WheelCacheTest, AnEntryThisRunFetchedSaysSo) {
