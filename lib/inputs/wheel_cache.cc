@@ -189,12 +189,14 @@ std::optional<std::vector<std::pair<std::string, std::string>>> Texts(const nloh
 
 // Whether the entry was read from the wheel under limits at least as wide as `l`: a cap the
 // wheel exceeds must be met as an error, as reading it would.
-bool WithinLimits(const nlohmann::json& meta, const ReadLimits& l) {
-  const std::optional<uint64_t> members = Get<uint64_t>(meta, "members"),
-                                declared = Get<uint64_t>(meta, "declared"),
-                                largest = Get<uint64_t>(meta, "largest");
+bool WithinLimits(std::optional<uint64_t> members, std::optional<uint64_t> declared,
+                  std::optional<uint64_t> largest, const ReadLimits& l) {
   return members && declared && largest && *members <= l.max_members &&
          *declared <= l.max_total_inflated && *largest <= l.max_member_bytes;
+}
+bool WithinLimits(const nlohmann::json& meta, const ReadLimits& l) {
+  return WithinLimits(Get<uint64_t>(meta, "members"), Get<uint64_t>(meta, "declared"),
+                      Get<uint64_t>(meta, "largest"), l);
 }
 
 // An object's retained ranges (sorted, disjoint) as the page-aligned spans that hold them:
@@ -441,7 +443,8 @@ namespace {
 // and the worlds are planned before they are read and when they are): each is read and parsed
 // once. An entry absent is not remembered: this run may store it.
 struct EntryTexts {
-  nlohmann::json limits;  // the description's members, declared, largest (WithinLimits)
+  // The description's members, declared, largest (WithinLimits).
+  std::optional<uint64_t> members, declared, largest;
   std::optional<std::vector<std::pair<std::string, std::string>>> texts;
 };
 struct TextsMemo {
@@ -470,15 +473,15 @@ std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts
     std::optional<Entry> e = ReadEntry(path, /*meta_only=*/true);
     if (!e) return std::nullopt;
     auto made = std::make_shared<EntryTexts>();
-    for (const char* key : {"members", "declared", "largest"}) {
-      if (e->meta.contains(key)) made->limits[key] = e->meta[key];
-    }
+    made->members = Get<uint64_t>(e->meta, "members");
+    made->declared = Get<uint64_t>(e->meta, "declared");
+    made->largest = Get<uint64_t>(e->meta, "largest");
     made->texts = Texts(e->meta);
     known = made;
     std::lock_guard<std::mutex> lock(memo.mu);
     memo.by_path.try_emplace(path, known);
   }
-  if (!WithinLimits(known->limits, limits)) return std::nullopt;
+  if (!WithinLimits(known->members, known->declared, known->largest, limits)) return std::nullopt;
   return known->texts;
 }
 
