@@ -480,7 +480,8 @@ ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(
 // `env --suggest [REQ]` (issue 33): which published torch builds to check the environment at
 // `path` against, as one pip: input for CheckEnvironment's `against` — "pip:" + REQ when REQ is
 // given ("torch>=2.8,<2.13", or a bare specifier ">=2.8" for torch), else the releases every
-// installed package's own torch requirement allows, else those from two minor releases below the
+// installed package's own torch requirement allows (when they allow none together, those from
+// the oldest one of them allows to the newest), else those from two minor releases below the
 // installed torch on. `why` says which. kInvalidArgument for a REQ that is not a requirement.
 ABICHECK_EXPORT absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path,
                                                                const std::string& req,

@@ -815,6 +815,22 @@ absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const st
     }
   }
   if (!specs.empty()) {
+    // Packages installed side by side may pin torch apart (pip installs them with a warning):
+    // then no release is every one's, and the builds checked are those from the oldest any of
+    // them allows to the newest — which to install is then the one the fewest packages fail with.
+    std::vector<VersionRange> ranges;
+    for (const std::string& spec : specs) {
+      absl::StatusOr<VersionRange> r = RangeOf(spec);
+      if (r.ok()) ranges.push_back(*std::move(r));
+    }
+    if (ranges.size() == specs.size() && !Intersect(ranges)) {
+      const std::string text = absl::StrCat("torch", SpecifierOf(Cover(ranges)));
+      *why = absl::StrCat("the releases of ", text,
+                          ": the installed packages' own torch requirements allow no release "
+                          "together, so from the oldest one of them allows to the newest: ",
+                          absl::StrJoin(by, ", "));
+      return absl::StrCat("pip:", text);
+    }
     const std::string text = absl::StrCat("torch", absl::StrJoin(specs, ","));
     *why = absl::StrCat("the releases of ", text,
                         ", which the installed packages' own torch "

@@ -106,12 +106,14 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
                  "recommendation");
   std::string suggest;
   CLI::Option* suggest_opt =
-      app.add_option("--suggest", suggest,
-                     "check against the published torch releases (read by HTTP range requests "
-                     "through pip, as pip:torch...): REQ's ('torch>=2.8,<2.13'), by default those "
-                     "the installed packages' own torch requirements allow, else from two minor "
-                     "releases below the installed torch on; ends with the release to install and "
-                     "the pip command")
+      app.add_option(
+             "--suggest", suggest,
+             "check against the published torch releases (read by HTTP range requests "
+             "through pip, as pip:torch...): REQ's ('torch>=2.8,<2.13'), by default those "
+             "the installed packages' own torch requirements allow (all from the oldest one "
+             "of them allows to the newest when they allow none together), else from two "
+             "minor releases below the installed torch on; ends with the release to install and "
+             "the pip command")
           ->expected(0, 1);
   app.add_option("-L,--library-path", library_path,
                  "a directory searched like LD_LIBRARY_PATH (':' separates several), e.g. one "

@@ -2,8 +2,13 @@
 #include "lib/inputs/requirements.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -423,6 +428,108 @@ absl::StatusOr<bool> VersionSatisfies(absl::string_view version, absl::string_vi
     if (!ok.ok() || !*ok) return ok;
   }
   return true;
+}
+
+namespace {
+
+// The release after `v`'s at its `keep`-th number: ("2.9.1", 2) -> "2.10", ("2.9", 1) -> "3";
+// nullopt for an epoch or a version with fewer numbers (the bound is then left open).
+std::optional<std::string> NextRelease(absl::string_view v, size_t keep) {
+  std::optional<Pep440> p = ParseVersion(v);
+  if (!p || p->epoch != 0 || keep == 0 || p->release.size() < keep) return std::nullopt;
+  std::vector<int64_t> r(p->release.begin(), p->release.begin() + static_cast<ptrdiff_t>(keep));
+  ++r.back();
+  return absl::StrJoin(r, ".");
+}
+
+// Which of two bounds on the same side is tighter: a lower bound `a` is tighter than `b` when it
+// is higher, or equal and exclusive (`upper` flips the order).
+bool Tighter(const VersionBound& a, const VersionBound& b, bool upper) {
+  const int c = CompareVersions(a.version, b.version) * (upper ? -1 : 1);
+  return c > 0 || (c == 0 && !a.inclusive && b.inclusive);
+}
+
+}  // namespace
+
+absl::StatusOr<VersionRange> RangeOf(absl::string_view specifier) {
+  VersionRange out;
+  auto narrow = [](std::optional<VersionBound>* side, VersionBound b, bool upper) {
+    if (!*side || Tighter(b, **side, upper)) *side = std::move(b);
+  };
+  for (absl::string_view clause : absl::StrSplit(specifier, ',', absl::SkipWhitespace())) {
+    clause = absl::StripAsciiWhitespace(clause);
+    // Each clause parses as VersionSatisfies reads it.
+    if (absl::StatusOr<bool> ok = ClauseHolds(Pep440{}, clause); !ok.ok()) return ok.status();
+    static constexpr absl::string_view kOps[] = {"===", "~=", "==", "!=", "<=", ">=", "<", ">"};
+    absl::string_view op;
+    for (absl::string_view o : kOps) {
+      if (absl::StartsWith(clause, o)) {
+        op = o;
+        break;
+      }
+    }
+    std::string v(absl::StripAsciiWhitespace(clause.substr(op.size())));
+    if (op == "!=" || op == "===") continue;
+    if (op == "==" && absl::EndsWith(v, ".*")) {
+      v.resize(v.size() - 2);
+      const size_t numbers = ParseVersion(v) ? ParseVersion(v)->release.size() : 0;
+      narrow(&out.lower, {v, true}, false);
+      if (std::optional<std::string> next = NextRelease(v, numbers))
+        narrow(&out.upper, {*next, false}, true);
+    } else if (op == "~=") {
+      const size_t numbers = ParseVersion(v)->release.size();
+      narrow(&out.lower, {v, true}, false);
+      if (std::optional<std::string> next = NextRelease(v, numbers - 1))
+        narrow(&out.upper, {*next, false}, true);
+    } else if (op == "==") {
+      narrow(&out.lower, {v, true}, false);
+      narrow(&out.upper, {v, true}, true);
+    } else {
+      const bool upper = op[0] == '<';
+      narrow(upper ? &out.upper : &out.lower, {v, op.size() == 2}, upper);
+    }
+  }
+  return out;
+}
+
+std::optional<VersionRange> Intersect(const std::vector<VersionRange>& ranges) {
+  VersionRange out;
+  for (const VersionRange& r : ranges) {
+    if (r.lower && (!out.lower || Tighter(*r.lower, *out.lower, false))) out.lower = r.lower;
+    if (r.upper && (!out.upper || Tighter(*r.upper, *out.upper, true))) out.upper = r.upper;
+  }
+  if (out.lower && out.upper) {
+    const int c = CompareVersions(out.lower->version, out.upper->version);
+    if (c > 0 || (c == 0 && !(out.lower->inclusive && out.upper->inclusive))) return std::nullopt;
+  }
+  return out;
+}
+
+VersionRange Cover(const std::vector<VersionRange>& ranges) {
+  VersionRange out;
+  bool open_below = false, open_above = false;
+  for (const VersionRange& r : ranges) {
+    open_below |= !r.lower;
+    open_above |= !r.upper;
+    // The looser of the two on each side: the other is tighter than it.
+    if (r.lower && (!out.lower || Tighter(*out.lower, *r.lower, false))) out.lower = r.lower;
+    if (r.upper && (!out.upper || Tighter(*out.upper, *r.upper, true))) out.upper = r.upper;
+  }
+  if (open_below) out.lower.reset();
+  if (open_above) out.upper.reset();
+  return out;
+}
+
+std::string SpecifierOf(const VersionRange& range) {
+  std::vector<std::string> clauses;
+  if (range.lower && range.upper && range.lower->inclusive && range.upper->inclusive &&
+      CompareVersions(range.lower->version, range.upper->version) == 0)
+    return absl::StrCat("==", range.lower->version);
+  if (range.lower)
+    clauses.push_back(absl::StrCat(range.lower->inclusive ? ">=" : ">", range.lower->version));
+  if (range.upper)
+    clauses.push_back(absl::StrCat(range.upper->inclusive ? "<=" : "<", range.upper->version));
+  return absl::StrJoin(clauses, ",");
 }
 
 std::optional<WheelName> ParseWheelName(absl::string_view file_name) {

@@ -51,6 +51,26 @@ int CompareVersions(absl::string_view a, absl::string_view b);
 // kInvalidArgument for a clause that does not parse.
 absl::StatusOr<bool> VersionSatisfies(absl::string_view version, absl::string_view specifier);
 
+// The versions a specifier allows, as the bounds its clauses set in PEP 440 order: ==V is
+// [V, V], ==V.* and ~=V the release ranges they name, <, <=, >, >= one side each; != and === set
+// none. Coarser than VersionSatisfies (pre-releases, exclusions): for telling specifiers that allow
+// no version together apart before an index is asked (env --suggest).
+struct VersionBound {
+  std::string version;
+  bool inclusive = true;
+};
+struct VersionRange {
+  std::optional<VersionBound> lower, upper;  // nullopt: unbounded on that side
+};
+// kInvalidArgument for a clause that does not parse (as VersionSatisfies).
+absl::StatusOr<VersionRange> RangeOf(absl::string_view specifier);
+// What every one of `ranges` allows; nullopt when they allow no version together.
+std::optional<VersionRange> Intersect(const std::vector<VersionRange>& ranges);
+// The smallest range that holds every one of `ranges`: what any allows, and what lies between.
+VersionRange Cover(const std::vector<VersionRange>& ranges);
+// The range as a specifier: ">=2.9.1,<=2.15.0"; "" when unbounded both sides.
+std::string SpecifierOf(const VersionRange& range);
+
 // PEP 427: {distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl.
 struct WheelName {
   std::string distribution;  // normalized

@@ -21,6 +21,7 @@ import os
 import pathlib
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -529,6 +530,25 @@ def main():
         check(r.returncode == 0 and len(builds) == 1 and "torch-9.1.0" in builds[0] and
               "pinned 1.0 (torch==9.1.0)" in r.stderr,
               f"env --suggest, pinned: {r.returncode} {builds} {r.stderr.strip()}")
+        # Packages that pin torch apart (pip installs them side by side, with a warning): no
+        # release is every one's, so those from the oldest one allows to the newest are checked,
+        # and the one to install is still said.
+        older = site / "older-1.0.dist-info"
+        older.mkdir()
+        (older / "METADATA").write_text("Metadata-Version: 2.1\nName: older\nVersion: 1.0\n"
+                                        "Requires-Dist: torch==9.0.0\n\n")
+        (older / "RECORD").write_text("older-1.0.dist-info/METADATA,,\n")
+        r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", *pip_env, "--format",
+                            "json"], capture_output=True, text=True, env=env, timeout=120)
+        doc = json.loads(r.stdout) if r.stdout else {}
+        builds = doc.get("matrix", doc).get("builds", [])
+        check(r.returncode == 1 and len(builds) == 2 and "torch-9.1.0" in builds[0] and
+              "torch-9.0.0" in builds[1] and
+              "--suggest: the releases of torch>=9.0.0,<=9.1.0: the installed packages' own torch "
+              "requirements allow no release together" in r.stderr and
+              "older 1.0 (torch==9.0.0), pinned 1.0 (torch==9.1.0)" in r.stderr,
+              f"env --suggest, pins apart: {r.returncode} {builds} {r.stderr.strip()}")
+        shutil.rmtree(older)
         r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", "torch<<9"],
                            capture_output=True, text=True, env=env, timeout=60)
         check(r.returncode == 3 and "not a requirement" in r.stderr,

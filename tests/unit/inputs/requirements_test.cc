@@ -96,6 +96,69 @@ TEST(RequirementsTest, VersionsAreOrderedAsPep440) {
   EXPECT_EQ(VersionSatisfies("1.0", "~=1").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+bool InRange(const std::string& v, const VersionRange& r) {
+  if (r.lower) {
+    const int c = CompareVersions(v, r.lower->version);
+    if (c < 0 || (c == 0 && !r.lower->inclusive)) return false;
+  }
+  if (r.upper) {
+    const int c = CompareVersions(v, r.upper->version);
+    if (c > 0 || (c == 0 && !r.upper->inclusive)) return false;
+  }
+  return true;
+}
+
+// env --suggest's default: the installed packages' pins, as bounds. Each range holds every
+// version its specifier allows (checked on a grid of releases against VersionSatisfies); pins
+// that allow nothing together intersect to nothing, and their cover holds what each allows.
+TEST(RequirementsTest, SpecifiersAsRangesAndPinsThatAllowNothingTogether) {
+  const std::vector<std::string> grid = {"2.8.0",  "2.9.0", "2.9.1",  "2.9.2",  "2.10.0",
+                                         "2.10.1", "2.11",  "2.14.0", "2.15.0", "3.0.0"};
+  const std::vector<std::string> specs = {"==2.9.1", ">=2.10",  "<2.11,>2.9.0", "~=2.9.1",
+                                          "~=2.9",   "==2.9.*", "!=2.9.1",      "<=2.14.0,>=2.14.0",
+                                          ""};
+  for (const std::string& spec : specs) {
+    absl::StatusOr<VersionRange> r = RangeOf(spec);
+    ASSERT_TRUE(r.ok()) << spec << ": " << r.status();
+    for (const std::string& v : grid) {
+      if (*VersionSatisfies(v, spec)) {
+        EXPECT_TRUE(InRange(v, *r)) << v << " in " << spec;
+      }
+    }
+  }
+  EXPECT_EQ(SpecifierOf(*RangeOf("~=2.9.1")), ">=2.9.1,<2.10");
+  EXPECT_EQ(SpecifierOf(*RangeOf("~=2.9")), ">=2.9,<3");
+  EXPECT_EQ(SpecifierOf(*RangeOf("==2.9.*")), ">=2.9,<2.10");
+  EXPECT_EQ(SpecifierOf(*RangeOf(">2.9, >=2.9, <3")), ">2.9,<3");
+  EXPECT_EQ(SpecifierOf(*RangeOf("<=2.14.0,>=2.14.0")), "==2.14.0");
+  EXPECT_EQ(SpecifierOf(*RangeOf("!=2.9.1")), "");
+  EXPECT_EQ(RangeOf("~=2").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RangeOf(">=two").status().code(), absl::StatusCode::kInvalidArgument);
+
+  // The corpus environments' packages: torchaudio 2.9.1, vllm 2.14.0, xformers >=2.10.
+  const std::vector<VersionRange> apart = {*RangeOf("==2.9.1"), *RangeOf("==2.14.0"),
+                                           *RangeOf(">=2.10")};
+  EXPECT_FALSE(Intersect(apart).has_value());
+  EXPECT_EQ(SpecifierOf(Cover(apart)), ">=2.9.1");
+  for (const std::string& v : grid) {
+    bool any = false;
+    for (const VersionRange& r : apart) any |= InRange(v, r);
+    if (any) {
+      EXPECT_TRUE(InRange(v, Cover(apart))) << v;
+    }
+  }
+  EXPECT_EQ(SpecifierOf(Cover({*RangeOf("==2.9.1"), *RangeOf("<2.14,>2.10")})), ">=2.9.1,<2.14");
+  EXPECT_EQ(SpecifierOf(Cover({*RangeOf("==2.9.1"), *RangeOf("<2.8")})), "<=2.9.1");
+  // Bounds that meet: allowed together only when both take the version itself.
+  EXPECT_FALSE(Intersect({*RangeOf("<2.10"), *RangeOf(">=2.10")}).has_value());
+  EXPECT_FALSE(Intersect({*RangeOf("<=2.10"), *RangeOf(">2.10")}).has_value());
+  std::optional<VersionRange> both = Intersect({*RangeOf("<=2.10"), *RangeOf(">=2.10,!=2.9")});
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(SpecifierOf(*both), "==2.10");
+  ASSERT_TRUE(Intersect({*RangeOf(">=2.10"), *RangeOf("<2.15"), *RangeOf("")}).has_value());
+  EXPECT_EQ(SpecifierOf(*Intersect({*RangeOf(">=2.10"), *RangeOf("<2.15")})), ">=2.10,<2.15");
+}
+
 TEST(RequirementsTest, WheelNamesAndTheirTargets) {
   std::optional<WheelName> w =
       ParseWheelName("nvidia_cuda_runtime_cu12-12.8.90-py3-none-manylinux2014_x86_64.whl");
