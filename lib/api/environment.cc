@@ -186,6 +186,35 @@ void SameWithEveryBuild(const EnvironmentReport& env, size_t best,
   }
 }
 
+// The packages that load with build `best` but whose own torch requirement leaves its version
+// out, as a clause of the recommendation: pip says the requirement is not met when it installs
+// that build (those in `failing` are said apart). "" when none.
+std::string PinnedApartClause(const EnvironmentReport& env, size_t best,
+                              const std::vector<std::string>& failing) {
+  const std::string version =
+      best < env.matrix.build_versions.size() ? env.matrix.build_versions[best] : "";
+  std::vector<std::string> pinned_apart;
+  for (const EnvironmentPackage& p : env.packages) {
+    if (version.empty() || std::find(failing.begin(), failing.end(), p.name) != failing.end())
+      continue;
+    for (const std::string& t : p.torch_requirements) {
+      absl::StatusOr<Requirement> req = ParseRequirement(t);
+      absl::StatusOr<bool> met =
+          req.ok() ? VersionSatisfies(version, req->specifier) : absl::StatusOr<bool>(true);
+      if (met.ok() && !*met) {
+        pinned_apart.push_back(
+            absl::StrCat(p.name, " ", p.version, " (torch", req->specifier, ")"));
+        break;
+      }
+    }
+  }
+  if (pinned_apart.empty()) return "";
+  return absl::StrCat("; ", absl::StrJoin(pinned_apart, ", "),
+                      pinned_apart.size() == 1 ? " loads with it but requires another torch"
+                                               : " load with it but require another torch",
+                      ": pip will say so as it installs it");
+}
+
 // In an environment the answer is about packages: the build with the fewest packages that will
 // not load (every package, when import torch itself fails), the newest among equals.
 void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusable) {
@@ -261,6 +290,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
                             absl::StrJoin(unknown_packages, ", "));
     }
   }
+  absl::StrAppend(&r.summary, PinnedApartClause(env, best, failing[best]));
 }
 
 // One CheckEnvironment call: the environment read, its builds, and what every check shares.

@@ -297,8 +297,12 @@ TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   // Named as users name it, with what to install (issue 32 item 4).
   EXPECT_EQ(r->matrix.recommendation.label, "torch 2.10.0");
   EXPECT_EQ(r->matrix.recommendation.requirement, "torch==2.10.0");
+  // "good" loads with it, but its Requires-Dist is torch==2.9.1: pip will say so (the pin
+  // column shows it; the recommendation says it too). "bad" names torch for an extra only.
   EXPECT_EQ(r->matrix.recommendation.summary,
-            "install torch==2.10.0 (torch 2.10.0): every package loads with it");
+            "install torch==2.10.0 (torch 2.10.0): every package loads with it; good 1.0 "
+            "(torch==2.9.1) loads with it but requires another torch: pip will say so as it "
+            "installs it");
   const std::string text = RenderEnvironmentText(*r, false);
   EXPECT_THAT(text, HasSubstr("import torch with torch 2.10.0: loads\n"));
   EXPECT_THAT(text, HasSubstr("import torch with torch 2.9.0: loads\n"));
