@@ -1,6 +1,7 @@
 // Module × build matrices: a verdict table on top, each failing cell's report below (text), or
 // one JSON document whose cells keep the single-module report's schema.
 #include <algorithm>
+#include <string>
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +23,17 @@ std::string Short(const std::string& name) {
   if (bang != std::string::npos) return name.substr(bang + 1);
   size_t slash = name.rfind('/');
   return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+// "https://host/p/x.whl!m/_C.so" -> "x.whl!m/_C.so": a URL's file name says which wheel; any
+// other name is left as it is.
+std::string WithoutUrlPath(const std::string& name) {
+  const size_t bang = name.find('!');
+  const absl::string_view archive = absl::string_view(name).substr(0, bang);
+  const size_t scheme = archive.find("://");
+  if (bang == std::string::npos || scheme == absl::string_view::npos) return name;
+  const size_t slash = archive.rfind('/');
+  return slash < scheme + 3 ? name : name.substr(slash + 1);
 }
 
 std::string CellVerdict(const Report& r) {
@@ -107,10 +119,15 @@ std::vector<std::string> ModuleRowLabels(const Matrix& m) {
                                                                             : Short(m.modules[k]);
     ++uses[labels[k]];
   }
-  // Two rows that would read alike (the same module of two wheels) are named in full, wheel
-  // included.
+  // Two rows that would read alike (the same module of two wheels) are named with their wheel:
+  // by its file name when that tells them apart (the releases of a pip: module, whose URLs run
+  // to 200 characters), else in full.
+  absl::flat_hash_map<std::string, int> again;
   for (size_t k = 0; k < m.modules.size(); ++k) {
-    if (uses[labels[k]] > 1) labels[k] = m.modules[k];
+    if (uses[labels[k]] > 1) ++again[labels[k] = WithoutUrlPath(m.modules[k])];
+  }
+  for (size_t k = 0; k < m.modules.size(); ++k) {
+    if (again.contains(labels[k]) && again[labels[k]] > 1) labels[k] = m.modules[k];
   }
   return labels;
 }

@@ -118,6 +118,32 @@ TEST(MatrixTextTest, AWarningOfEveryFailingModuleIsSaidOnce) {
   EXPECT_EQ(Count(text, "warnings (the load does not fail on these)"), 1u) << "b.so's alone";
 }
 
+// The releases of a pip: module (`check 'pip:sgl-kernel>=0.3' --against VENV`): rows of the same
+// member are told apart by their wheel's file name, not by URLs of 200 characters; two wheels of
+// one file name (mirrors) keep their URLs.
+TEST(MatrixTextTest, RowsOfTheSameMemberAreNamedByTheirWheelsFileName) {
+  const std::vector<std::string> names = {"https://h/p/36/9f/pkg-0.2-py3-none-any.whl!pkg/_C.so",
+                                          "https://h/p/8c/ed/pkg-0.1-py3-none-any.whl!pkg/_C.so",
+                                          "https://h/p/8c/ed/pkg-0.1-py3-none-any.whl!pkg/other.so",
+                                          "https://one/pkg-0.3-py3-none-any.whl!pkg/m.so",
+                                          "https://two/pkg-0.3-py3-none-any.whl!pkg/m.so",
+                                          "dir/pkg-0.2.whl!pkg/n.so",
+                                          "dir2/pkg-0.2.whl!pkg/n.so"};
+  Matrix m = FailingAgainstOne(names, {});
+  for (size_t k = 0; k < names.size(); ++k)
+    m.module_info[k].label = names[k].substr(names[k].find('!') + 1);
+  const std::string text = RenderMatrixText(m, false);
+  EXPECT_THAT(text, HasSubstr("\npkg-0.2-py3-none-any.whl!pkg/_C.so "));
+  EXPECT_THAT(text, HasSubstr("\npkg-0.1-py3-none-any.whl!pkg/_C.so "));
+  EXPECT_THAT(text, HasSubstr("\npkg/other.so "));
+  EXPECT_THAT(text, HasSubstr("\nhttps://one/pkg-0.3-py3-none-any.whl!pkg/m.so "));
+  EXPECT_THAT(text, HasSubstr("\nhttps://two/pkg-0.3-py3-none-any.whl!pkg/m.so "));
+  EXPECT_THAT(text, HasSubstr("\ndir/pkg-0.2.whl!pkg/n.so "));
+  EXPECT_THAT(text, HasSubstr("\ndir2/pkg-0.2.whl!pkg/n.so "));
+  // (The reports below the table name each object by where it is: its URL.)
+  EXPECT_THAT(text.substr(0, text.find("\n\n")), Not(HasSubstr("https://h/")));
+}
+
 // A Matrix made by a caller of the library, with cells and no builds, is rendered, not a division
 // by zero.
 TEST(MatrixTextTest, CellsWithoutBuildsAreRendered) {
