@@ -331,8 +331,11 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
     if (c.report.ok()) continue;
     // A Matrix a caller made may hold cells without builds.
     const std::vector<std::string>& shown = nb == 0 ? kNone : said[i % nb];
-    absl::StrAppend(&out, "\n== ", Printable(Short(c.module)), " against ", Printable(c.build),
-                    "\n", RenderText(c.report, color, all, shown));
+    // Named as the table names its row and column (a URL build as "torch 2.10.0+cu128").
+    const bool in_table = nb > 0 && i / nb < rows.size() && rows.size() == m.modules.size();
+    absl::StrAppend(&out, "\n== ", Printable(in_table ? rows[i / nb] : Short(c.module)),
+                    " against ", Printable(in_table ? labels[i % nb] : c.build), "\n",
+                    RenderText(c.report, color, all, shown));
   }
   return out;
 }

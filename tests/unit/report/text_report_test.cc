@@ -140,6 +140,9 @@ TEST(MatrixTextTest, RowsOfTheSameMemberAreNamedByTheirWheelsFileName) {
   EXPECT_THAT(text, HasSubstr("\nhttps://two/pkg-0.3-py3-none-any.whl!pkg/m.so "));
   EXPECT_THAT(text, HasSubstr("\ndir/pkg-0.2.whl!pkg/n.so "));
   EXPECT_THAT(text, HasSubstr("\ndir2/pkg-0.2.whl!pkg/n.so "));
+  // Each report is headed as the table names its row and column.
+  EXPECT_THAT(text, HasSubstr("\n== pkg-0.1-py3-none-any.whl!pkg/_C.so against /b/torch\n"));
+  EXPECT_THAT(text, HasSubstr("\n== pkg/other.so against /b/torch\n"));
   // (The reports below the table name each object by where it is: its URL.)
   EXPECT_THAT(text.substr(0, text.find("\n\n")), Not(HasSubstr("https://h/")));
 }
