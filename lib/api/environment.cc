@@ -47,6 +47,8 @@ struct TorchBuild {
   // would leave it; null for the installed build and builds given as directories.
   std::shared_ptr<const FileTree> overlay;
   std::vector<std::string> replaced;  // the installed distributions pip removes for it
+  // Per replaced distribution, the shared objects its pinned version installs (BuildWorld).
+  std::vector<std::pair<std::string, std::vector<std::string>>> replaced_objects;
 };
 
 // The file names in `dir` as the build's overlay (E11) leaves the directory, or as on disk.
@@ -145,6 +147,7 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
   if (world) {
     b.overlay = std::move(world->tree);
     b.replaced = std::move(world->replaced);
+    b.replaced_objects = std::move(world->replaced_objects);
     *changes = absl::StrCat("replaces ", absl::StrJoin(world->replacements, ", "));
     if (!world->additions.empty()) {
       absl::StrAppend(changes, "; adds ", world->additions.size(), ": ",
@@ -594,6 +597,14 @@ class EnvironmentCheck {
     return absl::OkStatus();
   }
 
+  // The message of the problem ld.so reports first (the first problem when none is marked).
+  static std::string FirstError(const Report& r) {
+    for (const Problem& p : r.problems) {
+      if (p.first) return p.message;
+    }
+    return r.problems.empty() ? std::string() : r.problems.front().message;
+  }
+
   // A package build `b` replaces with the version it pins (E11), where another build does not:
   // each row is what that version installs at its path, checked as the package's objects are;
   // a file it does not install is not there, and its row cannot be told with that build.
@@ -618,9 +629,46 @@ class EnvironmentCheck {
                                                    " with the version it pins, which has no "
                                                    "file here")});
     }
+    // What that version installs and the installed one does not have (no row of its own) is
+    // checked with the rest: a row cannot be said to load when a file the same install brings
+    // will not (import may load it), so such rows are unknown, and say which file and why.
+    const size_t rows = present.size();
+    for (const auto& [dist, installs] : build.replaced_objects) {
+      if (dist != NormalizeDistName(name)) continue;
+      for (const std::string& relative : installs) {
+        const std::string path = absl::StrCat(env_.site_packages, "/", relative);
+        const bool has_row = std::any_of(objects.begin(), objects.end(),
+                                         [&](const InputFile& o) { return o.name == path; });
+        if (const InputFile* f = build.overlay->File(path); f != nullptr && !has_row)
+          present.push_back(*f);
+      }
+    }
     std::vector<std::vector<Report>> checked(present.size(), std::vector<Report>(builds_.size()));
     ABICHECK_RETURN_IF_ERROR(CheckPackage(present, build, b, &checked));
-    for (size_t k = 0; k < present.size(); ++k) (*reports)[at[k]][b] = std::move(checked[k][b]);
+    std::string added_fails;
+    for (size_t k = rows; k < present.size() && added_fails.empty(); ++k) {
+      const Report& r = checked[k][b];
+      if (r.ok()) continue;
+      added_fails = absl::StrCat(
+          present[k].name, ", which would not load: ",
+          r.verdict() == Verdict::kFails
+              ? FirstError(r)
+              : absl::StrCat("it cannot be told without ", absl::StrJoin(r.unknown_because, ", ")));
+    }
+    const std::string called =
+        build.version.empty() ? build.name : absl::StrCat("torch ", build.version);
+    for (size_t k = 0; k < rows; ++k) {
+      Report& r = checked[k][b];
+      if (!added_fails.empty() && r.ok()) {
+        r.loads = false;
+        r.unknown_because.push_back(absl::StrCat(name, " as installed with ", called));
+        r.warnings.push_back({r.module, absl::StrCat("installing ", called, " replaces ", name,
+                                                     " with the version it pins, which also "
+                                                     "installs ",
+                                                     added_fails)});
+      }
+      (*reports)[at[k]][b] = std::move(checked[k][b]);
+    }
     return absl::OkStatus();
   }
 

@@ -248,6 +248,7 @@ class Gatherer {
         m.requirements,
         ParseAll(md.requirements, absl::StrCat(Basename(chosen->path), "!METADATA")));
     chosen_.push_back(chosen->path);
+    chosen_names_.push_back(req.name);
     return Enqueue(m.requirements, m.extras, md.name.empty() ? req.name : md.name);
   }
 
@@ -359,6 +360,12 @@ class Gatherer {
           world_.notes.push_back(absl::StrCat(MemberName(f.name), " is in two wheels; ",
                                               Basename(chosen_[i]), "'s copy is not used"));
       }
+      if (std::find(world_.replaced.begin(), world_.replaced.end(), chosen_names_[i]) !=
+          world_.replaced.end()) {
+        std::vector<std::string> installs;
+        for (const InputFile& f : in.objects) installs.push_back(MemberName(f.name));
+        world_.replaced_objects.emplace_back(chosen_names_[i], std::move(installs));
+      }
       world_.dependencies.push_back(std::move(in));
     }
     return absl::OkStatus();
@@ -443,8 +450,9 @@ class Gatherer {
   std::optional<PipTarget> pip_;  // a URL wheel's: dependencies resolved by pip
   absl::flat_hash_map<std::string, const InstalledVersion*> installed_;  // by normalized name
   std::string root_name_;
-  std::vector<std::string> used_;    // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
-  std::vector<std::string> chosen_;  // their wheels' paths
+  std::vector<std::string> used_;          // "nvidia-cublas-cu12 12.8.4.1", in the order chosen
+  std::vector<std::string> chosen_;        // their wheels' paths
+  std::vector<std::string> chosen_names_;  // the distribution each stands for (normalized)
   std::deque<std::pair<Requirement, std::string>> queue_;
   absl::flat_hash_map<std::string, Member> members_;
   absl::flat_hash_map<std::string, absl::StatusOr<PipWheel>> located_;      // by requirement

@@ -45,6 +45,9 @@ struct BuildWorld {
   // ("triton 3.6.0 -> 3.9.0") and additions ("nvidia-cublas 13.4.1.3"); what an installed
   // distribution satisfies is kept, unsaid.
   std::vector<std::string> replaced;
+  // Per replaced distribution (as in `replaced`), the shared objects its pinned wheel installs,
+  // relative to the site-packages ("triton/plugins/libMLIRDialectPlugin.so").
+  std::vector<std::pair<std::string, std::vector<std::string>>> replaced_objects;
   std::vector<std::string> replacements;
   std::vector<std::string> additions;
 };

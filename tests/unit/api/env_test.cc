@@ -650,6 +650,67 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
 
 // Issue 32 item 4: a failure no torch choice fixes (a system library such as FFmpeg's
 // libavutil.so.60 missing with every build) is said apart from those the choice decides.
+// A package one build replaces with the version it pins and another keeps (triton, E11) has a
+// row per installed file; what the pinned version installs besides (triton 3.7's plugins/) is
+// checked with them. When one of those would not load, the rows that load with that build are
+// unknown, naming it — not "loads" on the files that happened to have rows.
+TEST(EnvTest, WhatAReplacementInstallsBesidesItsRowsIsChecked) {
+  Venv v;
+  v.Dist("helper", "1.0", "", {{"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})}});
+  TempDir wheels;
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  auto torch_pinning = [&](const std::string& version, const std::string& helper) {
+    return testing::WriteZip(
+        wheels, "torch-" + version + "-cp312-cp312-manylinux_2_28_x86_64.whl",
+        {{"torch-" + version + ".dist-info/METADATA",
+          text("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
+               "\nRequires-Dist: helper==" + helper + "\n\n")},
+         {"torch/version.py", text("__version__ = '" + version + "'\n")},
+         {"torch/lib/libc10.so", Lib("libc10.so", {"c10_kept"})},
+         {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
+  };
+  const std::string keeps = torch_pinning("9.0.0", "1.0");
+  const std::string replaces = torch_pinning("9.1.0", "2.0");
+  auto helper_wheel = [&](std::vector<uint8_t> plugin) {
+    testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
+                      {{"helper-2.0.dist-info/METADATA",
+                        text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
+                       {"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})},
+                       {"helper/plugins/libplugin.so", std::move(plugin)}});
+  };
+  auto helper_cells = [&](const EnvironmentReport& r) {
+    const EnvironmentPackage* helper = Package(r, "helper");
+    EXPECT_NE(helper, nullptr) << "kept by one build: a row";
+    std::vector<const Report*> cells;
+    if (helper == nullptr || helper->modules.size() != 1) return cells;
+    for (size_t b = 0; b < 2; ++b)
+      cells.push_back(&r.matrix.cells[helper->modules[0] * 2 + b].report);
+    return cells;
+  };
+  helper_wheel(Lib("libplugin.so", {"p"}, {"libhelper.so"}));
+  {
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {keeps, replaces}, NoHost());
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<const Report*> cells = helper_cells(*r);
+    ASSERT_EQ(cells.size(), 2u);
+    EXPECT_EQ(cells[0]->verdict(), Verdict::kLoads) << RenderText(*cells[0], false);
+    EXPECT_EQ(cells[1]->verdict(), Verdict::kLoads) << RenderText(*cells[1], false);
+  }
+  helper_wheel(Lib("libplugin.so", {"p"}, {"libnowhere.so"}));
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {keeps, replaces}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<const Report*> cells = helper_cells(*r);
+  ASSERT_EQ(cells.size(), 2u);
+  EXPECT_EQ(cells[0]->verdict(), Verdict::kLoads) << "torch 9.0.0 keeps helper 1.0";
+  EXPECT_EQ(cells[1]->verdict(), Verdict::kUnknown) << RenderText(*cells[1], false);
+  EXPECT_THAT(RenderText(*cells[1], false),
+              HasSubstr("installing torch 9.1.0 replaces helper with the version it pins, which "
+                        "also installs "));
+  EXPECT_THAT(RenderText(*cells[1], false),
+              HasSubstr("helper-2.0-py3-none-any.whl!helper/plugins/libplugin.so, which would not "
+                        "load: libnowhere.so: cannot open shared object file"));
+}
+
 TEST(EnvTest, AFailureNoTorchFixesIsSaidApart) {
   Venv v;
   v.Dist("media", "1.0", "", {{"media/_ext.so", Mod({"libavutil_x.so.60"}, {})}});
