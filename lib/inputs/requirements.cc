@@ -145,18 +145,24 @@ int Compare(const Pep440& a, const Pep440& b, bool with_local = true) {
   return with_local ? CompareLocal(a.local, b.local) : 0;
 }
 
-absl::StatusOr<bool> ClauseHolds(const Pep440& v, absl::string_view clause) {
+// A specifier clause as its operator and the version after it, whitespace stripped; the operator
+// is "" when the clause starts with none.
+std::pair<absl::string_view, absl::string_view> SplitClause(absl::string_view clause) {
   clause = absl::StripAsciiWhitespace(clause);
   static constexpr absl::string_view kOps[] = {"===", "~=", "==", "!=", "<=", ">=", "<", ">"};
-  absl::string_view op;
   for (absl::string_view o : kOps) {
-    if (absl::StartsWith(clause, o)) {
-      op = o;
-      break;
-    }
+    if (absl::StartsWith(clause, o))
+      return {o, absl::StripAsciiWhitespace(clause.substr(o.size()))};
   }
-  if (op.empty()) return absl::InvalidArgumentError(absl::StrCat("no operator in '", clause, "'"));
-  absl::string_view rest = absl::StripAsciiWhitespace(clause.substr(op.size()));
+  return {"", clause};
+}
+
+absl::StatusOr<bool> ClauseHolds(const Pep440& v, absl::string_view clause) {
+  auto [op, rest] = SplitClause(clause);
+  if (op.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no operator in '", absl::StripAsciiWhitespace(clause), "'"));
+  }
   if (op == "===") return false;  // arbitrary equality: never met by a parsed version here
   const bool wildcard = (op == "==" || op == "!=") && absl::ConsumeSuffix(&rest, ".*");
   std::optional<Pep440> want = ParseVersion(rest);
@@ -457,18 +463,10 @@ absl::StatusOr<VersionRange> RangeOf(absl::string_view specifier) {
     if (!*side || Tighter(b, **side, upper)) *side = std::move(b);
   };
   for (absl::string_view clause : absl::StrSplit(specifier, ',', absl::SkipWhitespace())) {
-    clause = absl::StripAsciiWhitespace(clause);
     // Each clause parses as VersionSatisfies reads it.
     if (absl::StatusOr<bool> ok = ClauseHolds(Pep440{}, clause); !ok.ok()) return ok.status();
-    static constexpr absl::string_view kOps[] = {"===", "~=", "==", "!=", "<=", ">=", "<", ">"};
-    absl::string_view op;
-    for (absl::string_view o : kOps) {
-      if (absl::StartsWith(clause, o)) {
-        op = o;
-        break;
-      }
-    }
-    std::string v(absl::StripAsciiWhitespace(clause.substr(op.size())));
+    const auto [op, rest] = SplitClause(clause);
+    std::string v(rest);
     if (op == "!=" || op == "===") continue;
     if (op == "==" && absl::EndsWith(v, ".*")) {
       v.resize(v.size() - 2);
