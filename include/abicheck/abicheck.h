@@ -272,9 +272,12 @@ struct DeviceCheck {
 
 // A module's verdict (docs/loader-model.md C2c): it loads (and can run on the GPU and driver
 // given), it fails, or it cannot be told from what was read — a reference only a library that is
-// not among the files could define. Never `kLoads` on what was not read.
-enum class Verdict { kLoads, kFails, kUnknown };
-// "loads", "fails", "unknown" — the JSON `verdict` values.
+// not among the files could define. Never `kLoads` on what was not read. `kNotInstalled` is a
+// cell of `abicheck env` only: the build replaces the row's package with a version that installs
+// no file at that path (docs/loader-model.md E11), so nothing there is loaded — neither a pass
+// nor a failure, and it decides nothing.
+enum class Verdict { kLoads, kFails, kUnknown, kNotInstalled };
+// "loads", "fails", "unknown", "not_installed" — the JSON `verdict` values.
 ABICHECK_EXPORT const char* VerdictName(Verdict verdict);
 
 struct Report {
@@ -313,7 +316,11 @@ struct Report {
   int torch_cxx_references = 0;
   std::vector<std::string> torch_cxx_examples;  // a few, demangled
   DeviceCheck device;
+  // False for an environment's row that the build's install leaves without a file (E11): its
+  // verdict is kNotInstalled, and it was not checked.
+  bool installed = true;
   Verdict verdict() const {
+    if (!installed) return Verdict::kNotInstalled;
     if (!problems.empty()) return Verdict::kFails;  // will not load, or loads and cannot run
     return loads ? Verdict::kLoads : Verdict::kUnknown;
   }
@@ -468,9 +475,11 @@ struct EnvironmentReport {
   // build and a build given as a directory.
   std::vector<std::string> build_changes;
   Matrix matrix;  // every checked object x every build
-  // Every verdict is kLoads (import torch and every cell, with every build).
+  // Every verdict is kLoads (import torch and every cell, with every build; a kNotInstalled
+  // cell is no file to load).
   ABICHECK_EXPORT bool loads() const;
-  // kFails when any import or cell fails, else kUnknown when any is unknown, else kLoads.
+  // kFails when any import or cell fails, else kUnknown when any is unknown, else kLoads
+  // (kNotInstalled cells count for nothing).
   ABICHECK_EXPORT Verdict verdict() const;
 };
 ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(

@@ -178,7 +178,7 @@ void SameWithEveryBuild(const EnvironmentReport& env, size_t best,
     bool all_same = true;
     std::string first;
     for (size_t row : p.modules) {
-      if (env.matrix.cells[row * nb + best].report.ok()) continue;
+      if (NothingInTheWay(env.matrix.cells[row * nb + best].report)) continue;
       std::string same = SameFailureWithEveryBuild(env.matrix, row);
       all_same = all_same && !same.empty();
       if (first.empty()) first = std::move(same);
@@ -226,7 +226,8 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   for (size_t b = 0; b < nb; ++b) {
     for (const EnvironmentPackage& p : env.packages) {
       bool ok = !unusable[b];
-      for (size_t row : p.modules) ok = ok && env.matrix.cells[row * nb + b].report.ok();
+      for (size_t row : p.modules)
+        ok = ok && NothingInTheWay(env.matrix.cells[row * nb + b].report);
       if (!ok) failing[b].push_back(p.name);
     }
   }
@@ -260,7 +261,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
     if (!unusable[best] && cell.verdict() == Verdict::kUnknown) {
       ++r.unknown_modules;
       AddNotGiven(cell, &r.not_given);
-    } else if (unusable[best] || !cell.ok()) {
+    } else if (unusable[best] || !NothingInTheWay(cell)) {
       r.still_failing.push_back(env.matrix.modules[i]);
       ++r.failing_modules;
     }
@@ -607,7 +608,8 @@ class EnvironmentCheck {
 
   // A package build `b` replaces with the version it pins (E11), where another build does not:
   // each row is what that version installs at its path, checked as the package's objects are;
-  // a file it does not install is not there, and its row cannot be told with that build.
+  // a file it does not install is not there: nothing loads it, and its row is not installed
+  // with that build (it counts for nothing).
   absl::Status CheckReplaced(const std::vector<InputFile>& objects, const std::string& name,
                              size_t b, std::vector<std::vector<Report>>* reports) {
     const TorchBuild& build = builds_[b];
@@ -622,12 +624,7 @@ class EnvironmentCheck {
       Report& r = (*reports)[i][b];
       r.module = objects[i].name;
       r.loads = false;
-      const std::string called =
-          build.version.empty() ? build.name : absl::StrCat("torch ", build.version);
-      r.unknown_because.push_back(absl::StrCat(name, " as installed with ", called));
-      r.warnings.push_back({r.module, absl::StrCat("installing ", called, " replaces ", name,
-                                                   " with the version it pins, which has no "
-                                                   "file here")});
+      r.installed = false;
     }
     // What that version installs and the installed one does not have (no row of its own) is
     // checked with the rest: a row cannot be said to load when a file the same install brings

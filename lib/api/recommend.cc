@@ -140,7 +140,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   for (size_t i = 0; i < m->modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
       const bool dead = b < unusable.size() && unusable[b];
-      failing[b] += (dead || !m->cells[i * nb + b].report.ok()) ? 1 : 0;
+      failing[b] += (dead || !NothingInTheWay(m->cells[i * nb + b].report)) ? 1 : 0;
     }
   }
   // Fewest failing modules; among equals the newest version; among those the one given last.
@@ -158,7 +158,7 @@ void Recommend(Matrix* m, const std::vector<bool>& unusable) {
   std::string first_same;  // the first error of the first that fails the same with every build
   for (size_t i = 0; i < m->modules.size(); ++i) {
     const Report& cell = m->cells[i * nb + best].report;
-    if (cell.ok() && !(best < unusable.size() && unusable[best])) continue;
+    if (NothingInTheWay(cell) && !(best < unusable.size() && unusable[best])) continue;
     if (cell.verdict() == Verdict::kUnknown) {
       ++r.unknown_modules;
       AddNotGiven(cell, &r.not_given);

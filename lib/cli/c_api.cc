@@ -240,6 +240,7 @@ int abicheck_check(const abicheck_build* build, const char* module, unsigned fla
       case abicheck::Verdict::kLoads:
         return ABICHECK_LOADS;
       case abicheck::Verdict::kUnknown:
+      case abicheck::Verdict::kNotInstalled:  // (an environment's cell, never one check's)
         return ABICHECK_UNKNOWN;
       case abicheck::Verdict::kFails:
         break;

@@ -23,10 +23,12 @@ namespace {
 std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackage& p, size_t b,
                            Verdict* verdict) {
   const size_t nb = env.matrix.builds.size();
-  size_t failing = 0, not_loading = 0;
+  size_t failing = 0, not_loading = 0, installed = 0;
   std::vector<std::string> not_given;
   for (size_t row : p.modules) {
     const Report& r = env.matrix.cells[row * nb + b].report;
+    if (r.verdict() == Verdict::kNotInstalled) continue;  // E11: no file there with this build
+    ++installed;
     if (r.verdict() == Verdict::kUnknown) {
       AddNotGiven(r, &not_given);
       continue;
@@ -38,10 +40,14 @@ std::string PackageVerdict(const EnvironmentReport& env, const EnvironmentPackag
              : !not_given.empty() ? Verdict::kUnknown
                                   : Verdict::kLoads;
   if (p.modules.empty()) return "-";
+  if (installed == 0) {  // the version this build installs has none of these files
+    *verdict = Verdict::kNotInstalled;
+    return "not installed";
+  }
   if (failing == 0 && not_given.empty()) return "loads";
   if (failing == 0) return UnknownVerdictText(not_given);
   return absl::StrFormat("%s (%d of %d)", not_loading == 0 ? "WON'T RUN" : "FAILS", failing,
-                         p.modules.size());
+                         installed);
 }
 
 // import torch, per build: whether it loads, and if its kernels cannot run, why.
@@ -131,7 +137,7 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
   for (size_t i = 0; i < env.matrix.modules.size(); ++i) {
     for (size_t b = 0; b < nb; ++b) {
       const MatrixCell& c = env.matrix.cells[i * nb + b];
-      if (c.report.ok()) continue;
+      if (NothingInTheWay(c.report)) continue;
       absl::StrAppend(out, "\n== ", Printable(rows[i]), " (",
                       Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
                       "\n", RenderText(c.report, color, all, said[b]));

@@ -1,4 +1,4 @@
-// The report for machines: docs/json-schema.md, schema_version 2. Keys are emitted in a fixed
+// The report for machines: docs/json-schema.md, schema_version 3. Keys are emitted in a fixed
 // order so that the same inputs give the same bytes.
 #include "lib/report/json_report.h"
 

@@ -9,8 +9,9 @@
 namespace abicheck {
 
 // docs/json-schema.md: 2 since the third verdict (a report's `verdict`; `loads` is false for an
-// unknown one). Every document carries it.
-inline constexpr int kJsonSchemaVersion = 2;
+// unknown one), 3 since the fourth (`not_installed`, an environment's cell). Every document
+// carries it.
+inline constexpr int kJsonSchemaVersion = 3;
 
 nlohmann::ordered_json ReportJson(const Report& report);
 // The matrix document (also embedded in the environment document).

@@ -111,6 +111,10 @@ std::string RenderJunit(const Matrix& m) {
         out += "/>\n";
         continue;
       }
+      if (r.verdict() == Verdict::kNotInstalled) {  // E11: no file there with this build
+        out += ">\n      <skipped message=\"not installed with this build\"/>\n    </testcase>\n";
+        continue;
+      }
       if (r.verdict() == Verdict::kUnknown) {
         const std::string why =
             absl::StrCat("cannot tell: ", absl::StrJoin(r.unknown_because, ", "), " not given");

@@ -13,6 +13,7 @@
 #include "lib/report/json_report.h"
 #include "lib/report/render.h"
 #include "lib/report/text_util.h"
+#include "lib/results/results.h"
 
 namespace abicheck {
 namespace {
@@ -38,6 +39,7 @@ std::string WithoutUrlPath(const std::string& name) {
 
 std::string CellVerdict(const Report& r) {
   if (r.ok()) return "loads";
+  if (r.verdict() == Verdict::kNotInstalled) return "not installed";                   // E11
   if (r.verdict() == Verdict::kUnknown) return UnknownVerdictText(r.unknown_because);  // C2c
   if (r.loads) {  // it loads; its device code cannot run (docs/gpu-model.md G5-G7)
     switch (r.problems.front().kind) {
@@ -184,6 +186,7 @@ std::string StableAbiLines(const Matrix& m) {
 
 std::string Paint(bool color, Verdict verdict, const std::string& s) {
   if (!color) return s;
+  if (verdict == Verdict::kNotInstalled) return s;  // neither a pass nor a failure
   const char* hue = verdict == Verdict::kLoads     ? "\x1b[32m"
                     : verdict == Verdict::kUnknown ? "\x1b[33m"
                                                    : "\x1b[31m";
@@ -224,7 +227,7 @@ std::string FailingLines(const Matrix& m, const std::vector<std::string>& labels
   const size_t nb = m.builds.size();
   for (size_t i = 0; nb > 0 && i < m.cells.size(); ++i) {
     const Report& r = m.cells[i].report;
-    if (r.ok()) continue;
+    if (NothingInTheWay(r)) continue;
     std::string why;
     for (const Problem& p : r.problems) {
       if (why.empty() || p.first) {
@@ -282,7 +285,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
   for (size_t b = 0; b < m.builds.size(); ++b) {
     bool every_module_ok = true;
     for (size_t i = 0; i < m.modules.size(); ++i)
-      every_module_ok = every_module_ok && m.cells[i * m.builds.size() + b].report.ok();
+      every_module_ok = every_module_ok && NothingInTheWay(m.cells[i * m.builds.size() + b].report);
     if (every_module_ok) working.push_back(labels[b]);
   }
   const bool device = !m.cells.empty() && m.cells.front().report.device.checked;
@@ -316,7 +319,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
   for (size_t b = 0; b < nb; ++b) {
     std::vector<const Report*> failing;
     for (size_t i = b; i < m.cells.size(); i += nb) {
-      if (!m.cells[i].report.ok()) failing.push_back(&m.cells[i].report);
+      if (!NothingInTheWay(m.cells[i].report)) failing.push_back(&m.cells[i].report);
     }
     if (failing.size() < 2) continue;
     said[b] = SharedWarnings(failing);
@@ -328,7 +331,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
   static const std::vector<std::string> kNone;
   for (size_t i = 0; i < m.cells.size(); ++i) {
     const MatrixCell& c = m.cells[i];
-    if (c.report.ok()) continue;
+    if (NothingInTheWay(c.report)) continue;
     // A Matrix a caller made may hold cells without builds.
     const std::vector<std::string>& shown = nb == 0 ? kNone : said[i % nb];
     // Named as the table names its row and column (a URL build as "torch 2.10.0+cu128").

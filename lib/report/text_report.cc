@@ -104,6 +104,10 @@ std::string Plural(absl::string_view label) {
 
 // The verdict line and ld.so's message.
 void AppendHeadline(const Report& r, const Style& st, std::string* out) {
+  if (r.verdict() == Verdict::kNotInstalled) {  // E11: the build installs no file at this path
+    absl::StrAppend(out, "not installed: ", Printable(r.module), "\n");
+    return;
+  }
   if (r.verdict() == Verdict::kUnknown) {
     // C2c: what only an absent library could define was not read.
     const bool one_ref = r.unverified_references == 1;

@@ -32,6 +32,8 @@ const char* VerdictName(Verdict verdict) {
       return "fails";
     case Verdict::kUnknown:
       return "unknown";
+    case Verdict::kNotInstalled:
+      return "not_installed";
   }
   return "unknown";
 }
@@ -231,7 +233,7 @@ bool EnvironmentReport::loads() const {
     if (!r.ok()) return false;
   }
   for (const MatrixCell& c : matrix.cells) {
-    if (!c.report.ok()) return false;
+    if (!NothingInTheWay(c.report)) return false;
   }
   return true;
 }

@@ -129,14 +129,25 @@ def main():
                     return wsite + p[len(site):] if p.startswith(site) else p
 
                 def absent(cell):  # a row the replacing version does not install (E11)
-                    return cell["verdict"] == "unknown" and any(
-                        " as installed with " in u for u in cell["report"]["summary"]["unknown_because"])
+                    return cell["verdict"] == "not_installed"
+
+                def unjudged(cell):  # absent, or unknown for what the replacing version adds
+                    return absent(cell) or (cell["verdict"] == "unknown" and any(
+                        " as installed with " in u
+                        for u in cell["report"]["summary"]["unknown_because"]))
 
                 nb = len(m["builds"])
                 packages = {}
                 for p in doc["packages"]:
-                    rows = [m["modules"][i] for i in p["modules"]
-                            if not absent(m["cells"][i * nb + column])]
+                    rows = []
+                    for i in p["modules"]:
+                        cell = m["cells"][i * nb + column]
+                        if absent(cell):  # pip's install must have left no file there
+                            check(not os.path.lexists(real_path(m["modules"][i])),
+                                  f"{what}: {m['modules'][i]}: abicheck says not installed, "
+                                  f"but pip installed it")
+                        if not unjudged(cell):
+                            rows.append(m["modules"][i])
                     packages[p["name"]] = rows
                 got, crash = differential.real_loader(
                     work, wsite, {n: [real_path(p) for p in ps] for n, ps in packages.items()},
@@ -150,7 +161,7 @@ def main():
                       f"{what}: import torch: abicheck says {imp['verdict']}, Python: {got['torch']}")
                 if got["torch"] == "ok":
                     n, n_fail, _ = differential.judge(what, doc, column, packages, got, check,
-                                                      real_path, absent)
+                                                      real_path, unjudged)
                     print(f"{what}: pip replaces {', '.join(replaced) or 'nothing'} and installs "
                           f"{len(plan)} distributions; import torch loads; {n} shared objects, "
                           f"{n_fail} fail to load; checked against the real loader")

@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 using ::abicheck::testing::ElfBuilder;
 using ::abicheck::testing::StatusIs;
 using ::abicheck::testing::TempDir;
+using ::testing::ContainsRegex;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -709,6 +710,70 @@ TEST(EnvTest, WhatAReplacementInstallsBesidesItsRowsIsChecked) {
   EXPECT_THAT(RenderText(*cells[1], false),
               HasSubstr("helper-2.0-py3-none-any.whl!helper/plugins/libplugin.so, which would not "
                         "load: libnowhere.so: cannot open shared object file"));
+}
+
+// E11: a file the installed version has and the replacing version does not install is gone
+// once pip installs the build: nothing loads it. Its row is "not installed" with that build —
+// not unknown, which would count against the build (triton 3.7 drops a file 3.6 has: the
+// recommendation then fell to an older torch), and not "loads".
+TEST(EnvTest, ARowTheReplacementDoesNotInstallDecidesNothing) {
+  Venv v;
+  v.Dist("helper", "1.0", "",
+         {{"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})},
+          {"helper/libold.so", Lib("libold.so", {"old_api"}, {"libhelper.so"})}});
+  TempDir wheels;
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  auto torch_pinning = [&](const std::string& version, const std::string& helper) {
+    return testing::WriteZip(
+        wheels, "torch-" + version + "-cp312-cp312-manylinux_2_28_x86_64.whl",
+        {{"torch-" + version + ".dist-info/METADATA",
+          text("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
+               "\nRequires-Dist: helper==" + helper + "\n\n")},
+         {"torch/version.py", text("__version__ = '" + version + "'\n")},
+         {"torch/lib/libc10.so", Lib("libc10.so", {"c10_kept"})},
+         {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
+  };
+  const std::string keeps = torch_pinning("9.0.0", "1.0");
+  const std::string replaces = torch_pinning("9.1.0", "2.0");
+  testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
+                    {{"helper-2.0.dist-info/METADATA",
+                      text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
+                     {"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})}});
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {keeps, replaces}, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const EnvironmentPackage* helper = Package(*r, "helper");
+  ASSERT_NE(helper, nullptr);
+  ASSERT_EQ(helper->modules.size(), 2u);
+  const size_t old_row = r->matrix.modules[helper->modules[0]] == v.site + "/helper/libold.so"
+                             ? helper->modules[0]
+                             : helper->modules[1];
+  ASSERT_EQ(r->matrix.modules[old_row], v.site + "/helper/libold.so");
+  const Report& kept = r->matrix.cells[old_row * 2].report;
+  const Report& gone = r->matrix.cells[old_row * 2 + 1].report;
+  EXPECT_EQ(kept.verdict(), Verdict::kLoads) << RenderText(kept, false);
+  EXPECT_EQ(gone.verdict(), Verdict::kNotInstalled) << RenderText(gone, false);
+  EXPECT_FALSE(gone.loads);
+  EXPECT_TRUE(gone.unknown_because.empty());
+  // It decides nothing: helper loads with both builds, nothing is unknown (the exit code), and
+  // both builds leave only `bad` failing, so the newest is recommended (with the row unknown,
+  // 9.1.0 failed helper too, and 9.0.0 was recommended).
+  for (const MatrixCell& c : r->matrix.cells)
+    EXPECT_NE(c.report.verdict(), Verdict::kUnknown) << RenderText(c.report, false);
+  const Recommendation& rec = r->matrix.recommendation;
+  EXPECT_EQ(rec.label, "torch 9.1.0") << rec.summary;
+  EXPECT_EQ(rec.unknown_modules, 0) << rec.summary;
+  EXPECT_THAT(rec.summary, HasSubstr("leaves the fewest failing, 1 of 3: bad;"));
+  absl::StatusOr<std::string> json = Render(*r, {Format::kJson});
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr("\"verdict\": \"not_installed\""));
+  absl::StatusOr<std::string> junit = Render(r->matrix, {Format::kJunit});
+  ASSERT_TRUE(junit.ok()) << junit.status();
+  EXPECT_THAT(*junit, HasSubstr("<skipped message=\"not installed with this build\"/>"));
+  absl::StatusOr<std::string> table = Render(*r, {Format::kText});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, Not(HasSubstr("CANNOT TELL")));
+  EXPECT_THAT(*table, ContainsRegex("helper +1\\.0 +pins no torch +loads +loads"));
+  EXPECT_THAT(*table, Not(HasSubstr("libold.so (helper) with")));  // nothing to explain
 }
 
 TEST(EnvTest, AFailureNoTorchFixesIsSaidApart) {
