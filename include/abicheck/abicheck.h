@@ -396,7 +396,8 @@ struct ModuleInfo {
   std::string stable_since;
 };
 // Which build to install: with several builds, the newest that every module loads against, or
-// the one with the fewest failing modules.
+// the one with the fewest failing modules (in an environment: packages; among equals, the one
+// the fewest packages' own torch requirements leave out, then the newest).
 struct Recommendation {
   std::string build;  // as in Matrix::builds
   std::string label;  // as shown ("torch 2.10.0+cu128", else "torch-2.10.0")

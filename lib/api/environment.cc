@@ -189,27 +189,35 @@ void SameWithEveryBuild(const EnvironmentReport& env, size_t best,
   }
 }
 
+// The specifier of a torch requirement of `p` that leaves `version` out ("==2.9.1"); "" when
+// none does, or the version is unknown. pip says such a requirement is not met when it installs
+// that torch.
+std::string SpecifierLeavingOut(const EnvironmentPackage& p, const std::string& version) {
+  if (version.empty()) return "";
+  for (const std::string& t : p.torch_requirements) {
+    absl::StatusOr<Requirement> req = ParseRequirement(t);
+    if (!req.ok()) continue;
+    absl::StatusOr<bool> met = VersionSatisfies(version, req->specifier);
+    if (met.ok() && !*met) return req->specifier;
+  }
+  return "";
+}
+
+std::string VersionOf(const EnvironmentReport& env, size_t b) {
+  return b < env.matrix.build_versions.size() ? env.matrix.build_versions[b] : "";
+}
+
 // The packages that load with build `best` but whose own torch requirement leaves its version
 // out, as a clause of the recommendation: pip says the requirement is not met when it installs
 // that build (those in `failing` are said apart). "" when none.
 std::string PinnedApartClause(const EnvironmentReport& env, size_t best,
                               const std::vector<std::string>& failing) {
-  const std::string version =
-      best < env.matrix.build_versions.size() ? env.matrix.build_versions[best] : "";
   std::vector<std::string> pinned_apart;
   for (const EnvironmentPackage& p : env.packages) {
-    if (version.empty() || std::find(failing.begin(), failing.end(), p.name) != failing.end())
-      continue;
-    for (const std::string& t : p.torch_requirements) {
-      absl::StatusOr<Requirement> req = ParseRequirement(t);
-      absl::StatusOr<bool> met =
-          req.ok() ? VersionSatisfies(version, req->specifier) : absl::StatusOr<bool>(true);
-      if (met.ok() && !*met) {
-        pinned_apart.push_back(
-            absl::StrCat(p.name, " ", p.version, " (torch", req->specifier, ")"));
-        break;
-      }
-    }
+    if (std::find(failing.begin(), failing.end(), p.name) != failing.end()) continue;
+    const std::string specifier = SpecifierLeavingOut(p, VersionOf(env, best));
+    if (!specifier.empty())
+      pinned_apart.push_back(absl::StrCat(p.name, " ", p.version, " (torch", specifier, ")"));
   }
   if (pinned_apart.empty()) return "";
   return absl::StrCat("; ", absl::StrJoin(pinned_apart, ", "),
@@ -218,8 +226,33 @@ std::string PinnedApartClause(const EnvironmentReport& env, size_t best,
                       ": pip will say so as it installs it");
 }
 
+// The build to recommend: the fewest packages failing; among equals, the fewest packages whose
+// own torch requirement leaves it out (vllm pins torch==2.14.0: 2.14.1, failing nothing more,
+// would have pip warn of one more package); then the newest.
+size_t ChooseBuild(const EnvironmentReport& env,
+                   const std::vector<std::vector<std::string>>& failing) {
+  const size_t nb = env.matrix.builds.size();
+  std::vector<size_t> pinned_apart(nb, 0);
+  for (size_t b = 0; b < nb; ++b) {
+    for (const EnvironmentPackage& p : env.packages)
+      pinned_apart[b] += SpecifierLeavingOut(p, VersionOf(env, b)).empty() ? 0 : 1;
+  }
+  size_t best = 0;
+  for (size_t b = 1; b < nb; ++b) {
+    const size_t f = failing[b].size(), f_best = failing[best].size();
+    if (f != f_best) {
+      best = f < f_best ? b : best;
+    } else if (pinned_apart[b] != pinned_apart[best]) {
+      best = pinned_apart[b] < pinned_apart[best] ? b : best;
+    } else if (BuildVersion(env.matrix.builds[b]) >= BuildVersion(env.matrix.builds[best])) {
+      best = b;
+    }
+  }
+  return best;
+}
+
 // In an environment the answer is about packages: the build with the fewest packages that will
-// not load (every package, when import torch itself fails), the newest among equals.
+// not load (every package, when import torch itself fails), as ChooseBuild weighs equals.
 void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusable) {
   const size_t nb = env.matrix.builds.size();
   std::vector<std::vector<std::string>> failing(nb);
@@ -231,13 +264,7 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
       if (!ok) failing[b].push_back(p.name);
     }
   }
-  size_t best = 0;
-  for (size_t b = 1; b < nb; ++b) {
-    if (failing[b].size() < failing[best].size() ||
-        (failing[b].size() == failing[best].size() &&
-         BuildVersion(env.matrix.builds[b]) >= BuildVersion(env.matrix.builds[best])))
-      best = b;
-  }
+  const size_t best = ChooseBuild(env, failing);
   env.matrix.has_recommendation = true;
   Recommendation& r = env.matrix.recommendation;
   r.build = env.matrix.builds[best];

@@ -319,6 +319,41 @@ TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   EXPECT_TRUE(placed);
 }
 
+// Among builds that leave as many packages failing, the one the fewest packages' own torch
+// requirements leave out, before the newest: pip warns of each such requirement as it installs
+// the build (the corpus: vllm pins torch==2.14.0, and 2.14.1 fails nothing more).
+TEST(EnvTest, AmongEqualsTheBuildThePinsAllowIsRecommended) {
+  Venv v;
+  v.Dist("pinned", "1.0", "Requires-Dist: torch==3.0.0\n",
+         {{"pinned/_ext.so", Mod({"libc10.so"}, {"c10_kept"})}});
+  TempDir other;
+  for (const std::string ver : {"3.0.0", "3.1.0"}) {
+    const std::string t = "torch-" + ver + "/torch/";
+    fs::create_directories(other.path() + "/" + t + "lib");
+    other.Write(t + "lib/libc10.so", Lib("libc10.so", {"c10_kept", "c10_gone"}));
+    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
+  }
+  const std::vector<std::string> builds = {other.path() + "/torch-3.0.0/torch",
+                                           other.path() + "/torch-3.1.0/torch"};
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, builds, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Recommendation& rec = r->matrix.recommendation;
+  EXPECT_TRUE(rec.every_module_loads) << rec.summary;
+  EXPECT_EQ(rec.label, "torch 3.0.0") << rec.summary;
+  EXPECT_EQ(rec.summary,
+            "install torch==3.0.0 (torch 3.0.0): every package loads with it; good 1.0 "
+            "(torch==2.9.1) loads with it but requires another torch: pip will say so as it "
+            "installs it");
+  // Without that pin (its distribution gone, the file unowned), the two are equal in every
+  // way, and the newest is recommended.
+  fs::remove_all(v.site + "/pinned-1.0.dist-info");
+  absl::StatusOr<EnvironmentReport> again = CheckEnvironment(v.root, builds, NoHost());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->matrix.recommendation.label, "torch 3.1.0")
+      << again->matrix.recommendation.summary;
+}
+
 // A build whose own libraries need what the environment does not have (a CUDA 12 torch in a
 // CUDA 13 environment: libcudart.so.12): whether import torch succeeds there cannot be told, nor
 // whether a module that loads through torch does — never "loads" (docs/loader-model.md C2c). A
