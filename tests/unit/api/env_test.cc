@@ -684,6 +684,21 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
   }
 }
 
+// A torch wheel of `version` in `wheels` whose METADATA pins helper==`helper_version` (E11: a
+// build that keeps the installed helper, or replaces it).
+std::string TorchWheelPinningHelper(const TempDir& wheels, const std::string& version,
+                                    const std::string& helper_version) {
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  return testing::WriteZip(
+      wheels, "torch-" + version + "-cp312-cp312-manylinux_2_28_x86_64.whl",
+      {{"torch-" + version + ".dist-info/METADATA",
+        text("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
+             "\nRequires-Dist: helper==" + helper_version + "\n\n")},
+       {"torch/version.py", text("__version__ = '" + version + "'\n")},
+       {"torch/lib/libc10.so", Lib("libc10.so", {"c10_kept"})},
+       {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
+}
+
 // Issue 32 item 4: a failure no torch choice fixes (a system library such as FFmpeg's
 // libavutil.so.60 missing with every build) is said apart from those the choice decides.
 // A package one build replaces with the version it pins and another keeps (triton, E11) has a
@@ -695,18 +710,8 @@ TEST(EnvTest, WhatAReplacementInstallsBesidesItsRowsIsChecked) {
   v.Dist("helper", "1.0", "", {{"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})}});
   TempDir wheels;
   auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
-  auto torch_pinning = [&](const std::string& version, const std::string& helper) {
-    return testing::WriteZip(
-        wheels, "torch-" + version + "-cp312-cp312-manylinux_2_28_x86_64.whl",
-        {{"torch-" + version + ".dist-info/METADATA",
-          text("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
-               "\nRequires-Dist: helper==" + helper + "\n\n")},
-         {"torch/version.py", text("__version__ = '" + version + "'\n")},
-         {"torch/lib/libc10.so", Lib("libc10.so", {"c10_kept"})},
-         {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
-  };
-  const std::string keeps = torch_pinning("9.0.0", "1.0");
-  const std::string replaces = torch_pinning("9.1.0", "2.0");
+  const std::string keeps = TorchWheelPinningHelper(wheels, "9.0.0", "1.0");
+  const std::string replaces = TorchWheelPinningHelper(wheels, "9.1.0", "2.0");
   auto helper_wheel = [&](std::vector<uint8_t> plugin) {
     testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
                       {{"helper-2.0.dist-info/METADATA",
@@ -758,18 +763,8 @@ TEST(EnvTest, ARowTheReplacementDoesNotInstallDecidesNothing) {
           {"helper/libold.so", Lib("libold.so", {"old_api"}, {"libhelper.so"})}});
   TempDir wheels;
   auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
-  auto torch_pinning = [&](const std::string& version, const std::string& helper) {
-    return testing::WriteZip(
-        wheels, "torch-" + version + "-cp312-cp312-manylinux_2_28_x86_64.whl",
-        {{"torch-" + version + ".dist-info/METADATA",
-          text("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
-               "\nRequires-Dist: helper==" + helper + "\n\n")},
-         {"torch/version.py", text("__version__ = '" + version + "'\n")},
-         {"torch/lib/libc10.so", Lib("libc10.so", {"c10_kept"})},
-         {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
-  };
-  const std::string keeps = torch_pinning("9.0.0", "1.0");
-  const std::string replaces = torch_pinning("9.1.0", "2.0");
+  const std::string keeps = TorchWheelPinningHelper(wheels, "9.0.0", "1.0");
+  const std::string replaces = TorchWheelPinningHelper(wheels, "9.1.0", "2.0");
   testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
                     {{"helper-2.0.dist-info/METADATA",
                       text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
