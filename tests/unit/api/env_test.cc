@@ -103,18 +103,25 @@ struct Venv {
   }
 };
 
-// Two torch directories laid out like site-packages, torch-2.10.0/torch and torch-2.9.0/torch;
-// the newer one kept c10_gone.
-void TwoTorchDirectories(const TempDir& other) {
-  for (const auto& [ver, syms] : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"2.10.0", {"c10_kept", "c10_gone"}}, {"2.9.0", {"c10_kept"}}}) {
-    const std::string t = "torch-" + ver + "/torch/";
-    fs::create_directories(other.path() + "/" + t + "lib");
-    other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
-    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
-    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
-  }
+// A torch directory laid out like site-packages, torch-VER/torch, whose libc10.so exports `syms`;
+// returns its path.
+std::string TorchDirectory(const TempDir& other, const std::string& ver,
+                           const std::vector<std::string>& syms) {
+  const std::string t = "torch-" + ver + "/torch/";
+  fs::create_directories(other.path() + "/" + t + "lib");
+  other.Write(t + "lib/libc10.so", Lib("libc10.so", syms));
+  other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
+  other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
+  return other.path() + "/torch-" + ver + "/torch";
 }
+
+// Two torch directories, torch-2.10.0/torch and torch-2.9.0/torch; the newer one kept c10_gone.
+void TwoTorchDirectories(const TempDir& other) {
+  TorchDirectory(other, "2.10.0", {"c10_kept", "c10_gone"});
+  TorchDirectory(other, "2.9.0", {"c10_kept"});
+}
+
+std::vector<uint8_t> Bytes(const std::string& s) { return {s.begin(), s.end()}; }
 
 const EnvironmentPackage* Package(const EnvironmentReport& r, const std::string& name) {
   for (const EnvironmentPackage& p : r.packages) {
@@ -327,15 +334,9 @@ TEST(EnvTest, AmongEqualsTheBuildThePinsAllowIsRecommended) {
   v.Dist("pinned", "1.0", "Requires-Dist: torch==3.0.0\n",
          {{"pinned/_ext.so", Mod({"libc10.so"}, {"c10_kept"})}});
   TempDir other;
-  for (const std::string ver : {"3.0.0", "3.1.0"}) {
-    const std::string t = "torch-" + ver + "/torch/";
-    fs::create_directories(other.path() + "/" + t + "lib");
-    other.Write(t + "lib/libc10.so", Lib("libc10.so", {"c10_kept", "c10_gone"}));
-    other.Write(t + "_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"}));
-    other.Write(t + "version.py", "__version__ = '" + ver + "'\n");
-  }
-  const std::vector<std::string> builds = {other.path() + "/torch-3.0.0/torch",
-                                           other.path() + "/torch-3.1.0/torch"};
+  const std::vector<std::string> builds = {
+      TorchDirectory(other, "3.0.0", {"c10_kept", "c10_gone"}),
+      TorchDirectory(other, "3.1.0", {"c10_kept", "c10_gone"})};
   absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, builds, NoHost());
   ASSERT_TRUE(r.ok()) << r.status();
   const Recommendation& rec = r->matrix.recommendation;
@@ -625,7 +626,6 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
          {{"user/_new.so", with_rpath({"libhelper.so"}, {"helper_new"})},
           {"user/_gone.so", with_rpath({"libgone.so"}, {"gone"})}});
   TempDir wheels;
-  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
   ElfBuilder c10;
   c10.soname = "libc10.so";
   c10.needed = {"libcudart_like.so.99"};
@@ -634,15 +634,15 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
   const std::string torch = testing::WriteZip(
       wheels, "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl",
       {{"torch-9.0.0.dist-info/METADATA",
-        text("Metadata-Version: 2.1\nName: torch\nVersion: 9.0.0\n"
-             "Requires-Dist: nvidia-rt-cu99==1.2.3; platform_system == \"Linux\"\n"
-             "Requires-Dist: helper==2.0\n\n")},
-       {"torch/version.py", text("__version__ = '9.0.0'\n")},
+        Bytes("Metadata-Version: 2.1\nName: torch\nVersion: 9.0.0\n"
+              "Requires-Dist: nvidia-rt-cu99==1.2.3; platform_system == \"Linux\"\n"
+              "Requires-Dist: helper==2.0\n\n")},
+       {"torch/version.py", Bytes("__version__ = '9.0.0'\n")},
        {"torch/lib/libc10.so", c10.Build()},
        {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
   testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
                     {{"helper-2.0.dist-info/METADATA",
-                      text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
+                      Bytes("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
                      {"helper/libhelper.so", Lib("libhelper.so", {"helper_new"})}});
   auto check = [&] { return CheckEnvironment(v.root, {torch}, NoHost()); };
   {  // The runtime it pins is not given: import torch cannot be told, never "loads".
@@ -654,7 +654,7 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
   }
   testing::WriteZip(wheels, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl",
                     {{"nvidia_rt_cu99-1.2.3.dist-info/METADATA",
-                      text("Metadata-Version: 2.1\nName: nvidia-rt-cu99\nVersion: 1.2.3\n\n")},
+                      Bytes("Metadata-Version: 2.1\nName: nvidia-rt-cu99\nVersion: 1.2.3\n\n")},
                      {"nvidia/rt/lib/libcudart_like.so.99", Lib("libcudart_like.so.99", {})}});
   absl::StatusOr<EnvironmentReport> r = check();
   ASSERT_TRUE(r.ok()) << r.status();
@@ -688,13 +688,12 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
 // build that keeps the installed helper, or replaces it).
 std::string TorchWheelPinningHelper(const TempDir& wheels, const std::string& version,
                                     const std::string& helper_version) {
-  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
   return testing::WriteZip(
       wheels, "torch-" + version + "-cp312-cp312-manylinux_2_28_x86_64.whl",
       {{"torch-" + version + ".dist-info/METADATA",
-        text("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
-             "\nRequires-Dist: helper==" + helper_version + "\n\n")},
-       {"torch/version.py", text("__version__ = '" + version + "'\n")},
+        Bytes("Metadata-Version: 2.1\nName: torch\nVersion: " + version +
+              "\nRequires-Dist: helper==" + helper_version + "\n\n")},
+       {"torch/version.py", Bytes("__version__ = '" + version + "'\n")},
        {"torch/lib/libc10.so", Lib("libc10.so", {"c10_kept"})},
        {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}});
 }
@@ -709,13 +708,12 @@ TEST(EnvTest, WhatAReplacementInstallsBesidesItsRowsIsChecked) {
   Venv v;
   v.Dist("helper", "1.0", "", {{"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})}});
   TempDir wheels;
-  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
   const std::string keeps = TorchWheelPinningHelper(wheels, "9.0.0", "1.0");
   const std::string replaces = TorchWheelPinningHelper(wheels, "9.1.0", "2.0");
   auto helper_wheel = [&](std::vector<uint8_t> plugin) {
     testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
                       {{"helper-2.0.dist-info/METADATA",
-                        text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
+                        Bytes("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
                        {"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})},
                        {"helper/plugins/libplugin.so", std::move(plugin)}});
   };
@@ -762,12 +760,11 @@ TEST(EnvTest, ARowTheReplacementDoesNotInstallDecidesNothing) {
          {{"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})},
           {"helper/libold.so", Lib("libold.so", {"old_api"}, {"libhelper.so"})}});
   TempDir wheels;
-  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
   const std::string keeps = TorchWheelPinningHelper(wheels, "9.0.0", "1.0");
   const std::string replaces = TorchWheelPinningHelper(wheels, "9.1.0", "2.0");
   testing::WriteZip(wheels, "helper-2.0-py3-none-any.whl",
                     {{"helper-2.0.dist-info/METADATA",
-                      text("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
+                      Bytes("Metadata-Version: 2.1\nName: helper\nVersion: 2.0\n\n")},
                      {"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})}});
   absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {keeps, replaces}, NoHost());
   ASSERT_TRUE(r.ok()) << r.status();
