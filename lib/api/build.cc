@@ -71,10 +71,13 @@ void AddBuildReadNote(const std::vector<ExpandedInput>& dependencies, ExpandedIn
 // E10: a wheel build with the wheels its Requires-Dist pins, laid out as pip lays them out. Its
 // own objects are the providers as before; the dependencies' are found where torch's RPATH
 // points, and those torch's __init__.py preloads (E4) are loaded with it.
+// `as_wheel`: the wheel an index's build was made from (IndexedWheel), whose world it is.
 absl::StatusOr<Build> MakeWheelBuild(ExpandedInput in, const std::vector<std::string>& find_links,
-                                     const InputLimits& limits, const PipTarget* pip) {
+                                     const InputLimits& limits, const PipTarget* pip,
+                                     const ExpandedInput* as_wheel = nullptr) {
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
-                            GatherBuildWorld(in, find_links, ToReadLimits(limits), nullptr, pip));
+                            GatherBuildWorld(as_wheel != nullptr ? *as_wheel : in, find_links,
+                                             ToReadLimits(limits), nullptr, pip));
   if (!world) return MakeBuild(std::move(in));
   const std::string init = TorchText(in, "__init__.py");
   const std::string version = TorchText(in, "version.py");
@@ -124,7 +127,9 @@ std::string TorchRelative(absl::string_view name) {
 }
 
 std::string TorchText(const ExpandedInput& in, absl::string_view file) {
-  if (in.kind == "archive") return TextMember(in, absl::StrCat("torch/", file));
+  // A wheel, or an index's build made from one (which keeps its texts).
+  if (in.kind == "archive" || !in.index_wheel.empty())
+    return TextMember(in, absl::StrCat("torch/", file));
   if (in.kind != "directory" || in.objects.empty()) return "";
   // A torch directory (site-packages/torch, or torch/lib): its text files beside the libraries.
   const std::string& name = in.objects.front().name;
@@ -185,8 +190,13 @@ absl::StatusOr<std::vector<Build>> MakeBuilds(ReadBuild read, const InputLimits&
   std::vector<Build> out;
   out.reserve(read.inputs.size());
   for (ExpandedInput& in : read.inputs) {
-    if (!read.installed && in.kind == "archive" && deps == WheelDependencies::kLaidOut) {
-      ABICHECK_ASSIGN_OR_RETURN(Build b, MakeWheelBuild(std::move(in), find_links, limits, pip));
+    const std::optional<ExpandedInput> indexed = IndexedWheel(in);
+    if (!read.installed && (in.kind == "archive" || indexed) &&
+        deps == WheelDependencies::kLaidOut) {
+      // An index is read offline: the wheels its build pins are those given, or none (E12).
+      ABICHECK_ASSIGN_OR_RETURN(
+          Build b, MakeWheelBuild(std::move(in), find_links, limits, indexed ? nullptr : pip,
+                                  indexed ? &*indexed : nullptr));
       out.push_back(std::move(b));
     } else {
       out.push_back(MakeBuild(std::move(in)));

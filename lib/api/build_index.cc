@@ -24,8 +24,10 @@ absl::StatusOr<IndexSummary> BuildIndex(const std::vector<std::string>& builds,
                               OpenBuildsAs(builds[i], limits, WheelDependencies::kAlone, {}));
     if (!opened.front().state().input.index_build.empty() && names.empty()) {
       // Merging indexes: every build they hold, under its own name.
-      for (const Build& b : opened)
-        indexed.push_back({b.state().input.index_build, b.state().input.objects});
+      for (const Build& b : opened) {
+        const ExpandedInput& in = b.state().input;
+        indexed.push_back({in.index_build, in.objects, in.index_wheel, in.texts});
+      }
       continue;
     }
     if (opened.size() > 1) return SeveralBuilds(builds[i], opened);
@@ -34,7 +36,12 @@ absl::StatusOr<IndexSummary> BuildIndex(const std::vector<std::string>& builds,
       return absl::InvalidArgumentError(absl::StrCat(builds[i], ": no ELF shared objects"));
     std::string name = names.empty() ? builds[i].substr(builds[i].rfind('/') + 1) : names[i];
     if (names.empty() && absl::EndsWith(name, ".whl")) name.resize(name.size() - 4);
-    indexed.push_back({name, in.objects});
+    // A wheel's world is laid out from its METADATA where its objects' paths lie (E10, E12):
+    // the index keeps both.
+    const bool wheel = in.kind == "archive";
+    IndexedBuild b{name, in.objects, wheel ? in.path : in.index_wheel, {}};
+    if (!b.wheel.empty()) b.texts = in.texts;
+    indexed.push_back(std::move(b));
   }
   ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
   IndexSummary summary;

@@ -49,6 +49,13 @@ struct TorchBuild {
   std::vector<std::string> replaced;  // the installed distributions pip removes for it
   // Per replaced distribution, the shared objects its pinned version installs (BuildWorld).
   std::vector<std::pair<std::string, std::vector<std::string>>> replaced_objects;
+  // Its world lacking pinned wheels (E12): those pins, and the libraries import torch preloads
+  // (E4) from files of the environment that satisfy none of its pins, which such a wheel may
+  // replace.
+  std::vector<std::string> not_given;
+  std::vector<std::string> preloaded_from_disk;
+  // Of `replaced`, those whose required version's wheel is not given, with the requirement.
+  std::vector<std::pair<std::string, std::string>> replaced_not_given;
 };
 
 // The file names in `dir` as the build's overlay (E11) leaves the directory, or as on disk.
@@ -98,6 +105,8 @@ absl::Status AssembleBuild(const PythonEnvironment& env, std::vector<InputFile> 
       b->providers.push_back(*f);
       continue;
     }
+    if (overlay != nullptr && !overlay->not_given().empty() && !overlay->KeptOnDisk(p))
+      b->preloaded_from_disk.push_back(p);
     ABICHECK_ASSIGN_OR_RETURN(InputFile f, SingleFile(p, "CUDA library"));
     b->providers.push_back(std::move(f));
   }
@@ -142,12 +151,17 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
         absl::StrCat(arg, ": no ELF shared objects in this ", in.kind));
   }
   const WorldPlacement into = PlacementIn(env);
+  // An index's build made from a wheel is placed as that wheel, from what was given (E12).
+  const std::optional<ExpandedInput> indexed = IndexedWheel(in);
   ABICHECK_ASSIGN_OR_RETURN(std::optional<BuildWorld> world,
-                            GatherBuildWorld(in, find_links, ToReadLimits(limits), &into, pip));
+                            GatherBuildWorld(indexed ? *indexed : in, find_links,
+                                             ToReadLimits(limits), &into, indexed ? nullptr : pip));
   if (world) {
     b.overlay = std::move(world->tree);
     b.replaced = std::move(world->replaced);
     b.replaced_objects = std::move(world->replaced_objects);
+    b.not_given = world->not_given;
+    b.replaced_not_given = std::move(world->replaced_not_given);
     *changes = absl::StrCat("replaces ", absl::StrJoin(world->replacements, ", "));
     if (!world->additions.empty()) {
       absl::StrAppend(changes, "; adds ", world->additions.size(), ": ",
@@ -324,6 +338,15 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   absl::StrAppend(&r.summary, PinnedApartClause(env, best, failing[best]));
 }
 
+// The requirement build `b` replaces the distribution `name` (normalized) by, when no wheel of
+// it was given (E12); nullptr otherwise.
+const std::string* ReplacedNotGiven(const TorchBuild& b, const std::string& name) {
+  for (const auto& [dist, pin] : b.replaced_not_given) {
+    if (dist == name) return &pin;
+  }
+  return nullptr;
+}
+
 // One CheckEnvironment call: the environment read, its builds, and what every check shares.
 class EnvironmentCheck {
  public:
@@ -363,13 +386,17 @@ class EnvironmentCheck {
       const std::string name = NormalizeDistName(d.metadata.name);
       if (static_cast<int>(i) == env_.torch || absl::StartsWith(name, "nvidia-")) continue;
       // A distribution another torch replaces (triton, cuda-bindings: E11) is part of that
-      // build, not one of the user's packages: with every build replacing it, it has no row.
+      // build, not one of the user's packages: with every build replacing it by a wheel that
+      // was read, it has no row.
       std::vector<bool> replaced;
+      bool unread = false;  // a replacement whose wheel is not given: its rows are unknown
       for (const TorchBuild& b : builds_) {
         replaced.push_back(std::find(b.replaced.begin(), b.replaced.end(), name) !=
                            b.replaced.end());
+        unread = unread || ReplacedNotGiven(b, name) != nullptr;
       }
-      if (std::all_of(replaced.begin(), replaced.end(), [](bool r) { return r; })) continue;
+      if (!unread && std::all_of(replaced.begin(), replaced.end(), [](bool r) { return r; }))
+        continue;
       ABICHECK_RETURN_IF_ERROR(AddPackage(d.metadata.name, d.metadata.version,
                                           d.metadata.torch_requirements, d.shared_objects,
                                           d.problems, replaced));
@@ -451,6 +478,28 @@ class EnvironmentCheck {
     return absl::OkStatus();
   }
 
+  // E12: a library import torch preloads from files of the environment that satisfy none of the
+  // build's pins may be replaced by a wheel its world lacks: loads cannot be said.
+  void PreloadsTheInstallMayReplace(const TorchBuild& b, Report* r) const {
+    if (r->verdict() == Verdict::kFails || b.preloaded_from_disk.empty()) return;
+    r->loads = false;
+    for (const std::string& pin : b.not_given) {
+      if (std::find(r->unknown_because.begin(), r->unknown_because.end(), pin) ==
+          r->unknown_because.end())
+        r->unknown_because.push_back(pin);
+    }
+    r->warnings.push_back(
+        {b.name, absl::StrCat("import torch preloads ", Label(b.preloaded_from_disk.front()),
+                              b.preloaded_from_disk.size() > 1
+                                  ? absl::StrCat(" and ", b.preloaded_from_disk.size() - 1,
+                                                 " more files of the environment")
+                                  : ", a file of the environment",
+                              ", which the wheels the build pins and that are not given (",
+                              absl::StrJoin(b.not_given, ", "),
+                              ") may replace; whether it imports cannot be told (give them "
+                              "with --find-links DIR)")});
+  }
+
   // import torch itself, per build: torch/_C against the rest of the build.
   absl::Status ImportTorch(const TorchBuild& b) {
     out_.matrix.builds.push_back(b.name);
@@ -515,6 +564,7 @@ class EnvironmentCheck {
                           "cannot be told")});
       }
     }
+    PreloadsTheInstallMayReplace(b, &r);
     if (!opts_.gpu.empty() && r.loads) ABICHECK_RETURN_IF_ERROR(TorchDeviceCode(b, &r));
     out_.torch_imports.push_back(std::move(r));
     return absl::OkStatus();
@@ -640,6 +690,23 @@ class EnvironmentCheck {
   absl::Status CheckReplaced(const std::vector<InputFile>& objects, const std::string& name,
                              size_t b, std::vector<std::vector<Report>>* reports) {
     const TorchBuild& build = builds_[b];
+    const std::string called =
+        build.version.empty() ? build.name : absl::StrCat("torch ", build.version);
+    if (const std::string* pin = ReplacedNotGiven(build, NormalizeDistName(name))) {
+      // E12: the version it requires was not read: what stands at each path cannot be told.
+      for (size_t i = 0; i < objects.size(); ++i) {
+        Report& r = (*reports)[i][b];
+        r.module = objects[i].name;
+        r.loads = false;
+        r.unknown_because = {*pin};
+        r.warnings.push_back(
+            {r.module, absl::StrCat("installing ", called, " replaces ", name,
+                                    " with the version it requires (", *pin,
+                                    "), whose wheel is not given: what that version installs "
+                                    "here cannot be told (give it with --find-links DIR)")});
+      }
+      return absl::OkStatus();
+    }
     std::vector<InputFile> present;
     std::vector<size_t> at;
     for (size_t i = 0; i < objects.size(); ++i) {
@@ -679,8 +746,6 @@ class EnvironmentCheck {
               ? FirstError(r)
               : absl::StrCat("it cannot be told without ", absl::StrJoin(r.unknown_because, ", ")));
     }
-    const std::string called =
-        build.version.empty() ? build.name : absl::StrCat("torch ", build.version);
     for (size_t k = 0; k < rows; ++k) {
       Report& r = checked[k][b];
       if (!added_fails.empty() && r.ok()) {

@@ -1,4 +1,4 @@
-// Index format v3 (docs/index-format.md):
+// Index format v4 (docs/index-format.md):
 //   header (96 bytes): magic "ABICHKIX", u32 version, u32 flags (0), u64 file size,
 //     u32 crc32c of bytes [96, base-name section offset), u32 crc32c of the base-name section,
 //     u64 toc offset, u64 toc size, u64 name section offset, u64 name section size, u64 name
@@ -9,7 +9,8 @@
 //   table of contents (below)
 //   the base-name section (lib/index/name_blocks.h): verified when a diagnosis first uses it
 //   the compressed name blocks, last: each verified by its own CRC-32C when a lookup decodes it
-//   table of contents: u32 builds; per build: str name, u32 libraries, u32 library index...;
+//   table of contents: u32 builds; per build: str name, u32 libraries, u32 library index...,
+//     str wheel (the wheel it was made from, or ""), u32 texts, per text: str name, str text;
 //     u32 libraries; per library: str name, str path, u64 size, u8 flags (bit 0: it has a hash
 //     table, bit 1: .gnu.version), u8 std::string-ABI markers, u32 entries, u32 ranges;
 //     per range: u64 file offset, u64 length, u64 index offset
@@ -144,6 +145,12 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
     PutStr(&toc, builds[b].name);
     PutU32(&toc, static_cast<uint32_t>(members[b].size()));
     for (uint32_t i : members[b]) PutU32(&toc, i);
+    PutStr(&toc, builds[b].wheel);
+    PutU32(&toc, static_cast<uint32_t>(builds[b].texts.size()));
+    for (const auto& [name, text] : builds[b].texts) {
+      PutStr(&toc, name);
+      PutStr(&toc, text);
+    }
   }
   PutU32(&toc, static_cast<uint32_t>(libs.size()));
   for (const Lib& l : libs) {
@@ -261,18 +268,34 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
   };
   std::optional<uint32_t> nbuilds = u32();
   if (!nbuilds || *nbuilds > toc_size) return corrupt("build count is unreadable");
-  std::vector<std::pair<std::string, std::vector<uint32_t>>> build_members;
+  struct BuildEntry {
+    std::string name;
+    std::vector<uint32_t> ids;
+    std::string wheel;
+    std::vector<std::pair<std::string, std::string>> texts;
+  };
+  std::vector<BuildEntry> build_members;
   for (uint32_t b = 0; b < *nbuilds; ++b) {
+    const std::string unreadable = absl::StrFormat("build %d is unreadable", b);
     std::optional<std::string> name = str();
     std::optional<uint32_t> n = u32();
-    if (!name || !n || *n > toc_size) return corrupt(absl::StrFormat("build %d is unreadable", b));
-    std::vector<uint32_t> ids;
+    if (!name || !n || *n > toc_size) return corrupt(unreadable);
+    BuildEntry e{*name, {}, {}, {}};
     for (uint32_t i = 0; i < *n; ++i) {
       std::optional<uint32_t> id = u32();
-      if (!id) return corrupt(absl::StrFormat("build %d is unreadable", b));
-      ids.push_back(*id);
+      if (!id) return corrupt(unreadable);
+      e.ids.push_back(*id);
     }
-    build_members.push_back({*name, std::move(ids)});
+    std::optional<std::string> wheel = str();
+    std::optional<uint32_t> ntexts = u32();
+    if (!wheel || !ntexts || *ntexts > toc_size) return corrupt(unreadable);
+    e.wheel = *std::move(wheel);
+    for (uint32_t i = 0; i < *ntexts; ++i) {
+      std::optional<std::string> text_name = str(), text = str();
+      if (!text_name || !text) return corrupt(unreadable);
+      e.texts.emplace_back(*std::move(text_name), *std::move(text));
+    }
+    build_members.push_back(std::move(e));
   }
   std::optional<uint32_t> nlibs = u32();
   if (!nlibs || *nlibs > toc_size) return corrupt("library count is unreadable");
@@ -345,8 +368,10 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
     inputs.push_back(std::move(f));
   }
   std::vector<IndexedBuild> builds;
-  for (auto& [name, ids] : build_members) {
-    IndexedBuild b{name, {}};
+  for (BuildEntry& e : build_members) {
+    const std::string& name = e.name;
+    const std::vector<uint32_t>& ids = e.ids;
+    IndexedBuild b{name, {}, std::move(e.wheel), std::move(e.texts)};
     std::vector<bool> named(inputs.size());
     for (uint32_t id : ids) {
       if (id >= inputs.size())

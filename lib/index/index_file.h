@@ -6,6 +6,7 @@
 #define ABICHECK_LIB_INDEX_INDEX_FILE_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -13,11 +14,16 @@
 
 namespace abicheck {
 
-inline constexpr uint32_t kIndexFormatVersion = 3;
+inline constexpr uint32_t kIndexFormatVersion = 4;
 
 struct IndexedBuild {
   std::string name;                // "torch-2.6.0+cuda-sid"
   std::vector<InputFile> objects;  // its libraries (providers only: never modules)
+  // Made from a wheel: its path or URL when indexed (the objects' paths lie under it), and its
+  // small text members (METADATA, torch/version.py, torch/__init__.py) — what its world is laid
+  // out from (E10, E12). Empty for other builds.
+  std::string wheel;
+  std::vector<std::pair<std::string, std::string>> texts;
 };
 
 struct IndexStats {

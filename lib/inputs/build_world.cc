@@ -131,6 +131,7 @@ class Gatherer {
                                        absl::StrJoin(used_, ", ")));
     }
     if (!world_.not_given.empty()) {
+      world_.tree->SetNotGiven(world_.not_given);  // E12
       world_.notes.push_back(absl::StrCat("its Requires-Dist pins wheels that are not given: ",
                                           absl::StrJoin(world_.not_given, ", "),
                                           "; a verdict that rests on their libraries is unknown "
@@ -232,13 +233,16 @@ class Gatherer {
     if (!fresh) return Enqueue(m.requirements, new_extras, req.name, /*without_extra=*/false);
     // Over an environment (E11): what is installed and satisfies the requirement stays.
     if (const InstalledVersion* inst = InstalledSatisfying(req)) {
+      if (world_.tree != nullptr) {
+        for (const std::string& f : inst->shared_objects) world_.tree->KeepOnDisk(f);  // E12
+      }
       ABICHECK_ASSIGN_OR_RETURN(
           m.requirements,
           ParseAll(inst->requirements, absl::StrCat(req.name, " (installed) METADATA")));
       return Enqueue(m.requirements, m.extras, req.name);
     }
     ABICHECK_ASSIGN_OR_RETURN(std::optional<WheelFile> chosen, Choose(req, by));
-    Replace(req.name, chosen ? chosen->name.version : "");
+    Replace(req.name, chosen ? chosen->name.version : "", req.Short());
     if (!chosen) return absl::OkStatus();
     // Its METADATA alone now (the requirements go on from it); its libraries once every wheel
     // is chosen, all wheels at once (Expand).
@@ -327,7 +331,8 @@ class Gatherer {
   // Over an environment (E11): `name` is installed at `version` (the build's own, or a wheel
   // chosen for a requirement; "" when none was given): an installed copy of another version
   // is removed, and said so.
-  void Replace(const std::string& name, const std::string& version) {
+  void Replace(const std::string& name, const std::string& version,
+               const std::string& requirement = "") {
     if (into_ == nullptr) return;
     auto it = installed_.find(name);
     if (it == installed_.end()) {
@@ -335,6 +340,7 @@ class Gatherer {
       return;
     }
     world_.replaced.push_back(name);
+    if (version.empty()) world_.replaced_not_given.emplace_back(name, requirement);
     world_.replacements.push_back(absl::StrCat(name, " ", it->second->version, " -> ",
                                                version.empty() ? "(not given)" : version));
   }
@@ -474,7 +480,9 @@ std::optional<std::pair<Gatherer, PackageMetadata>> GathererOf(
   if (!target) return std::nullopt;
   std::vector<std::string> dirs = find_links;
   const size_t slash = wheel.path.rfind('/');
-  if (!IsUrl(wheel.path))
+  // Beside the wheel — not where an index's build was once indexed: an index is read with what
+  // is given (IndexedWheel).
+  if (!IsUrl(wheel.path) && wheel.index_wheel.empty())
     dirs.push_back(slash == std::string::npos ? "." : wheel.path.substr(0, slash));
   absl::flat_hash_map<std::string, std::vector<WheelFile>> catalog = WheelsIn(dirs);
   catalog.erase(name->distribution);  // the build itself, and other builds of it beside it
@@ -483,6 +491,17 @@ std::optional<std::pair<Gatherer, PackageMetadata>> GathererOf(
 }
 
 }  // namespace
+
+std::optional<ExpandedInput> IndexedWheel(const ExpandedInput& in) {
+  if (in.kind != "index" || in.index_wheel.empty()) return std::nullopt;
+  ExpandedInput w;
+  w.path = in.index_wheel;
+  w.index_wheel = in.index_wheel;  // what GathererOf searches: only what is given
+  w.kind = "archive";
+  w.objects = in.objects;
+  w.texts = in.texts;
+  return w;
+}
 
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,

@@ -49,6 +49,10 @@ struct BuildWorld {
   // relative to the site-packages ("triton/plugins/libMLIRDialectPlugin.so").
   std::vector<std::pair<std::string, std::vector<std::string>>> replaced_objects;
   std::vector<std::string> replacements;
+  // Of `replaced`, those whose required version no given wheel has (replaced by "(not given)"):
+  // (name, the requirement as written without markers, "triton==3.7.1"). What that version
+  // installs is not known (E12).
+  std::vector<std::pair<std::string, std::string>> replaced_not_given;
   std::vector<std::string> additions;
 };
 
@@ -64,6 +68,12 @@ struct BuildWorld {
 absl::StatusOr<std::optional<BuildWorld>> GatherBuildWorld(
     const ExpandedInput& wheel, const std::vector<std::string>& find_links,
     const ReadLimits& limits, const WorldPlacement* into = nullptr, const PipTarget* pip = nullptr);
+
+// A build of an index made from a wheel (ExpandedInput::index_wheel) as that wheel: its objects
+// and texts under the wheel's path or URL, where its objects' paths lie, so that
+// GatherBuildWorld lays its world out as the wheel's (E10, E12) — from the wheels --find-links
+// gives, not those beside where the wheel was when indexed. nullopt for any other input.
+std::optional<ExpandedInput> IndexedWheel(const ExpandedInput& in);
 
 // Reads into abicheck's cache, several at once, the wheels the worlds of `wheels` (remote builds)
 // are laid out with, as GatherBuildWorld chooses them (the same find_links, placement and pip;

@@ -482,6 +482,8 @@ absl::StatusOr<std::vector<ExpandedInput>> ExpandBuilds(const std::string& path,
       in.kind = "index";
       in.index_build = b.name;
       in.objects = std::move(b.objects);
+      in.index_wheel = std::move(b.wheel);
+      in.texts = std::move(b.texts);
       out.push_back(std::move(in));
     }
     if (out.empty())
@@ -564,8 +566,11 @@ absl::StatusOr<ExpandedInput> ExpandInput(const std::string& path_arg, const Rea
     std::vector<std::string> names;
     for (IndexedBuild& b : builds) {
       names.push_back(b.name);
-      if (b.name == selected || (selected.empty() && builds.size() == 1))
+      if (b.name == selected || (selected.empty() && builds.size() == 1)) {
         out.objects = std::move(b.objects);
+        out.index_wheel = std::move(b.wheel);
+        out.texts = std::move(b.texts);
+      }
     }
     if (out.objects.empty()) return NoBuildSelected(path, selected, names);
     return out;

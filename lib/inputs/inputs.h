@@ -31,6 +31,10 @@ struct ExpandedInput {
   // "torch/__init__.py", "torch/version.py" — by member name.
   std::vector<std::pair<std::string, std::string>> texts;
   std::string index_build;  // one build of an index (ExpandBuilds): its name there, "torch-2.6.0"
+  // A build of an index made from a wheel: that wheel's path or URL when indexed, under which its
+  // objects' paths lie — its world is laid out there as the wheel's would be (E10, E12); the
+  // wheel's texts are kept with it. "" otherwise.
+  std::string index_wheel;
 };
 
 // The text member of `in` whose name ends with `suffix` ("" when none).

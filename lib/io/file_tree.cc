@@ -52,6 +52,14 @@ bool FileTree::Hides(absl::string_view path) const {
   return at && hidden_.contains(*at);
 }
 
+void FileTree::KeepOnDisk(absl::string_view path) { kept_.insert(LexicallyAbsolute(path, cwd_)); }
+
+bool FileTree::KeptOnDisk(absl::string_view path) const {
+  if (kept_.empty()) return false;
+  std::optional<std::string> at = Resolve(path);
+  return at && kept_.contains(*at);
+}
+
 bool FileTree::Add(absl::string_view relative, InputFile file) {
   const std::string path = LexicallyAbsolute(absl::StrCat(root_, "/", relative), "/");
   if (!absl::StartsWith(path, root_ + "/")) return false;

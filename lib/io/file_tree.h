@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -51,6 +52,17 @@ class FileTree {
   // The files directly in the directory `dir` (normalized), in name order.
   std::vector<const InputFile*> FilesIn(absl::string_view dir) const;
   size_t size() const { return files_.size(); }
+  // The pinned requirements whose wheels the tree lacks ("nvidia-cudnn-cu13==9.20.0.48"): a
+  // directory of the tree that is not there may be one such a wheel installs, so a library found
+  // elsewhere after the loader tried it may be another file than the install's
+  // (docs/loader-model.md E12). Empty when the world is whole.
+  void SetNotGiven(std::vector<std::string> pins) { not_given_ = std::move(pins); }
+  const std::vector<std::string>& not_given() const { return not_given_; }
+  // An overlay's file on disk that is the world's own: an installed distribution's that
+  // satisfies one of its pins, which pip keeps (E11) — a file no wheel the world lacks replaces
+  // (E12).
+  void KeepOnDisk(absl::string_view path);
+  bool KeptOnDisk(absl::string_view path) const;
 
  private:
   // `path` resolved component by component; nullopt where a component before the last is not
@@ -66,6 +78,8 @@ class FileTree {
   absl::flat_hash_set<std::string> hidden_;            // an overlay's: disk files pip removes
   absl::flat_hash_map<std::string, InputFile> files_;  // by normalized path
   absl::flat_hash_set<std::string> dirs_;              // the root and every parent of a file
+  std::vector<std::string> not_given_;
+  absl::flat_hash_set<std::string> kept_;  // KeepOnDisk's, as Hide's
 };
 
 }  // namespace abicheck

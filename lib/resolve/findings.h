@@ -13,6 +13,8 @@
 
 namespace abicheck {
 
+struct Object;  // loader.h
+
 // What steers the loader model: CheckOptions' loader part (lib/api/findings.h makes it).
 struct LoadOptions {
   std::string python;                     // the interpreter's file ("": none given)
@@ -117,6 +119,9 @@ struct LoadFindings {
   std::vector<std::string> unknown_because;
   std::vector<std::string> providers_missing;
   int references_checked = 0;
+  // The objects the load rests on (its search list, or a binding) that may not be the files the
+  // install would load, its world lacking pinned wheels (E12): the verdict cannot be loads.
+  std::vector<const Object*> not_the_installs;
   TorchUse torch_abi = TorchUse::kNoTorch;
   int torch_shim_references = 0;
   int torch_cxx_references = 0;

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "lib/elf/elf_constants.h"
@@ -508,6 +509,18 @@ bool InEveryProcess(absl::string_view name) {
   return name == "libc.so.6" || absl::StartsWith(name, "ld-linux");
 }
 
+bool IsSystemProvidedLibrary(absl::string_view name) {
+  // manylinux2014's lib_whitelist, which the later policies keep.
+  static constexpr absl::string_view kPolicy[] = {
+      "libgcc_s.so.1",       "libstdc++.so.6",      "libm.so.6",        "libdl.so.2",
+      "librt.so.1",          "libc.so.6",           "libnsl.so.1",      "libutil.so.1",
+      "libpthread.so.0",     "libresolv.so.2",      "libX11.so.6",      "libXext.so.6",
+      "libXrender.so.1",     "libICE.so.6",         "libSM.so.6",       "libGL.so.1",
+      "libgobject-2.0.so.0", "libgthread-2.0.so.0", "libglib-2.0.so.0", "libcuda.so.1"};
+  return InEveryProcess(name) ||
+         std::find(std::begin(kPolicy), std::end(kPolicy), name) != std::end(kPolicy);
+}
+
 const Object* Loader::FirstNamed(absl::string_view name) const {
   // Every name an object answers to is a key of by_name_, except a path it was found at.
   const Object* first = nullptr;
@@ -598,6 +611,43 @@ void Loader::Rollback(const Mark& m) {
   set_aside_ = nullptr;
 }
 
+// docs/loader-model.md E12: whether `found`, which a search for `name` from `requester` found in
+// `found_in` ("" for the ld.so.cache) after trying `missing_dir` of `incomplete` (nullptr when
+// it tried no directory of a world lacking pinned wheels), may not be the file the install would
+// load; if so it says why. A file of the world itself (one pip keeps, FileTree::KeptOnDisk,
+// among them) is the install's there too; no wheel stands in front of a library the system
+// provides (IsSystemProvidedLibrary).
+void Loader::NotTheInstalls(Object* found, absl::string_view name, const Object& requester,
+                            const std::string& found_in, const FileTree* incomplete,
+                            const std::string& missing_dir) const {
+  if (found->host && IsSystemProvidedLibrary(name)) return;
+  const std::string at = found_in.empty() ? std::string() : JoinDir(found_in, name);
+  if (incomplete != nullptr &&
+      (at.empty() || (incomplete->File(at) == nullptr && !incomplete->KeptOnDisk(at)))) {
+    found->not_the_installs =
+        absl::StrCat("after ", missing_dir,
+                     ", which the build's world does not have: the wheels it pins and that are not "
+                     "given (",
+                     absl::StrJoin(incomplete->not_given(), ", "), ") may install ", name,
+                     " there, and the loader would load that file instead");
+    found->world_not_given = incomplete->not_given();
+    return;
+  }
+  // A file of the environment under a world placed over it (E11), found by one of the world's
+  // own objects, that no distribution satisfying one of its pins installed: a wheel the world
+  // lacks may install the same path (nvidia-cudnn-cu13 writes nvidia-cudnn-cu12's
+  // nvidia/cudnn/lib/libcudnn.so.9).
+  const FileTree* over = at.empty() ? nullptr : parses_->TreeAt(at);
+  if (over == nullptr || !over->overlay() || over->not_given().empty() ||
+      over->File(at) != nullptr || over->KeptOnDisk(at) ||
+      over->File(JoinDir(requester.origin, Basename(requester.path))) == nullptr)
+    return;
+  found->not_the_installs = absl::StrCat(
+      "a file of the environment, which the wheels the build pins and that are not given (",
+      absl::StrJoin(over->not_given(), ", "), ") may replace");
+  found->world_not_given = over->not_given();
+}
+
 // Long: _dl_map_object's search order in one place — loaded objects, RPATH chain, LD_LIBRARY_PATH,
 // RUNPATH, ld.so.cache, system directories — as docs/loader-model.md C2-C8 lists it.
 absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* requester,
@@ -631,15 +681,26 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
   // /lib is /usr/lib) answers as it did, and one that does not exist holds nothing; ld.so opens
   // there all the same, and fails (docs/loader-model.md C8).
   absl::InlinedVector<FileId, 8> searched;
+  // E12: the first directory tried that a world lacking pinned wheels does not have.
+  const FileTree* incomplete = nullptr;
+  std::string missing_dir, found_in;
   auto attempt = [&](const std::string& dir, HowFound how) -> absl::Status {
     if (found != nullptr) return absl::OkStatus();
     const std::optional<FileId>& id = parses_->DirectoryId(dir);
+    if (!id && incomplete == nullptr) {
+      const FileTree* t = parses_->TreeAt(dir);
+      if (t != nullptr && !t->not_given().empty()) {
+        incomplete = t;
+        missing_dir = dir;
+      }
+    }
     if (!id || std::find(searched.begin(), searched.end(), *id) != searched.end()) {
       tried_a_path_ = true;  // ld.so's open failed there: errno is set
       return absl::OkStatus();
     }
     searched.push_back(*id);
     ABICHECK_ASSIGN_OR_RETURN(found, TryDir(dir, name, how, requester, preexisting, &skipped));
+    if (found != nullptr) found_in = dir;
     return absl::OkStatus();
   };
   if (name.find('/') != absl::string_view::npos) {
@@ -690,7 +751,11 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     }
     if (found == nullptr) missed_searches_[search_key_] = MissedSearch{skipped, tried_a_path_};
   }
-  if (found != nullptr) return found;
+  if (found != nullptr) {
+    if (found->not_the_installs.empty())
+      NotTheInstalls(found, name, *requester, found_in, incomplete, missing_dir);
+    return found;
+  }
   if (options_.same_stem_stand_ins) {
     // Asked again for each object that needs the same missing library: the answer stands until
     // a provider is loaded or taken off, or another object is set aside.

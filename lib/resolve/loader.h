@@ -51,6 +51,13 @@ struct Object {
   // The loader's LoaderState when a provider walk that changed nothing went through this object
   // (Loader::MapProviderDeps): walking from it again, unchanged, finds nothing new.
   std::optional<std::array<size_t, 5>> walked_unchanged;
+  // docs/loader-model.md E12: not the file the install would load, as far as what was read
+  // tells — found outside a build's world after its search tried a directory of that world which
+  // is not there (a wheel the world lacks may install it), or in the environment under the world,
+  // for one of the world's own libraries (such a wheel may replace it). Why, said after "was
+  // found at PATH, ", and the pins not given; empty otherwise.
+  std::string not_the_installs;
+  std::vector<std::string> world_not_given;
 };
 
 // How a library calls itself: its DT_SONAME, else its file name.
@@ -256,6 +263,9 @@ class Loader {
   // _dl_map_object: an already-loaded match, or a search; nullptr with `failure` filled.
   absl::StatusOr<Object*> MapObject(absl::string_view name, Object* requester, bool preexisting,
                                     MapFailure* failure);
+  void NotTheInstalls(Object* found, absl::string_view name, const Object& requester,
+                      const std::string& found_in, const FileTree* incomplete,
+                      const std::string& missing_dir) const;
   // Appends the parsed object to the load order (its symbol table's error, if any, is returned).
   absl::StatusOr<Object*> AddObject(std::unique_ptr<Object> obj, const ParsedObject& parsed,
                                     const std::string& path, const std::string& opened_as,
@@ -355,6 +365,11 @@ class Loader {
 
 // What every process has loaded before any dlopen: libc.so.6 and the dynamic linker (C3).
 bool InEveryProcess(absl::string_view name);
+
+// The libraries the manylinux policy (PEP 600; auditwheel's policy) lets a wheel take from the
+// system and never ship — the C and C++ runtimes, the dynamic linker — and the GPU driver: no
+// wheel pip installs puts one of them in front of the host's (docs/loader-model.md E12).
+bool IsSystemProvidedLibrary(absl::string_view name);
 
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
 std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol);

@@ -161,6 +161,10 @@ class Relocation {
   }
 
   absl::Status CheckBinding(const Object* o, const Symbol& sym, const Binding& b) {
+    if (!b.object->not_the_installs.empty()) {  // E12
+      std::vector<const Object*>& past = report_.not_the_installs;
+      if (std::find(past.begin(), past.end(), b.object) == past.end()) past.push_back(b.object);
+    }
     if (!b.object->syms->external())  // an index keeps no addresses
       ABICHECK_RETURN_IF_ERROR(CheckDefinitionAddress(*b.object->elf, b.symbol));
     const bool ref_tls = sym.type() == elf::STT_TLS, def_tls = b.symbol.type() == elf::STT_TLS;

@@ -256,6 +256,23 @@ class MissingDependencies {
   size_t met_;
 };
 
+// docs/loader-model.md E12: each object the load rests on that may not be the file the install
+// would load, said once; the pins not given make the verdict unknown.
+void NoteNotTheInstalls(LoadFindings* report) {
+  for (const Object* o : report->not_the_installs) {
+    const std::string name = o->names.empty() ? Basename(o->path) : o->names.front();
+    report->warnings.push_back(
+        {o->path, absl::StrCat(name, " was found at ", o->path, ", ", o->not_the_installs,
+                               "; whether it loads cannot be told (give them with --find-links "
+                               "DIR)")});
+    for (const std::string& pin : o->world_not_given) {
+      if (std::find(report->unknown_because.begin(), report->unknown_because.end(), pin) ==
+          report->unknown_because.end())
+        report->unknown_because.push_back(pin);
+    }
+  }
+}
+
 // The problem of a new object's failed dependency load (docs/loader-model.md §C2, §D).
 LoadFailure MapProblem(const MapFailure& f) {
   LoadFailure p;
@@ -493,6 +510,7 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   for (const Object* o : searchlist) {
     report.libraries.push_back(
         {o->names.empty() ? o->path : o->names.front(), o->path, o->found_by, !o->preexisting});
+    if (!o->not_the_installs.empty()) report.not_the_installs.push_back(o);
   }
   WarnSecondCopies(w, searchlist, module, set_aside, &report);
   std::vector<LoadFailure> map_problems = MapProblems(w, failures, module_path, set_aside, &report);
@@ -507,6 +525,7 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   }
   if (!report.problems.empty()) report.problems.front().first = true;
   report.assumed_loaded = loader.assumed_used();
+  NoteNotTheInstalls(&report);
   load.module = module;
   return load;
 }
@@ -514,7 +533,10 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
 absl::Status JudgeModule(const World& w, const InputFile& module_input, ModuleLoad* load) {
   LoadFindings& report = load->findings;
   // Unknown is a verdict (C2c): what only an absent library could define was not read.
-  report.loads = report.problems.empty() && report.unverified_references == 0;
+  // E12: nor what rests on a library another file may stand in front of once pip installs the
+  // wheels the world lacks.
+  report.loads = report.problems.empty() && report.unverified_references == 0 &&
+                 report.not_the_installs.empty();
   if (w.device.any()) {
     ABICHECK_RETURN_IF_ERROR(
         CheckDeviceCode(w.device, *load->module->elf, *module_input.blob, &report,

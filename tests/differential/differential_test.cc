@@ -201,7 +201,7 @@ TEST_P(LoaderDifferential, IndexBindsLikeTheFiles) {
       << sc.log;
   if (sc.skipped) GTEST_SKIP() << name << ": " << sc.log;
   if (sc.providers.empty()) GTEST_SKIP() << name << ": no providers given";
-  IndexedBuild build{"fixture", {}};
+  IndexedBuild build{"fixture", {}, {}, {}};
   for (const std::string& p : sc.providers) {
     absl::StatusOr<MappedFile> f = MappedFile::Open(p);
     ASSERT_TRUE(f.ok()) << f.status();

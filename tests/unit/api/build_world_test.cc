@@ -68,6 +68,27 @@ absl::StatusOr<Matrix> CheckAgainst(const Wheels& w, std::vector<std::string> fi
   return CheckMatrix({w.module}, {w.torch}, o);
 }
 
+// Whether the report's runtime is the pinned wheel's, where pip installs it.
+bool RuntimeFromTheWheel(const Report& r) {
+  for (const LoadedLibrary& l : r.libraries) {
+    if (l.name == "libcudart_like.so.99")
+      return absl::StrContains(
+          l.path, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl!nvidia/rt/lib/");
+  }
+  return false;
+}
+
+// A runtime outside any world (a CUDA toolkit on the host) and an RPATH that tries where the
+// pinned wheel installs it first, then there (E12).
+struct HostRuntime {
+  TempDir dir;
+  std::string rpath;
+  HostRuntime() {
+    dir.Write("libcudart_like.so.99", testing::Lib("libcudart_like.so.99", {"rt_fn"}));
+    rpath = "$ORIGIN/../../nvidia/rt/lib:" + dir.path();
+  }
+};
+
 TEST(BuildWorldTest, TheDependencyBesideTheWheelDecidesTheVerdict) {
   Wheels w(kPinsTheRuntime);
   w.Runtime(w.dir);
@@ -76,13 +97,7 @@ TEST(BuildWorldTest, TheDependencyBesideTheWheelDecidesTheVerdict) {
   const Report& r = m->cells.at(0).report;
   EXPECT_EQ(r.verdict(), Verdict::kLoads) << RenderText(r, false);
   EXPECT_TRUE(r.assumed_loaded.empty()) << RenderText(r, false);
-  bool runtime_from_the_wheel = false;
-  for (const LoadedLibrary& l : r.libraries) {
-    if (l.name == "libcudart_like.so.99")
-      runtime_from_the_wheel = absl::StrContains(
-          l.path, "nvidia_rt_cu99-1.2.3-py3-none-manylinux2014_x86_64.whl!nvidia/rt/lib/");
-  }
-  EXPECT_TRUE(runtime_from_the_wheel) << RenderText(r, false);
+  EXPECT_TRUE(RuntimeFromTheWheel(r)) << RenderText(r, false);
   // The column is named as users name the build; the file is in the detail.
   EXPECT_THAT(m->build_versions, ::testing::ElementsAre("9.0.0+cu99"));
   EXPECT_THAT(RenderMatrixText(*m, false, false),
@@ -141,6 +156,66 @@ TEST(BuildWorldTest, OnlyTheRpathReachesADependency) {
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->cells.at(0).report.verdict(), Verdict::kUnknown)
       << RenderText(m->cells.at(0).report, false);
+}
+
+// E12: torch's RPATH names the directory its pinned wheel installs first; without that wheel,
+// a runtime found further on (a CUDA toolkit on the host) is not the file the install loads
+// there: whether it loads cannot be told. Given, the wheel's own runtime decides.
+TEST(BuildWorldTest, ALibraryFoundPastADirectoryTheWorldLacksIsUnknown) {
+  HostRuntime host;
+  {
+    Wheels w(kPinsTheRuntime, host.rpath);
+    absl::StatusOr<Matrix> m = CheckAgainst(w);
+    ASSERT_TRUE(m.ok()) << m.status();
+    const Report& r = m->cells.at(0).report;
+    EXPECT_EQ(r.verdict(), Verdict::kUnknown) << RenderText(r, false);
+    EXPECT_THAT(r.unknown_because, ::testing::ElementsAre("nvidia-rt-cu99==1.2.3"));
+    EXPECT_THAT(
+        r.warnings,
+        ::testing::Contains(::testing::Field(
+            &Warning::message,
+            ::testing::AllOf(HasSubstr("libcudart_like.so.99 was found at " + host.dir.path()),
+                             HasSubstr("/nvidia/rt/lib, which the build's world does "
+                                       "not have")))))
+        << RenderText(r, false);
+    EXPECT_THAT(RenderMatrixText(*m, false, false),
+                HasSubstr("CANNOT TELL (nvidia-rt-cu99==1.2.3 not given)"));
+  }
+  Wheels w(kPinsTheRuntime, host.rpath);
+  w.Runtime(w.dir);
+  absl::StatusOr<Matrix> m = CheckAgainst(w);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Report& r = m->cells.at(0).report;
+  EXPECT_EQ(r.verdict(), Verdict::kLoads) << RenderText(r, false);
+  EXPECT_TRUE(RuntimeFromTheWheel(r)) << RenderText(r, false);
+}
+
+// An index of a wheel keeps the wheel's path and its METADATA: against it, the world is laid out
+// as the wheel's, from the wheels --find-links gives (E10) — the same verdicts, and the same
+// unknowns (E12).
+TEST(BuildWorldTest, AnIndexOfAWheelIsThatWheelsWorld) {
+  HostRuntime host;
+  Wheels w(kPinsTheRuntime, host.rpath);
+  const std::string index = w.deps.path() + "/torch.abix";
+  ASSERT_TRUE(BuildIndex({w.torch}, {}, index).ok());
+  // Beside where the wheel was indexed is not given: an index is read with what is given.
+  w.Runtime(w.dir);
+  CheckOptions o;
+  o.use_host = false;
+  absl::StatusOr<Matrix> alone = CheckMatrix({w.module}, {index}, o);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  const Report& r = alone->cells.at(0).report;
+  EXPECT_EQ(r.verdict(), Verdict::kUnknown) << RenderText(r, false);
+  EXPECT_THAT(r.unknown_because, ::testing::ElementsAre("nvidia-rt-cu99==1.2.3"));
+  EXPECT_THAT(alone->build_versions, ::testing::ElementsAre("9.0.0+cu99"));
+  // The runtime wheel given: laid out where torch's RPATH finds it first.
+  w.Runtime(w.deps);
+  o.find_links = {w.deps.path()};
+  absl::StatusOr<Matrix> given = CheckMatrix({w.module}, {index}, o);
+  ASSERT_TRUE(given.ok()) << given.status();
+  const Report& g = given->cells.at(0).report;
+  EXPECT_EQ(g.verdict(), Verdict::kLoads) << RenderText(g, false);
+  EXPECT_TRUE(RuntimeFromTheWheel(g)) << RenderText(g, false);
 }
 
 // An extra of a meta-package brings the real dependency (cuda-toolkit[cudart] pins

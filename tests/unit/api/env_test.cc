@@ -684,6 +684,81 @@ TEST(EnvTest, AgainstAWheelIsTheWorldPipWouldMakeHere) {
   }
 }
 
+// E12: over an environment, a library the build's own object finds among the environment's
+// files, where a wheel it pins and that is not given may install the same path (a CUDA 12 cuDNN
+// left where the CUDA 13 one installs), is not known to be the install's: import torch cannot
+// be told. A file of a distribution that satisfies one of its pins is kept by pip, and decides.
+TEST(EnvTest, AFileAWheelNotGivenMayReplaceDecidesNothing) {
+  auto torch_wheel = [](const TempDir& wheels, const std::string& pins, bool preloads) {
+    ElfBuilder c10;
+    c10.soname = "libc10.so";
+    c10.needed = {"libcudnn_like.so.9"};
+    c10.rpath = "$ORIGIN/../../nvidia/cudnn/lib";
+    c10.syms.push_back({"c10_kept"});
+    std::vector<testing::Member> members = {
+        {"torch-9.0.0.dist-info/METADATA",
+         Bytes("Metadata-Version: 2.1\nName: torch\nVersion: 9.0.0\n" + pins + "\n")},
+        {"torch/version.py", Bytes("__version__ = '9.0.0'\ncuda = '13.0'\n")},
+        {"torch/lib/libc10.so", c10.Build()},
+        {"torch/_C.cpython-312-x86_64-linux-gnu.so", Mod({"libc10.so"}, {"c10_kept"})}};
+    if (preloads) {
+      members.push_back({"torch/lib/libtorch_global_deps.so", Lib("libtorch_global_deps.so", {})});
+      members.push_back({"torch/__init__.py", Bytes(R"(
+def _preload_cuda_deps(err: OSError | None = None, required: bool = True) -> None:
+    cuda_libs: list[tuple[str, str]] = [
+        ("cudnn", "libcudnn_like.so.*[0-9]"),
+    ]
+    for lib_folder, lib_name in cuda_libs:
+        _preload_cuda_lib(lib_folder, lib_name, required=required)
+def _load_global_deps() -> None:
+    try:
+        ctypes.CDLL(global_deps_lib_path, mode=ctypes.RTLD_GLOBAL)
+        _preload_cuda_deps(required=False)
+    except OSError as err:
+        pass
+)")});
+    }
+    return testing::WriteZip(wheels, "torch-9.0.0-cp312-cp312-manylinux_2_28_x86_64.whl", members);
+  };
+  const std::vector<std::pair<std::string, std::vector<uint8_t>>> cudnn = {
+      {"nvidia/cudnn/lib/libcudnn_like.so.9", Lib("libcudnn_like.so.9", {})}};
+  for (bool preloads : {false, true}) {
+    SCOPED_TRACE(preloads ? "preloaded by import torch" : "found through libc10's RPATH");
+    {  // A CUDA 12 cuDNN the build does not pin: the CUDA 13 one it pins may replace its file.
+      Venv v;
+      v.Dist("nvidia-cudnn-cu12", "9.1", "", cudnn);
+      TempDir wheels;
+      const std::string torch =
+          torch_wheel(wheels, "Requires-Dist: nvidia-cudnn-cu13==9.2", preloads);
+      absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {torch}, NoHost());
+      ASSERT_TRUE(r.ok()) << r.status();
+      const Report& import = r->torch_imports.at(0);
+      EXPECT_EQ(import.verdict(), Verdict::kUnknown) << RenderText(import, false);
+      EXPECT_THAT(import.unknown_because, ElementsAre("nvidia-cudnn-cu13==9.2"));
+      EXPECT_THAT(RenderText(import, false),
+                  HasSubstr(preloads ? "import torch preloads nvidia/cudnn/lib/libcudnn_like.so.9, "
+                                       "a file of the environment, which the wheels the build "
+                                       "pins and that are not given (nvidia-cudnn-cu13==9.2) may "
+                                       "replace"
+                                     : "/nvidia/cudnn/lib/libcudnn_like.so.9, a file of the "
+                                       "environment, which the wheels the build pins and that are "
+                                       "not given (nvidia-cudnn-cu13==9.2) may replace"));
+    }
+    // The installed cuDNN satisfies the pin: pip keeps its file. Another pin not given changes
+    // nothing it rests on.
+    Venv v;
+    v.Dist("nvidia-cudnn-cu13", "9.2", "", cudnn);
+    TempDir wheels;
+    const std::string torch = torch_wheel(
+        wheels, "Requires-Dist: nvidia-cudnn-cu13==9.2\nRequires-Dist: other==1.0", preloads);
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, {torch}, NoHost());
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_THAT(r->build_changes.at(0), HasSubstr("not given: other==1.0"));
+    EXPECT_EQ(r->torch_imports.at(0).verdict(), Verdict::kLoads)
+        << RenderText(r->torch_imports.at(0), false);
+  }
+}
+
 // A torch wheel of `version` in `wheels` whose METADATA pins helper==`helper_version` (E11: a
 // build that keeps the installed helper, or replaces it).
 std::string TorchWheelPinningHelper(const TempDir& wheels, const std::string& version,
@@ -801,6 +876,35 @@ TEST(EnvTest, ARowTheReplacementDoesNotInstallDecidesNothing) {
   EXPECT_THAT(*table, Not(HasSubstr("CANNOT TELL")));
   EXPECT_THAT(*table, ContainsRegex("helper +1\\.0 +pins no torch +loads +loads"));
   EXPECT_THAT(*table, Not(HasSubstr("libold.so (helper) with")));  // nothing to explain
+}
+
+// E12: a build that replaces a package by a version whose wheel is not given leaves its rows
+// unknown, naming the requirement — not "not installed", and not without a row when every build
+// replaces it: what that version installs was not read.
+TEST(EnvTest, AReplacementNotGivenLeavesItsRowsUnknown) {
+  Venv v;
+  v.Dist("helper", "1.0", "", {{"helper/libhelper.so", Lib("libhelper.so", {"helper_api"})}});
+  TempDir wheels;
+  const std::string keeps = TorchWheelPinningHelper(wheels, "9.0.0", "1.0");
+  const std::string replaces = TorchWheelPinningHelper(wheels, "9.1.0", "2.0");
+  for (const std::vector<std::string>& against :
+       {std::vector<std::string>{keeps, replaces}, std::vector<std::string>{replaces}}) {
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, against, NoHost());
+    ASSERT_TRUE(r.ok()) << r.status();
+    const EnvironmentPackage* helper = Package(*r, "helper");
+    ASSERT_NE(helper, nullptr) << RenderEnvironmentText(*r, false);
+    ASSERT_EQ(helper->modules.size(), 1u);
+    const size_t nb = against.size();
+    const Report& cell = r->matrix.cells[helper->modules[0] * nb + nb - 1].report;
+    EXPECT_EQ(cell.verdict(), Verdict::kUnknown) << RenderText(cell, false);
+    EXPECT_THAT(cell.unknown_because, ElementsAre("helper==2.0"));
+    EXPECT_THAT(RenderText(cell, false),
+                HasSubstr("installing torch 9.1.0 replaces helper with the version it requires "
+                          "(helper==2.0), whose wheel is not given"));
+    if (nb == 2) {
+      EXPECT_EQ(r->matrix.cells[helper->modules[0] * nb].report.verdict(), Verdict::kLoads);
+    }
+  }
 }
 
 TEST(EnvTest, AFailureNoTorchFixesIsSaidApart) {

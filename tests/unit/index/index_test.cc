@@ -361,7 +361,8 @@ TEST_F(IndexStructureTest, ASeparatorThatIsNotItsBlocksPrefixIsAnErrorNotAMissin
 }
 
 TEST_F(IndexStructureTest, TheTableOfContentsIsHeldToItsCounts) {
-  // TOC: u32 builds; "one" (u32 3 + 3 bytes); u32 libraries in it; their ids; u32 libraries; ...
+  // TOC: u32 builds; "one" (u32 3 + 3 bytes); u32 libraries in it; their ids; its wheel ("":
+  // u32 0) and u32 texts (0); u32 libraries; ...
   const uint64_t nids = toc_ + 4 + 4 + 3;
   ASSERT_EQ(U32(nids), 2u);
   std::vector<uint8_t> twice = bytes_;
@@ -369,7 +370,7 @@ TEST_F(IndexStructureTest, TheTableOfContentsIsHeldToItsCounts) {
   EXPECT_THAT(CheckSealed(twice, "twice.abix"),
               StatusIs(absl::StatusCode::kDataLoss, "twice.abix: index build one names library"));
   // The first library's entry count, one more than the name section holds.
-  uint64_t at = nids + 4 + 2 * 4 + 4;  // its name
+  uint64_t at = nids + 4 + 2 * 4 + 4 + 4 + 4;  // its name
   at += 4 + U32(at);
   at += 4 + U32(at);  // its path
   at += 8 + 1 + 1;    // size, flags, markers
