@@ -49,10 +49,9 @@ struct TorchBuild {
   std::vector<std::string> replaced;  // the installed distributions pip removes for it
   // Per replaced distribution, the shared objects its pinned version installs (BuildWorld).
   std::vector<std::pair<std::string, std::vector<std::string>>> replaced_objects;
-  // Its world lacking pinned wheels (E12): those pins, and the libraries import torch preloads
-  // (E4) from files of the environment that satisfy none of its pins, which such a wheel may
-  // replace.
-  std::vector<std::string> not_given;
+  // Its world lacking pinned wheels (the overlay's not_given(), E12): the libraries import torch
+  // preloads (E4) from files of the environment that satisfy none of its pins, which such a
+  // wheel may replace.
   std::vector<std::string> preloaded_from_disk;
   // Of `replaced`, those whose required version's wheel is not given, with the requirement.
   std::vector<std::pair<std::string, std::string>> replaced_not_given;
@@ -160,7 +159,6 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
     b.overlay = std::move(world->tree);
     b.replaced = std::move(world->replaced);
     b.replaced_objects = std::move(world->replaced_objects);
-    b.not_given = world->not_given;
     b.replaced_not_given = std::move(world->replaced_not_given);
     *changes = absl::StrCat("replaces ", absl::StrJoin(world->replacements, ", "));
     if (!world->additions.empty()) {
@@ -481,9 +479,10 @@ class EnvironmentCheck {
   // E12: a library import torch preloads from files of the environment that satisfy none of the
   // build's pins may be replaced by a wheel its world lacks: loads cannot be said.
   void PreloadsTheInstallMayReplace(const TorchBuild& b, Report* r) const {
-    if (r->verdict() == Verdict::kFails || b.preloaded_from_disk.empty()) return;
+    if (r->verdict() == Verdict::kFails || b.preloaded_from_disk.empty() || !b.overlay) return;
+    const std::vector<std::string>& not_given = b.overlay->not_given();
     r->loads = false;
-    for (const std::string& pin : b.not_given) {
+    for (const std::string& pin : not_given) {
       if (std::find(r->unknown_because.begin(), r->unknown_because.end(), pin) ==
           r->unknown_because.end())
         r->unknown_because.push_back(pin);
@@ -495,7 +494,7 @@ class EnvironmentCheck {
                                                  " more files of the environment")
                                   : ", a file of the environment",
                               ", which the wheels the build pins and that are not given (",
-                              absl::StrJoin(b.not_given, ", "),
+                              absl::StrJoin(not_given, ", "),
                               ") may replace; whether it imports cannot be told (give them "
                               "with --find-links DIR)")});
   }
