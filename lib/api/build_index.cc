@@ -37,11 +37,9 @@ absl::StatusOr<IndexSummary> BuildIndex(const std::vector<std::string>& builds,
     std::string name = names.empty() ? builds[i].substr(builds[i].rfind('/') + 1) : names[i];
     if (names.empty() && absl::EndsWith(name, ".whl")) name.resize(name.size() - 4);
     // A wheel's world is laid out from its METADATA where its objects' paths lie (E10, E12):
-    // the index keeps both.
-    const bool wheel = in.kind == "archive";
-    IndexedBuild b{name, in.objects, wheel ? in.path : in.index_wheel, {}};
-    if (!b.wheel.empty()) b.texts = in.texts;
-    indexed.push_back(std::move(b));
+    // the index keeps both (only a wheel, or an index's build made from one, has texts).
+    indexed.push_back(
+        {name, in.objects, in.kind == "archive" ? in.path : in.index_wheel, in.texts});
   }
   ABICHECK_ASSIGN_OR_RETURN(IndexStats st, WriteIndex(indexed, output));
   IndexSummary summary;
