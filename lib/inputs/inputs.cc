@@ -58,8 +58,12 @@ bool ParseIsExact(const std::string& name, const SparseImage& img,
     fp = t.ok() ? t->Footprint() : elf->Footprint();
     bool covered = true;
     for (const auto& [off, len] : fp) covered = covered && kept.Covers(off, off + len);
-    // Covered: exact (a table error then is real corruption, reported when the loader parses it).
-    if (covered) return true;
+    // Covered: exact. A table that failed to read is never taken as corrupt from a partial image:
+    // its footprint stops where the read stopped, so the bytes it misread (a hash table's zeros,
+    // past what was retained: patchelf moves the tables of auditwheel-repaired libraries) are
+    // not in it. It is retained as the tables' hull, then whole; the error is real only then
+    // (reported when the loader parses it).
+    if (covered && t.ok()) return true;
     // Not covered: retain from the first table to past the last one. Unsized tables (symbols,
     // hash, versions) sit before the sized ones (strings, relocations) in every linker's layout;
     // if not, the next pass retains everything.
@@ -260,6 +264,7 @@ void AddRangeReadNotes(const ZipArchive& zip, const ReadLimits& limits, Expanded
   for (const std::string& n : zip.source_notes()) out->notes.push_back(n);
   out->fetched_bytes = zip.fetched();
   out->remote_size = zip.size();
+  out->remote_etag = zip.identity();
   const double share =
       zip.size() ? 100.0 * static_cast<double>(zip.fetched()) / static_cast<double>(zip.size())
                  : 0.0;

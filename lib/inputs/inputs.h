@@ -21,6 +21,7 @@ struct ExpandedInput {
   uint64_t retained_bytes = 0;     // ... of which kept in memory
   // A URL's archive: the bytes read by range requests, and its size (0, 0: not a URL).
   uint64_t fetched_bytes = 0, remote_size = 0;
+  std::string remote_etag;  // ... and the version its server named (ETag; "" none)
   // Read from abicheck's cache (lib/inputs/wheel_cache.h) instead: fetched_bytes is 0, and this
   // is what range requests read when the entry was written.
   bool from_cache = false;

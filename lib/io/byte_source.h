@@ -4,6 +4,7 @@
 #ifndef ABICHECK_LIB_IO_BYTE_SOURCE_H_
 #define ABICHECK_LIB_IO_BYTE_SOURCE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +32,11 @@ class ByteSource {
   // What the reader had to do that a user should know, once each ("the server ignores range
   // requests: the archive is read whole").
   virtual std::vector<std::string> notes() const { return {}; }
+  // The reads that follow must end by `deadline` (one archive member's: lib/io/deadlines.h);
+  // a read past it fails. A file's reads have none.
+  virtual void SetDeadline(std::chrono::steady_clock::time_point deadline) { (void)deadline; }
+  // What names this version of the bytes where they live (a URL's ETag); "" for a file.
+  virtual std::string identity() const { return ""; }
 };
 
 // "http://..." or "https://...": read by range requests.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "lib/io/byte_source.h"
 
 namespace abicheck {
@@ -20,7 +21,26 @@ namespace abicheck {
 // once, into a temporary file, and that is said in notes(). Errors (kUnavailable for what a
 // retry could not mend, kDataLoss for an answer that is not the file) name the URL's file name
 // and what happened.
+//
+// Every range request after the first is pinned to the version of the file the first answer
+// described: If-Match with its ETag (If-Unmodified-Since with its Last-Modified when the ETag is
+// weak or absent), and each answer's ETag, Last-Modified and length compared with the first's. A
+// file that changed between requests (a mirror's re-upload) ends the read with kDataLoss naming
+// it: bytes of two files are never read as one. Each request, and each member's reads, end by
+// their deadlines (lib/io/deadlines.h). A file no larger than kReadWholeBelow is read whole
+// after its tail, and no byte is fetched twice while it is kept: a read never fetches more
+// than the file.
 absl::StatusOr<std::unique_ptr<ByteSource>> OpenHttpSource(const std::string& url);
+
+// The credentials in `url` ("https://USER:TOKEN@host/simple/", an index URL pip is given) are
+// used for every URL of the same scheme, host and port that this process reads, as pip uses
+// them for the wheels its index links to; a URL without userinfo does nothing. Never written
+// or printed. Thread-safe.
+void RememberHttpCredentials(absl::string_view url);
+
+// `text` (a URL, or a line naming URLs) as messages, notes and the cache say it: each URL in it
+// without userinfo.
+std::string WithoutCredentials(absl::string_view text);
 
 }  // namespace abicheck
 

@@ -244,8 +244,9 @@ MappedFile::~MappedFile() {
   }
 }
 
-std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max, bool follow_links) {
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW));
   if (fd < 0) return std::nullopt;
   std::optional<std::string> out;
   struct stat st;

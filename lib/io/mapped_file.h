@@ -22,7 +22,8 @@ struct FileId {
 
 // A regular file of at most `max` bytes, read whole (not mapped: a file another process truncates
 // cannot fault the reader); nullopt when absent, not regular, larger, or not read to its end.
-std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max);
+std::optional<std::string> ReadWholeFile(const std::string& path, uint64_t max,
+                                         bool follow_links = true);
 
 class MappedFile {
  public:

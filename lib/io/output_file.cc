@@ -14,6 +14,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "lib/util/status_macros.h"
 
 namespace abicheck {
 namespace {
@@ -83,20 +84,34 @@ absl::StatusOr<OutputFile> OutputFile::Create(const std::string& path) {
       return f;
     }
   }
-  const std::filesystem::path p(f.path_);
-  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-  std::string tmpl = absl::StrCat(dir, "/.", p.filename().string(), ".XXXXXX");
-  f.fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (f.fd_ < 0) return ErrnoError(path, errno);
-  f.tmp_ = tmpl;
-  char* pending = new char[tmpl.size() + 1];
-  std::memcpy(pending, tmpl.c_str(), tmpl.size() + 1);
-  AddPending(pending);
+  ABICHECK_RETURN_IF_ERROR(f.OpenTemporary(path));
   // mkstemp makes 0600: a replaced file keeps its mode, a new one gets what open(2) would give.
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(f.fd_, exists ? st.st_mode & 07777 : 0666 & ~mask);
   return f;
+}
+
+absl::StatusOr<OutputFile> OutputFile::CreatePrivate(const std::string& path) {
+  OutputFile f;
+  f.path_ = path;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return ErrnoError(path, EISDIR);
+  ABICHECK_RETURN_IF_ERROR(f.OpenTemporary(path));  // mkstemp's 0600, kept
+  return f;
+}
+
+absl::Status OutputFile::OpenTemporary(const std::string& path) {
+  const std::filesystem::path p(path_);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  std::string tmpl = absl::StrCat(dir, "/.", p.filename().string(), ".XXXXXX");
+  fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd_ < 0) return ErrnoError(path, errno);
+  tmp_ = tmpl;
+  char* pending = new char[tmpl.size() + 1];
+  std::memcpy(pending, tmpl.c_str(), tmpl.size() + 1);
+  AddPending(pending);
+  return absl::OkStatus();
 }
 
 OutputFile::OutputFile(OutputFile&& o) noexcept
@@ -138,10 +153,15 @@ absl::Status OutputFile::Commit() {
 }
 
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
-  absl::StatusOr<OutputFile> f = OutputFile::Create(path);
-  if (!f.ok()) return f.status();
-  if (absl::Status s = f->Write(bytes); !s.ok()) return s;
-  return f->Commit();
+  ABICHECK_ASSIGN_OR_RETURN(OutputFile f, OutputFile::Create(path));
+  ABICHECK_RETURN_IF_ERROR(f.Write(bytes));
+  return f.Commit();
+}
+
+absl::Status WritePrivateFileAtomically(const std::string& path, absl::string_view bytes) {
+  ABICHECK_ASSIGN_OR_RETURN(OutputFile f, OutputFile::CreatePrivate(path));
+  ABICHECK_RETURN_IF_ERROR(f.Write(bytes));
+  return f.Commit();
 }
 
 }  // namespace abicheck

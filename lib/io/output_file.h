@@ -17,6 +17,10 @@ namespace abicheck {
 class OutputFile {
  public:
   static absl::StatusOr<OutputFile> Create(const std::string& path);
+  // A file private to the user (0600), for abicheck's own cache: nothing at `path` is followed or
+  // written in place — a symlink, a FIFO or any other non-directory there is replaced whole by
+  // the rename, so that nothing outside the file's directory is ever written.
+  static absl::StatusOr<OutputFile> CreatePrivate(const std::string& path);
   OutputFile(OutputFile&& other) noexcept;
   OutputFile& operator=(OutputFile&&) = delete;
   OutputFile(const OutputFile&) = delete;
@@ -28,6 +32,8 @@ class OutputFile {
 
  private:
   OutputFile() = default;
+  // The temporary file beside path_, registered for removal on a signal.
+  absl::Status OpenTemporary(const std::string& path);
   std::string path_;  // the target (a symlink resolved)
   std::string tmp_;   // "" when writing in place
   int fd_ = -1;
@@ -36,6 +42,8 @@ class OutputFile {
 
 // Create + Write + Commit.
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
+// CreatePrivate + Write + Commit.
+absl::Status WritePrivateFileAtomically(const std::string& path, absl::string_view bytes);
 
 }  // namespace abicheck
 

@@ -8,12 +8,14 @@
 #include <zip.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/io/byte_reader.h"
+#include "lib/io/deadlines.h"
 #include "lib/io/deflate_tail.h"
 #include "lib/io/http_source.h"
 #include "lib/util/read_trace.h"
@@ -537,8 +539,20 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   };
 
   ABICHECK_ASSIGN_OR_RETURN(std::unique_ptr<Handle> h, Borrow());
+  SourceReader* remote = h->reader.get();
+  if (remote != nullptr) {  // a URL's: this member's reads end by its deadline
+    remote->failure.clear();
+    remote->bytes->SetDeadline(std::chrono::steady_clock::now() +
+                               std::chrono::seconds(Deadlines::Get().member_seconds));
+  }
+  // What failed: the source's own words where it said any (a URL's), else libzip's.
+  auto read_error = [&](const std::string& libzip_says) {
+    return absl::DataLossError(absl::StrCat(
+        where, ": ",
+        remote != nullptr && !remote->failure.empty() ? remote->failure : libzip_says));
+  };
   zip_file_t* zf = Z().fopen_index(h->za, m.index, ZIP_FL_COMPRESSED);
-  if (zf == nullptr) return absl::DataLossError(absl::StrCat(where, ": ", ZipError(h->za)));
+  if (zf == nullptr) return read_error(ZipError(h->za));
   struct Closer {  // the member closed, then the handle back to the pool
     const ZipArchive* a;
     std::unique_ptr<Handle> h;
@@ -563,14 +577,18 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
   uint32_t stored_crc = 0;
   uint64_t produced = 0;
   bool input_done = false;
-  auto keep = [&](const uint8_t* data, uint64_t len) {
-    // Copy the retained parts of [produced, produced + len) into the image.
-    const uint64_t begin = produced, end = produced + len;
-    if (plan.watch) plan.watch(begin, absl::MakeConstSpan(data, len));
+  // Copies the wanted parts of [begin, begin + len) into the image.
+  auto copy = [&](const uint8_t* data, uint64_t begin, uint64_t len) {
+    const uint64_t end = begin + len;
     for (const auto& [b, e] : want.ranges()) {
       const uint64_t lo = std::max(b, begin), hi = std::min(e, end);
       if (lo < hi) std::memcpy(img->mutable_data() + lo, data + (lo - begin), hi - lo);
     }
+  };
+  auto keep = [&](const uint8_t* data, uint64_t len) {
+    const uint64_t begin = produced, end = produced + len;
+    if (plan.watch) plan.watch(begin, absl::MakeConstSpan(data, len));
+    copy(data, begin, len);
     produced = end;
     if (plan.on_bytes) plan.on_bytes(len);
     if (!dynamic_known && produced >= std::min<uint64_t>(m.size, 65536)) {
@@ -597,14 +615,18 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
                                 want.ranges().back().first >= produced + kTailGap;
         if (!tail_first && head_goal > produced) want.Add(0, head_goal);
       }
+      // What became wanted may lie in these very bytes (a chunk of a member whose CRC is checked
+      // runs past the first 64 KiB): kept now, or it would be retained as zeros.
+      copy(data, begin, len);
     }
     if (dynamic_end != 0 && produced >= dynamic_end && plan.on_dynamic) {
       dynamic_end = 0;
       img->mutable_retained() = want;
       const RangeSet more = plan.on_dynamic(*img, produced);
       for (const auto& [lo, hi] : more.ranges()) {
-        if (hi > produced) want.Add(std::max(lo, produced), std::min(hi, m.size));
+        if (hi > begin) want.Add(std::max(lo, begin), std::min(hi, m.size));
       }
+      copy(data, begin, len);  // the tables in these bytes, as above
     }
   };
   // Without the CRC to check, inflate no further than the bytes still wanted: Head(m, 4) decodes 4
@@ -643,7 +665,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     }
     if (m.method == 0) {
       const zip_int64_t got = Z().fread(zf, out.data(), room());
-      if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
+      if (got < 0) return read_error(Z().file_strerror(zf));
       if (got == 0) break;
       if (static_cast<uint64_t>(got) > m.size - produced) {
         return absl::DataLossError(
@@ -656,7 +678,7 @@ absl::StatusOr<std::unique_ptr<SparseImage>> ZipArchive::Inflate(const ZipMember
     if (state.avail_in == 0 && !input_done) {
       const zip_int64_t got = Z().fread(zf, in.data(), in_size);
       in_size = std::min(in_size * 2, in.size());
-      if (got < 0) return absl::DataLossError(absl::StrCat(where, ": ", Z().file_strerror(zf)));
+      if (got < 0) return read_error(Z().file_strerror(zf));
       input_done = got == 0;
       state.next_in = in.data();
       state.avail_in = static_cast<uint32_t>(got);

@@ -95,6 +95,7 @@ class ZipArchive {
   bool remote() const { return source_ != nullptr; }
   uint64_t fetched() const { return source_ ? source_->fetched() : 0; }
   uint64_t size() const { return source_ ? source_->size() : 0; }
+  std::string identity() const { return source_ ? source_->identity() : ""; }
   std::vector<std::string> source_notes() const {
     return source_ ? source_->notes() : std::vector<std::string>{};
   }
