@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -84,6 +85,22 @@ uint32_t Crc(const void* data, size_t n, uint32_t crc) {
 // entries, so that what a run reports is what the same run without the cache would.
 bool ReadWhole(const ReadLimits& l) { return l.verify_crc && l.verify_remote; }
 
+}  // namespace
+
+bool PrivateDirectory(const std::string& dir) {
+  for (const std::string& d : {fs::path(dir).parent_path().string(), dir}) {
+    std::error_code ec;
+    fs::create_directories(fs::path(d).parent_path(), ec);
+    if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    struct stat st;
+    if (::lstat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    if ((st.st_mode & 07777) != 0700 && ::chmod(d.c_str(), 0700) != 0) return false;
+  }
+  return true;
+}
+
+namespace {
+
 std::string EntryPath(const std::string& sha256, const ReadLimits& l) {
   const std::string root = CacheRoot();
   if (root.empty() || sha256.size() != 64 ||
@@ -123,13 +140,29 @@ struct Entry {
   uint64_t data_at = 0;
 };
 
+template <typename T>
+std::optional<T> Get(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return std::nullopt;
+  const nlohmann::json& v = j[key];
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) return std::nullopt;
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    if (!v.is_number_unsigned()) return std::nullopt;
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    if (!v.is_number_integer()) return std::nullopt;
+  }
+  return v.get<T>();
+}
+
 // The entry at `path`, its header and description read and parsed (with care: their checksum is
 // the whole entry's, checked as its objects are mapped, MapObjects); nullopt when absent, another
 // version, or its size is not the file's. `meta_only` closes the file.
 std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
   Entry e;
-  e.fd = Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (e.fd.get() < 0) return std::nullopt;
+  // Never through a link, never a FIFO or a device: only a regular file is an entry.
+  e.fd = Fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
+  struct stat st;
+  if (e.fd.get() < 0 || ::fstat(e.fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   e.head.assign(kHeaderSize, '\0');
   if (::pread(e.fd.get(), e.head.data(), kHeaderSize, 0) != static_cast<ssize_t>(kHeaderSize) ||
       std::memcmp(e.head.data(), kMagic, 8) != 0)
@@ -140,7 +173,6 @@ std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
   std::memcpy(&e.size, e.head.data() + 16, 8);
   std::memcpy(&e.crc, e.head.data() + 24, 4);
   std::memcpy(&reserved, e.head.data() + 28, 4);
-  struct stat st;
   if (version != kVersion || reserved != 0 || meta_size > kMaxMeta ||
       ::fstat(e.fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != e.size)
     return std::nullopt;
@@ -158,22 +190,15 @@ std::optional<Entry> ReadEntry(const std::string& path, bool meta_only) {
                                  e.head.begin() + kHeaderSize + meta_size, nullptr,
                                  /*allow_exceptions=*/false);
   if (!e.meta.is_object()) return std::nullopt;
+  // An entry answers only for the archive it is named by ("SHA256.part"): a copied or renamed
+  // one is not an answer.
+  const std::string name = fs::path(path).filename().string();
+  const std::optional<std::string> sha256 = Get<std::string>(e.meta, "sha256");
+  if (!sha256 || sha256->size() != 64 || name.compare(0, 64, *sha256) != 0 || name.size() < 65 ||
+      name[64] != '.')
+    return std::nullopt;
   if (meta_only) e.fd = Fd();
   return e;
-}
-
-template <typename T>
-std::optional<T> Get(const nlohmann::json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) return std::nullopt;
-  const nlohmann::json& v = j[key];
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (!v.is_string()) return std::nullopt;
-  } else if constexpr (std::is_same_v<T, uint64_t>) {
-    if (!v.is_number_unsigned()) return std::nullopt;
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    if (!v.is_number_integer()) return std::nullopt;
-  }
-  return v.get<T>();
 }
 
 std::optional<std::vector<std::pair<std::string, std::string>>> Texts(const nlohmann::json& meta) {
@@ -512,6 +537,7 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
   const nlohmann::json meta = {{"url", url},
                                {"file", url.substr(slash == std::string::npos ? 0 : slash + 1)},
                                {"sha256", sha256},
+                               {"etag", in.remote_etag},
                                {"written_utc", UtcNow()},
                                {"fetched", in.fetched_bytes},
                                {"size", in.remote_size},
@@ -544,11 +570,11 @@ void StoreCachedWheel(const std::string& url, const ExpandedInput& in, const Rea
   header.append(reinterpret_cast<const char*>(&file_size), 8);
   header.append(reinterpret_cast<const char*>(&crc), 4);
   header.append(reinterpret_cast<const char*>(&reserved), 4);
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (!PrivateDirectory(fs::path(path).parent_path().string())) return;
   // Written whole or not at all: a temporary file renamed into place (two runs filling the same
-  // entry end with one of them); a cache not written is not an error.
-  absl::StatusOr<OutputFile> out = OutputFile::Create(path);
+  // entry end with one of them), replacing whatever was there (a link is not followed); a cache
+  // not written is not an error.
+  absl::StatusOr<OutputFile> out = OutputFile::CreatePrivate(path);
   if (!out.ok()) return;
   const auto bytes = [](const uint8_t* p, uint64_t n) {
     return absl::string_view(reinterpret_cast<const char*>(p), n);
@@ -623,23 +649,29 @@ absl::Status ClearCachedItems(uint64_t* files, uint64_t* bytes) {
   *bytes = 0;
   const std::string root = CacheRoot();
   if (root.empty()) return absl::OkStatus();
-  std::error_code ec;
+  // Everything in the cache's folders goes — entries, temporary files, links, FIFOs — and
+  // nothing outside them: a link is removed, never followed (remove_all does not follow one).
   for (const char* sub : {"wheels", "pip"}) {
     const fs::path dir = fs::path(root) / sub;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      struct stat st;
-      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      std::error_code rm;
-      if (fs::remove(it->path(), rm)) {
-        ++*files;
-        *bytes += static_cast<uint64_t>(st.st_size);
-      } else if (rm) {
-        return absl::UnavailableError(absl::StrCat(it->path().string(), ": ", rm.message()));
-      }
+    struct stat st;
+    if (::lstat(dir.c_str(), &st) != 0) continue;
+    if (!S_ISDIR(st.st_mode)) {  // a link or a file where the folder should be
+      if (::unlink(dir.c_str()) != 0)
+        return absl::UnavailableError(absl::StrCat(dir.string(), ": ", std::strerror(errno)));
+      ++*files;
+      continue;
     }
-    if (ec && ec != std::errc::no_such_file_or_directory)
-      return absl::UnavailableError(absl::StrCat(dir.string(), ": ", ec.message()));
-    ec.clear();
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      struct stat one;
+      const bool regular = ::lstat(it->path().c_str(), &one) == 0 && S_ISREG(one.st_mode);
+      std::error_code rm;
+      const uintmax_t n = fs::remove_all(it->path(), rm);
+      if (rm) return absl::UnavailableError(absl::StrCat(it->path().string(), ": ", rm.message()));
+      *files += n;
+      if (regular) *bytes += static_cast<uint64_t>(one.st_size);
+    }
+    if (ec) return absl::UnavailableError(absl::StrCat(dir.string(), ": ", ec.message()));
   }
   return absl::OkStatus();
 }

@@ -25,6 +25,11 @@ namespace abicheck {
 // neither is set or ABICHECK_NO_CACHE is set (non-empty): then nothing is read or written.
 std::string CacheRoot();
 
+// Makes `dir`, a folder of the cache (and its parent, the cache's root), private to the user:
+// 0700. A path that is a symlink or a file is not used: nothing outside the cache is written.
+// False when it cannot be had (then nothing is written there).
+bool PrivateDirectory(const std::string& dir);
+
 // The sha256 an index gave for the archive at `url` (pip's report), remembered for the rest of
 // the process; "" when none was given. Thread-safe.
 void RememberDigest(const std::string& url, const std::string& sha256);
