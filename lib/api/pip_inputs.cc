@@ -9,6 +9,8 @@
 #include "lib/api/check_internal.h"
 #include "lib/api/limits.h"
 #include "lib/inputs/pip.h"
+#include "lib/io/byte_source.h"
+#include "lib/io/http_source.h"
 #include "lib/util/status_macros.h"
 
 namespace abicheck {
@@ -32,6 +34,13 @@ absl::StatusOr<std::vector<std::string>> ExpandPipInputs(const std::vector<std::
   std::vector<std::string> out;
   const PipTarget target = PipTargetOf(options, limits, python_version);
   for (const std::string& in : inputs) {
+    if (IsUrl(in)) {
+      // A URL's credentials are used to read it (and its origin's other URLs), never said: the
+      // input is named without them from here on.
+      RememberHttpCredentials(in);
+      out.push_back(WithoutCredentials(in));
+      continue;
+    }
     if (!IsPipInput(in)) {
       out.push_back(in);
       continue;

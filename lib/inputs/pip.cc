@@ -3,19 +3,24 @@
 
 #include <fcntl.h>
 #include <gnu/libc-version.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -27,6 +32,9 @@
 #include "lib/inputs/requirements.h"
 #include "lib/inputs/wheel_cache.h"
 #include "lib/io/byte_source.h"
+#include "lib/io/deadlines.h"
+#include "lib/io/http_source.h"
+#include "lib/io/mapped_file.h"
 #include "lib/io/output_file.h"
 #include "lib/util/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -40,11 +48,22 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxReleases = 16;
 
+// Where scratch directories go: $TMPDIR when it is a directory one can write in, else /tmp — as
+// Python's tempfile, and so pip, fall back (a TMPDIR missing or naming a file is no crash).
+std::string TemporaryRoot() {
+  const char* t = std::getenv("TMPDIR");
+  struct stat st;
+  if (t != nullptr && *t != '\0' && ::stat(t, &st) == 0 && S_ISDIR(st.st_mode) &&
+      ::access(t, W_OK | X_OK) == 0)
+    return t;
+  return "/tmp";
+}
+
 // A scratch directory, removed with everything in it.
 struct Scratch {
   std::string dir;
   Scratch() {
-    std::string t = (fs::temp_directory_path() / "abicheck-pip-XXXXXX").string();
+    std::string t = TemporaryRoot() + "/abicheck-pip-XXXXXX";
     if (::mkdtemp(t.data()) != nullptr) dir = t;
   }
   ~Scratch() {
@@ -54,11 +73,13 @@ struct Scratch {
 };
 
 struct Ran {
-  int status = -1;  // the exit status; -1 when it could not be run
+  int status = -1;  // the exit status; -1 when it could not be run, -2 when it was stopped
   std::string out, err;
 };
+constexpr int kStopped = -2;
 
-// `argv` with stdout and stderr into files of `scratch`, then read back.
+// `argv` with stdout and stderr into files of `scratch`, then read back. pip gets
+// Deadlines::pip_seconds: past them it is killed, with whatever it started (its process group).
 Ran Run(const std::vector<std::string>& argv, const Scratch& scratch) {
   Ran r;
   const std::string out = scratch.dir + "/stdout", err = scratch.dir + "/stderr";
@@ -67,24 +88,59 @@ Ran Run(const std::vector<std::string>& argv, const Scratch& scratch) {
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     r.err = std::strerror(rc);
     return r;
   }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(Deadlines::Get().pip_seconds);
   int wstatus = 0;
-  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  auto pause = std::chrono::milliseconds(2);
+  while (true) {
+    const pid_t got = ::waitpid(pid, &wstatus, WNOHANG);
+    if (got == pid || (got < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+      }
+      r.status = kStopped;
+      return r;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
   }
   r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
   r.out = ReadSmallTextFile(out).value_or("");
   r.err = ReadSmallTextFile(err).value_or("");
   return r;
+}
+
+// What pip said when it could not reach an index (its retries' warnings name the connection
+// error; its last line only says nothing matched): that line, without credentials; "" for none.
+std::string ConnectionProblem(const std::string& err) {
+  for (absl::string_view line : absl::StrSplit(err, '\n', absl::SkipWhitespace())) {
+    for (const char* sign : {"NewConnectionError", "Failed to establish a new connection",
+                             "ConnectTimeoutError", "ProxyError", "SSLError",
+                             "Name or service not known", "Temporary failure in name resolution",
+                             "Connection refused", "Max retries exceeded", "connection error"}) {
+      if (absl::StrContains(line, sign)) {
+        return WithoutCredentials(absl::StripAsciiWhitespace(line));
+      }
+    }
+  }
+  return "";
 }
 
 // pip's own last error line ("ERROR: No matching distribution found for torch==9.9").
@@ -134,7 +190,18 @@ std::string Python(const PipTarget& t) {
   return env != nullptr && *env != '\0' ? env : "python3";
 }
 
+absl::Status Stopped(const std::string& req) {
+  return absl::UnavailableError(
+      absl::StrCat("pip:", req, ": pip did not finish in ", Deadlines::Get().pip_seconds,
+                   " s and was stopped (ABICHECK_PIP_TIMEOUT sets the seconds)"));
+}
+
 absl::Status PipFailed(const std::string& req, const Ran& r) {
+  if (r.status == kStopped) return Stopped(req);
+  if (std::string down = ConnectionProblem(r.err); !down.empty()) {
+    return absl::UnavailableError(
+        absl::StrCat("pip:", req, ": pip could not reach the index: ", down));
+  }
   if (r.status < 0) {
     return absl::UnavailableError(absl::StrCat("pip:", req, ": pip could not be run (", r.err,
                                                "); set ABICHECK_PIP_PYTHON to a Python with pip"));
@@ -157,6 +224,62 @@ absl::Status PipFailed(const std::string& req, const Ran& r) {
 // question written whole (rename); ABICHECK_NO_CACHE=1 reads and writes none.
 constexpr int64_t kFreshFor = int64_t{24} * 3600;
 
+// The files pip reads its configuration from (pip's configuration.py, get_configuration_files):
+// the global ones, the user's, the interpreter's prefix's, and PIP_CONFIG_FILE's.
+std::vector<std::string> PipConfigFiles(const std::string& python) {
+  std::vector<std::string> files;
+  const char* xdg_dirs = std::getenv("XDG_CONFIG_DIRS");
+  for (absl::string_view dir :
+       absl::StrSplit(xdg_dirs != nullptr && *xdg_dirs != '\0' ? xdg_dirs : "/etc/xdg", ':',
+                      absl::SkipEmpty()))
+    files.push_back(absl::StrCat(dir, "/pip/pip.conf"));
+  files.emplace_back("/etc/pip.conf");
+  if (const char* home = std::getenv("HOME"); home != nullptr) {
+    files.push_back(absl::StrCat(home, "/.pip/pip.conf"));
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    files.push_back(xdg != nullptr && *xdg != '\0' ? absl::StrCat(xdg, "/pip/pip.conf")
+                                                   : absl::StrCat(home, "/.config/pip/pip.conf"));
+  }
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv != '\0')
+    files.push_back(absl::StrCat(venv, "/pip.conf"));
+  if (absl::StrContains(python, "/"))  // PREFIX/bin/python: PREFIX/pip.conf
+    files.push_back((fs::path(python).parent_path().parent_path() / "pip.conf").string());
+  if (const char* f = std::getenv("PIP_CONFIG_FILE"); f != nullptr && *f != '\0')
+    files.emplace_back(f);
+  return files;
+}
+
+// Everything of pip's own configuration that may decide what it resolves: its PIP_* variables
+// and its configuration files, as text (credentials in it are for RememberPipCredentials, and
+// are removed before it is written anywhere).
+std::string PipConfiguration(const std::string& python) {
+  std::vector<std::string> lines;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (absl::StartsWith(*e, "PIP_")) lines.emplace_back(*e);
+  }
+  std::sort(lines.begin(), lines.end());
+  for (const std::string& f : PipConfigFiles(python)) {
+    if (std::optional<std::string> text = ReadSmallTextFile(f)) {
+      lines.push_back(absl::StrCat("[", f, "]\n", *text));
+    }
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
+// The credentials in the index URLs pip is given (options, PIP_* variables, configuration
+// files), remembered for the range reads of the wheels it resolves to (RememberHttpCredentials):
+// pip's view of them, never printed or written.
+void RememberPipCredentials(const PipTarget& t, const std::string& configuration) {
+  auto each_url = [](absl::string_view text) {
+    for (absl::string_view token : absl::StrSplit(text, absl::ByAnyChar(" \t\n=,\"'"))) {
+      if (absl::StrContains(token, "://") && absl::StrContains(token, "@"))
+        RememberHttpCredentials(token);
+    }
+  };
+  for (const std::string& a : t.index_args) each_url(a);
+  each_url(configuration);
+}
+
 class ResolutionCache {
  public:
   ResolutionCache(const std::string& kind, const std::string& what, const PipTarget& t)
@@ -171,9 +294,13 @@ class ResolutionCache {
     for (size_t i = 0; !exact_ && i + 1 < t.index_args.size(); ++i) {
       if (t.index_args[i] == "--find-links" && !IsUrl(t.index_args[i + 1])) return;
     }
-    key_ = absl::StrJoin({kind, what, Python(t), absl::StrJoin(t.index_args, " "), t.python_version,
-                          t.machine, std::string(gnu_get_libc_version())},
-                         "\n");
+    // pip's own configuration too (an exact pin from a cu126 index is not the cu128 index's
+    // wheel); credentials never: the key is stored.
+    const std::string configuration = PipConfiguration(Python(t));
+    key_ = WithoutCredentials(
+        absl::StrJoin({kind, what, Python(t), absl::StrJoin(t.index_args, " "), t.python_version,
+                       t.machine, std::string(gnu_get_libc_version()), configuration},
+                      "\n"));
     uint64_t h = 14695981039346656037u;  // FNV-1a: a file name, the key itself is compared
     for (unsigned char c : key_) h = (h ^ c) * 1099511628211u;
     dir_ = root + "/pip";
@@ -182,7 +309,7 @@ class ResolutionCache {
   // The answer kept, when there is one fresh enough.
   std::optional<nlohmann::json> Get() const {
     if (path_.empty()) return std::nullopt;
-    std::optional<std::string> text = ReadSmallTextFile(path_);
+    std::optional<std::string> text = ReadWholeFile(path_, 1 << 20, /*follow_links=*/false);
     if (!text) return std::nullopt;
     nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object() || j.value("key", "") != key_) return std::nullopt;
@@ -192,12 +319,11 @@ class ResolutionCache {
     return j;
   }
   void Put(nlohmann::json j) const {
-    if (path_.empty()) return;
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
+    if (path_.empty() || !PrivateDirectory(dir_)) return;
     j["key"] = key_;
     j["time"] = static_cast<int64_t>(std::time(nullptr));
-    (void)WriteFileAtomically(path_, j.dump());  // a cache: not written is not an error
+    // Private, never through a link; a cache not written is not an error.
+    (void)WritePrivateFileAtomically(path_, j.dump());
   }
   bool offline() const { return offline_; }
 
@@ -235,6 +361,7 @@ absl::StatusOr<std::vector<std::string>> ReleasesByPip(const std::string& req,
 // ... or as kept (a day; any age under --offline).
 absl::StatusOr<std::vector<std::string>> Releases(const std::string& req, const std::string& name,
                                                   const PipTarget& t, const Scratch& s) {
+  RememberPipCredentials(t, PipConfiguration(Python(t)));
   const ResolutionCache cache("releases", name, t);
   if (std::optional<nlohmann::json> j = cache.Get();
       j && j->contains("releases") && (*j)["releases"].is_array()) {
@@ -260,31 +387,61 @@ absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget
 // report its URL: 550 MB and 4-7 s for a torch build here, a run of pip per pin. nullopt for one
 // it gives no URL with a sha256 for, and for all when the script fails (pip's internals are not
 // an API): those are asked of `pip install --dry-run --report`, one by one.
-std::vector<std::optional<PipWheel>> FindWithPip(const std::vector<std::string>& reqs,
-                                                 const PipTarget& t, const Scratch& s) {
-  std::vector<std::optional<PipWheel>> out(reqs.size());
+std::vector<std::optional<absl::StatusOr<PipWheel>>> FindWithPip(
+    const std::vector<std::string>& reqs, const PipTarget& t, const Scratch& s) {
+  std::vector<std::optional<absl::StatusOr<PipWheel>>> out(reqs.size());
   std::vector<std::string> argv = {Python(t), "-c", kFinderScript};
   for (const std::string& a : InstallOptions(t)) argv.push_back(a);
   argv.push_back("--");
   argv.insert(argv.end(), reqs.begin(), reqs.end());
   const Ran r = Run(argv, s);
+  if (r.status == kStopped) {  // a pip that hangs here hangs for pip install too
+    for (size_t i = 0; i < reqs.size(); ++i) out[i] = Stopped(reqs[i]);
+    return out;
+  }
   if (r.status != 0) return out;
   const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("wheels") || !j["wheels"].is_array() ||
       j["wheels"].size() != reqs.size())
     return out;
+  const std::string down = ConnectionProblem(r.err);
   for (size_t i = 0; i < reqs.size(); ++i) {
     const nlohmann::json& item = j["wheels"][i];
     if (!item.is_object() || item.value("requirement", "") != reqs[i])
-      return std::vector<std::optional<PipWheel>>(reqs.size());
+      return std::vector<std::optional<absl::StatusOr<PipWheel>>>(reqs.size());
     PipWheel w;
     w.requirement = reqs[i];
-    w.location = item.value("url", "");
+    // The index's credentials are remembered for the range reads (RememberPipCredentials), and
+    // never kept or said with the URL.
+    w.location = WithoutCredentials(item.value("url", ""));
     w.sha256 = item.value("sha256", "");
     if (absl::StartsWith(w.location, "file://")) w.location = w.location.substr(7);
     // Without a sha256 in the index's page (a --find-links page may give none), pip install
     // --report, which hashes the file, answers instead.
-    if (!w.location.empty() && !w.sha256.empty()) out[i] = std::move(w);
+    if (!w.location.empty() && !w.sha256.empty()) {
+      out[i] = std::move(w);
+      continue;
+    }
+    if (!item.contains("error")) continue;
+    // Nothing matched: because an index could not be reached, or because the release has no
+    // wheel for the target (the files it has, said).
+    std::vector<std::string> files;
+    if (item.contains("files") && item["files"].is_array()) {
+      for (const nlohmann::json& f : item["files"]) {
+        if (f.is_string()) files.push_back(f.get<std::string>());
+      }
+    }
+    if (!down.empty()) {
+      out[i] = absl::UnavailableError(
+          absl::StrCat("pip:", reqs[i], ": pip could not reach the index: ", down));
+    } else if (!files.empty()) {
+      out[i] = absl::NotFoundError(
+          absl::StrCat("pip:", reqs[i], ": no wheel for this platform and Python (",
+                       t.python_version.empty() ? "pip's interpreter's"
+                                                : absl::StrCat("Python ", t.python_version),
+                       ", ", t.machine.empty() ? "x86_64" : t.machine, "); the index has ",
+                       absl::StrJoin(files, ", ")));
+    }
   }
   return out;
 }
@@ -294,6 +451,7 @@ std::vector<std::optional<PipWheel>> FindWithPip(const std::vector<std::string>&
 std::vector<absl::StatusOr<PipWheel>> Locate(const std::vector<std::string>& reqs,
                                              const PipTarget& t, const Scratch& s) {
   std::vector<absl::StatusOr<PipWheel>> out(reqs.size(), absl::UnknownError("not located"));
+  RememberPipCredentials(t, PipConfiguration(Python(t)));
   std::vector<size_t> missing;
   for (size_t i = 0; i < reqs.size(); ++i) {
     const ResolutionCache cache("wheel", reqs[i], t);
@@ -315,11 +473,10 @@ std::vector<absl::StatusOr<PipWheel>> Locate(const std::vector<std::string>& req
     std::vector<std::string> asked;
     asked.reserve(missing.size());
     for (size_t i : missing) asked.push_back(reqs[i]);
-    std::vector<std::optional<PipWheel>> found = FindWithPip(asked, t, s);
+    std::vector<std::optional<absl::StatusOr<PipWheel>>> found = FindWithPip(asked, t, s);
     for (size_t k = 0; k < missing.size(); ++k) {
       const size_t i = missing[k];
-      absl::StatusOr<PipWheel> w =
-          found[k] ? absl::StatusOr<PipWheel>(*std::move(found[k])) : LocateWithPip(reqs[i], t, s);
+      absl::StatusOr<PipWheel> w = found[k] ? *std::move(found[k]) : LocateWithPip(reqs[i], t, s);
       if (w.ok() && !w->sha256.empty() && IsUrl(w->location)) {
         ResolutionCache("wheel", reqs[i], t)
             .Put({{"requirement", w->requirement},
@@ -373,7 +530,7 @@ absl::StatusOr<PipWheel> LocateWithPip(const std::string& exact, const PipTarget
   PipWheel w;
   w.requirement = exact;
   const nlohmann::json& info = item.value("download_info", nlohmann::json::object());
-  w.location = info.value("url", "");
+  w.location = WithoutCredentials(info.value("url", ""));
   const nlohmann::json& archive = info.value("archive_info", nlohmann::json::object());
   if (archive.contains("hashes") && archive["hashes"].is_object())
     w.sha256 = archive["hashes"].value("sha256", "");

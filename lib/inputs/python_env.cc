@@ -642,6 +642,12 @@ absl::StatusOr<std::optional<std::string>> InstalledTorchDirectory(const std::st
   return torch;
 }
 
+std::string EnvironmentPythonVersion(const std::string& path) {
+  if (!IsDir(path)) return "";
+  absl::StatusOr<Layout> layout = FindLayout(path);
+  return layout.ok() ? layout->python_version : "";
+}
+
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
                                                         const ReadLimits& limits) {
   absl::StatusOr<Layout> layout = FindLayout(path);

@@ -65,6 +65,10 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
 // be read as one (pyvenv.cfg naming another Python than its site-packages, ...).
 absl::StatusOr<std::optional<std::string>> InstalledTorchDirectory(const std::string& path);
 
+// The Python version ("3.12") of the environment at `path` (pyvenv.cfg or lib/pythonX.Y; no
+// RECORD is read); "" when `path` is not one.
+std::string EnvironmentPythonVersion(const std::string& path);
+
 // A small text file (METADATA, RECORD, __init__.py: at most 16 MiB), read whole; nullopt when
 // absent, not a regular file, unreadable or over the cap.
 std::optional<std::string> ReadSmallTextFile(const std::string& path);
