@@ -14,6 +14,7 @@ on purpose, by the first component of the path — and checks:
     and what happened, within the retry and timeout bounds.
 Prints one line per failed expectation and ends with "N passed, M failed"; exit 1 on any.
 """
+import base64
 import hashlib
 import http.server
 import json
@@ -30,6 +31,8 @@ import time
 import zipfile
 
 SEEN = {}  # (mode, path, range) -> times asked, for flaky/
+BUSY = {}  # path -> times asked, for busy/
+AUTH = "user:s3cret-t0ken"  # auth/'s credentials
 
 
 DIGESTS = {}  # (path, size, mtime) -> sha256: bench/http-bytes.sh serves gigabytes of wheels
@@ -63,8 +66,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        f = self.root / name
-        if name == "" and mode in ("ok", "plain"):  # a --find-links page for pip
+        if mode == "auth" and self.headers.get("Authorization") != "Basic " + base64.b64encode(
+                AUTH.encode()).decode():
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="test"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "busy":  # 503 to the first request for each file, as a busy server
+            BUSY[name] = BUSY.get(name, 0) + 1
+            if BUSY[name] == 1:
+                self.send_response(503)
+                self.send_header("Retry-After", "0")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+        # variant/: another index, whose files are the root's variant/ folder
+        root = self.root / "variant" if mode == "variant" else self.root
+        f = root / name
+        if name == "" and mode in ("ok", "plain", "auth", "variant"):  # a --find-links page
             # The wheels, linked with their sha256 as an index gives them (PEP 503); plain/
             # without.
             def href(w):
@@ -72,7 +92,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return w.name
                 return f"{w.name}#sha256={sha256_of(w)}"
             page = "".join(f'<a href="{href(w)}">{w.name}</a>\n'
-                           for w in sorted(self.root.glob("*.whl"))).encode()
+                           for w in sorted([*root.glob("*.whl"), *root.glob("*.tar.gz")])).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(page)))
@@ -87,6 +107,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
         size = f.stat().st_size
         rng = self.headers.get("Range")
         tail = rng == "bytes=-65536"
+        # swap/, swapdeaf/: the file is replaced after its tail was read (a mirror's re-upload:
+        # the same size, new bytes, a new ETag); swap/ honours If-Match (412), swapdeaf/ does not.
+        if mode in ("swap", "swapdeaf") and not tail and (self.root / (name + ".v2")).is_file():
+            f = self.root / (name + ".v2")
+        etag = '"' + sha256_of(f)[:16] + '"'
+        if mode == "swap" and self.headers.get("If-Match") not in (None, etag):
+            self.send_response(412)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "endless" and not tail:  # the whole file asked for a range, and it never ends
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                for _ in range(1 << 14):  # 16 GiB at most, if nothing stops it
+                    self.wfile.write(bytes(1 << 20))
+            except OSError:
+                pass
+            return
         if mode == "norange" or not rng or (mode == "lateno" and not tail):
             self.send_response(200)
             self.send_header("Content-Length", str(size))
@@ -112,9 +153,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "stall" and first != max(0, size - 65536):
             time.sleep(4)
         self.send_response(206)
-        self.send_header("Content-Range", f"bytes {first}-{last}/{total}")
+        length = "*" if mode == "nolength" else total
+        self.send_header("Content-Range", f"bytes {first}-{last}/{length}")
         self.send_header("Content-Length", str(len(body)))
+        if mode != "ok":  # ok/ says no version: as the tests before ETags were
+            self.send_header("ETag", etag)
         self.end_headers()
+        if mode == "drip" and not tail:  # five bytes a second: never idle, never done
+            try:
+                for i in range(0, len(body), 5):
+                    self.wfile.write(body[i:i + 5])
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
         if mode == "truncate" and first != max(0, size - 65536):
             self.wfile.write(body[: len(body) // 2])
             self.close_connection = True
