@@ -80,7 +80,9 @@ bool ParseIsExact(const std::string& name, const SparseImage& img,
     }
     for (auto [a, sz] :
          {std::pair{elf::DT_STRTAB, elf::DT_STRSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
-          std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
+          std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ},
+          std::pair{elf::DT_INIT_ARRAY, elf::DT_INIT_ARRAYSZ},
+          std::pair{elf::DT_FINI_ARRAY, elf::DT_FINI_ARRAYSZ}}) {
       std::optional<uint64_t> v = elf->DynamicValue(a), n = elf->DynamicValue(sz);
       if (!v || !n) continue;
       if (std::optional<ByteReader> r = elf->VaddrSlice(*v, *n))
@@ -106,6 +108,15 @@ RangeSet DynamicTableRanges(const std::string& name, const SparseImage& img) {
   if (!elf.ok()) return out;
   std::vector<uint64_t> starts;
   std::vector<std::pair<uint64_t, uint64_t>> unsized;  // (start, segment end)
+  // The constructor and destructor arrays (the relocation pass reads their slots), sized, in
+  // the data segment: they bound no other table.
+  for (auto [tag, size_tag] : {std::pair{elf::DT_INIT_ARRAY, elf::DT_INIT_ARRAYSZ},
+                               std::pair{elf::DT_FINI_ARRAY, elf::DT_FINI_ARRAYSZ}}) {
+    std::optional<uint64_t> v = elf->DynamicValue(tag), n = elf->DynamicValue(size_tag);
+    if (!v || !n) continue;
+    if (std::optional<ByteReader> r = elf->VaddrSlice(*v, *n))
+      out.Add(elf->OffsetOf(*r), elf->OffsetOf(*r) + r->size());
+  }
   for (int64_t tag :
        {elf::DT_SYMTAB, elf::DT_STRTAB, elf::DT_HASH, elf::DT_GNU_HASH, elf::DT_VERSYM,
         elf::DT_VERDEF, elf::DT_VERNEED, elf::DT_RELA, elf::DT_REL, elf::DT_JMPREL}) {

@@ -234,10 +234,13 @@ absl::StatusOr<std::unique_ptr<ZipArchive::Handle>> ZipArchive::OpenHandle(bool 
       if (h->za == nullptr) Z().source_free(src);
     }
     if (h->za == nullptr) {
-      std::string msg =
-          !h->reader->failure.empty() ? h->reader->failure : std::string(Z().error_strerror(&ze));
+      // The source's own words when it failed (they name the file and the URL): the archive
+      // could not be read, which says nothing of whether it is a zip.
+      const std::string failure = h->reader->failure;
+      const std::string libzip = Z().error_strerror(&ze);
       Z().error_fini(&ze);
-      return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", msg));
+      if (!failure.empty()) return absl::DataLossError(failure);
+      return absl::DataLossError(absl::StrCat(path_, ": not a readable zip archive: ", libzip));
     }
     Z().error_fini(&ze);
     return h;

@@ -463,9 +463,13 @@ std::vector<std::pair<uint64_t, uint64_t>> SymbolTable::Footprint(bool with_relo
     add(sysv_chains_, sysv_chains_.size());
   }
   if (!with_relocations) return out;
+  // The relocation pass also reads the constructor and destructor arrays' slots as the file
+  // holds them (a slot no relocation writes: musl-built libraries' libgcc_s).
   for (auto [addr_tag, size_tag] :
        {std::pair{elf::DT_REL, elf::DT_RELSZ}, std::pair{elf::DT_RELA, elf::DT_RELASZ},
-        std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ}}) {
+        std::pair{elf::DT_JMPREL, elf::DT_PLTRELSZ},
+        std::pair{elf::DT_INIT_ARRAY, elf::DT_INIT_ARRAYSZ},
+        std::pair{elf::DT_FINI_ARRAY, elf::DT_FINI_ARRAYSZ}}) {
     std::optional<uint64_t> addr = elf.DynamicValue(addr_tag);
     std::optional<uint64_t> size = elf.DynamicValue(size_tag);
     if (!addr || !size) continue;
