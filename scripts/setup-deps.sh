@@ -6,7 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev lld
       libzip-dev zipcmp zipmerge ziptool libisal-dev liblz4-dev nlohmann-json3-dev libcli11-dev
       libcurl4-openssl-dev nasm binutils-aarch64-linux-gnu qemu-user-static libc6-arm64-cross
       python3 python3-jsonschema python3-yaml
-      binutils file clang-format clang-tidy abigail-tools patchelf)
+      binutils file clang-format clang-tidy abigail-tools patchelf ccache)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -7,11 +7,22 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/setup-deps.sh
+# Compiles are cached outside the clone (ccache in ~/.cache/ccache): the five builds of a run
+# (optimized, sanitized, fuzzers, the two portable wheels') recompile only what changed since
+# the last run on this machine. CMake reads the launchers from the environment; paths under the
+# clone are hashed relative to it, so another clone of the same sources hits.
+if command -v ccache > /dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache} CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
+  export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+  ccache --zero-stats > /dev/null
+  trap 'disk end; echo "== ccache: $(ccache --print-stats | grep -E "^(direct_cache_hit|preprocessed_cache_hit|cache_miss)" | tr "\t\n" "= ")"' EXIT
+fi
 # The real-file corpora are cached under ~/.cache/abicheck-corpus and skip when the disk has no
 # room for them: the free space, at the start and the end, tells which happened and why.
 disk() { echo "== disk $1: $(df -h --output=avail "$HOME" | tail -1 | tr -d ' ') free for the corpus cache, $(df -h --output=avail . | tail -1 | tr -d ' ') for the builds"; }
 disk start
-trap 'disk end' EXIT
+[ -n "${CCACHE_DIR:-}" ] || trap 'disk end' EXIT
 # The corpora are fetched (network and disk, little CPU) while the builds run (CPU): each ctest
 # fixture that prepares them then finds them ready, or waits on the same lock. Their logs are in
 # build-logs/; the fixture says again why one is missing.

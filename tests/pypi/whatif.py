@@ -17,13 +17,13 @@ A row abicheck says the replacing version does not install (unknown, said so) ha
 load in that world and is not compared. Prints one line per mismatch and ends with "N passed, M
 failed"; exit 1 on any mismatch.
 """
+import hashlib
 import json
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import differential  # noqa: E402
@@ -104,7 +104,22 @@ def main():
         print("fewer than two virtualenvs built under", cache / "venvs")
         return 1
     check = differential.Tally()
-    scratch = pathlib.Path(tempfile.mkdtemp(prefix="whatif-", dir=cache))
+    # The worlds are made at the same paths each run, and what the real loader and pip said of
+    # each is kept in CACHE/whatif-oracle, keyed by all that decides it: this test's code, the
+    # virtualenv (its manifest key), the torch wheel, pip's version, the driver stub, and the
+    # objects asked for (which follow abicheck's verdicts: a change there makes the world again).
+    # pip install into a copy of a 9 GB virtualenv and the real import took 8.8 of a run's minutes.
+    scratch = cache / "whatif-scratch"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir()
+    oracles = cache / "whatif-oracle"
+    oracles.mkdir(exist_ok=True)
+    here = pathlib.Path(__file__).resolve().parent
+    fixed = [hashlib.sha256((here / f).read_bytes()).hexdigest()
+             for f in ("whatif.py", "differential.py")]
+    fixed.append(subprocess.run(["pip", "--version"], capture_output=True, text=True).stdout)
+    fixed.append(sorted(f"{x.name} {x.stat().st_size}" for x in stub.iterdir()) if stub.is_dir()
+                 else [])
     try:
         for v in venvs:
             others = [o for o in venvs if o != v]
@@ -122,8 +137,7 @@ def main():
             for column, (o, w) in enumerate(zip(others, torch_wheels)):
                 what = f"{v.name} + pip install {o.name.replace('-', '==')}"
                 work = scratch / f"{v.name}+{o.name}"
-                plan, replaced = make_world(v, o.name.replace("-", "=="), wheels, venvs, work)
-                wsite = str(site_of(work))
+                wsite = str(work / site_of(v).relative_to(v))  # cp -al lays it out as v's
 
                 def real_path(p, site=site, wsite=wsite):
                     return wsite + p[len(site):] if p.startswith(site) else p
@@ -137,24 +151,41 @@ def main():
                         for u in cell["report"]["summary"]["unknown_because"]))
 
                 nb = len(m["builds"])
-                packages = {}
+                packages, absent_rows = {}, []
                 for p in doc["packages"]:
                     rows = []
                     for i in p["modules"]:
                         cell = m["cells"][i * nb + column]
                         if absent(cell):  # pip's install must have left no file there
-                            check(not os.path.lexists(real_path(m["modules"][i])),
-                                  f"{what}: {m['modules'][i]}: abicheck says not installed, "
-                                  f"but pip installed it")
+                            absent_rows.append(m["modules"][i])
                         if not unjudged(cell):
                             rows.append(m["modules"][i])
                     packages[p["name"]] = rows
-                got, crash = differential.real_loader(
-                    work, wsite, {n: [real_path(p) for p in ps] for n, ps in packages.items()},
-                    stub)
+                key = hashlib.sha256(json.dumps(
+                    [fixed, v.name, sorted(x.name for x in v.glob(".complete-*")), w.name,
+                     w.stat().st_size, packages, absent_rows], sort_keys=True).encode()).hexdigest()
+                entry = oracles / f"{key}.json"
+                kept = entry.is_file()
+                if kept:
+                    rec = json.loads(entry.read_text())
+                else:
+                    plan, replaced = make_world(v, o.name.replace("-", "=="), wheels, venvs, work)
+                    got, crash = differential.real_loader(
+                        work, wsite,
+                        {n: [real_path(p) for p in ps] for n, ps in packages.items()}, stub)
+                    rec = {"plan": plan, "replaced": replaced, "got": got, "crash": crash,
+                           "present": [r for r in absent_rows if os.path.lexists(real_path(r))]}
+                    shutil.rmtree(work)
+                    if got is not None:
+                        tmp = entry.with_suffix(".tmp")
+                        tmp.write_text(json.dumps(rec))
+                        tmp.rename(entry)
+                plan, replaced, got, crash = rec["plan"], rec["replaced"], rec["got"], rec["crash"]
+                for r in absent_rows:
+                    check(r not in rec["present"],
+                          f"{what}: {r}: abicheck says not installed, but pip installed it")
                 if got is None:
                     check(False, f"{what}: the real import crashed: {crash}")
-                    shutil.rmtree(work)
                     continue
                 imp = doc["torch_imports"][column]
                 check(imp["verdict"] == ("loads" if got["torch"] == "ok" else "fails"),
@@ -164,8 +195,8 @@ def main():
                                                       real_path, unjudged)
                     print(f"{what}: pip replaces {', '.join(replaced) or 'nothing'} and installs "
                           f"{len(plan)} distributions; import torch loads; {n} shared objects, "
-                          f"{n_fail} fail to load; checked against the real loader")
-                shutil.rmtree(work)
+                          f"{n_fail} fail to load; checked against the real loader"
+                          f"{' (as kept: the same objects asked of the same world)' if kept else ''}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return check.summary()
