@@ -403,29 +403,35 @@ void NewestLoadingReleases(Matrix* m) {
   m->notes.insert(m->notes.begin(), said.begin(), said.end());
 }
 
+// The Python pip: modules resolve for: an environment's, when a build is one and no
+// --python-version says otherwise (pip's own interpreter may be another); "" for pip's own.
+std::string TargetPython(const std::vector<std::string>& module_inputs,
+                         const std::vector<std::string>& build_args, const CheckOptions& options,
+                         std::vector<Warning>* notes) {
+  if (!options.pip_python_version.empty()) return "";
+  for (const std::string& b : build_args) {
+    if (IsPipInput(b) || IsUrl(b)) continue;
+    if (std::string v = EnvironmentPythonVersion(b); !v.empty()) {
+      if (std::any_of(module_inputs.begin(), module_inputs.end(), IsPipInput)) {
+        notes->push_back({b, absl::StrCat("pip: modules are resolved for Python ", v,
+                                          ", the Python of this environment")});
+      }
+      return v;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs,
                                    const std::vector<std::string>& build_args,
                                    const CheckOptions& options, const InputLimits& limits) {
   Matrix m;
-  // pip: modules resolve for what they are checked against: an environment's Python, when a
-  // build is one and no --python-version says otherwise (pip's own interpreter may be another).
-  std::string target_python;
-  for (const std::string& b : build_args) {
-    if (!options.pip_python_version.empty() || IsPipInput(b) || IsUrl(b)) continue;
-    if (std::string v = EnvironmentPythonVersion(b); !v.empty()) {
-      target_python = v;
-      if (std::any_of(module_inputs.begin(), module_inputs.end(), IsPipInput)) {
-        m.notes.push_back({b, absl::StrCat("pip: modules are resolved for Python ", v,
-                                           ", the Python of this environment")});
-      }
-      break;
-    }
-  }
   ABICHECK_ASSIGN_OR_RETURN(
       const std::vector<std::string> module_args,
-      ExpandPipInputs(module_inputs, options, limits, target_python, &m.notes));
+      ExpandPipInputs(module_inputs, options, limits,
+                      TargetPython(module_inputs, build_args, options, &m.notes), &m.notes));
   ABICHECK_ASSIGN_OR_RETURN(const std::vector<std::string> build_paths,
                             ExpandPipInputs(build_args, options, limits, "", &m.notes));
   const std::vector<std::string> unique_modules = Dedupe(module_args, "a module input", &m.notes);
