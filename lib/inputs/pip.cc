@@ -16,10 +16,12 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -252,7 +254,7 @@ std::vector<std::string> PipConfigFiles(const std::string& python) {
 // Everything of pip's own configuration that may decide what it resolves: its PIP_* variables
 // and its configuration files, as text (credentials in it are for RememberPipCredentials, and
 // are removed before it is written anywhere).
-std::string PipConfiguration(const std::string& python) {
+std::string ReadPipConfiguration(const std::string& python) {
   std::vector<std::string> lines;
   for (char** e = environ; *e != nullptr; ++e) {
     if (absl::StartsWith(*e, "PIP_")) lines.emplace_back(*e);
@@ -264,6 +266,17 @@ std::string PipConfiguration(const std::string& python) {
     }
   }
   return absl::StrJoin(lines, "\n");
+}
+
+// ... read once a process for each interpreter: every pin's resolution key is made of it (a
+// torch build's 28), and neither the environment nor the files change while abicheck runs.
+std::string PipConfiguration(const std::string& python) {
+  static std::mutex mu;
+  static auto* read = new absl::flat_hash_map<std::string, std::string>;  // never destroyed
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = read->try_emplace(python);
+  if (fresh) it->second = ReadPipConfiguration(python);
+  return it->second;
 }
 
 // The credentials in the index URLs pip is given (options, PIP_* variables, configuration
