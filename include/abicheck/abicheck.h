@@ -300,10 +300,13 @@ struct Report {
   // loaded but that is not among the files (`assumed_loaded`): they may be defined there, so they
   // are not reported as problems, and the verdict is unknown (docs/loader-model.md C2a, C2c).
   int unverified_references = 0;
-  // C references left to the GPU driver's libcuda.so.1 on a machine without one, the one absent
-  // library that may stay assumed (docs/loader-model.md C2b): they do not make the verdict unknown.
+  // C references left to the GPU driver's libraries (libcuda.so.1, libnvidia-ml.so.1, …) on a
+  // machine without them, the absent libraries that may stay assumed (docs/loader-model.md C2b):
+  // they do not make the verdict unknown.
   int driver_references = 0;
   std::vector<std::string> assumed_loaded;  // those libraries' names (DT_NEEDED)
+  // Of `assumed_loaded`, the NVIDIA GPU driver's (C2b): assumed present, as on a GPU machine.
+  std::vector<std::string> driver_libraries;
   // Of `assumed_loaded`, those the unverified references were left to: what to give to decide.
   std::vector<std::string> unknown_because;
   // What the given libraries themselves need and is not among the files (C2a), in the order

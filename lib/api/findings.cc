@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "lib/resolve/loader.h"
+
 namespace abicheck {
 
 LoadOptions ToLoadOptions(const CheckOptions& options) {
@@ -136,6 +138,9 @@ Report ToReport(LoadFindings findings) {
   r.unverified_references = findings.unverified_references;
   r.driver_references = findings.driver_references;
   r.assumed_loaded = std::move(findings.assumed_loaded);
+  for (const std::string& a : r.assumed_loaded) {
+    if (IsGpuDriverLibrary(a)) r.driver_libraries.push_back(a);
+  }
   r.unknown_because = std::move(findings.unknown_because);
   r.providers_missing = std::move(findings.providers_missing);
   r.references_checked = findings.references_checked;

@@ -345,7 +345,7 @@ bool IsNvidiaLibrary(absl::string_view base) {
 }
 
 // The hints of a missing library: another major of an NVIDIA library (another CUDA), a torch
-// release named by a versioned soname, the driver's own libraries, or none found.
+// release named by a versioned soname, or none found (the GPU driver's are never missing: C2b).
 void ExplainMissingLibrary(const Loader& loader, DiagnosedFailure& p) {
   const std::string wanted = Basename(p.library);
   if (p.kind == FailureKind::kMissingLibrary && IsNvidiaLibrary(wanted)) {
@@ -379,15 +379,6 @@ void ExplainMissingLibrary(const Loader& loader, DiagnosedFailure& p) {
                             "): check it against a torch ", release,
                             " build, or rebuild it against this one");
     }
-  }
-  if (p.kind == FailureKind::kMissingLibrary && p.hint.empty() &&
-      (Basename(p.library) == "libcuda.so.1" || Basename(p.library) == "libnvidia-ml.so.1")) {
-    // The driver's own libraries: no wheel and no CUDA toolkit provides them.
-    p.hint = absl::StrCat(
-        p.library,
-        " is the NVIDIA driver's library: it comes with the GPU driver (the driver package of "
-        "the distribution, or NVIDIA's installer), not with CUDA wheels or the toolkit; on a "
-        "machine without the driver, a module that needs it directly cannot be imported");
   }
   if (p.kind == FailureKind::kMissingLibrary && p.hint.empty()) {
     p.hint = absl::StrCat("no file named ", p.library,

@@ -100,6 +100,7 @@ ordered_json ReportJson(const Report& r) {
                   {"unverified_references", r.unverified_references},
                   {"driver_references", r.driver_references},
                   {"assumed_loaded", r.assumed_loaded},
+                  {"driver_libraries", r.driver_libraries},
                   {"unknown_because", r.unknown_because}};
   return j;
 }

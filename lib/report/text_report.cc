@@ -161,23 +161,33 @@ void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
     absl::StrAppendFormat(out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
                           c.summary);
   }
-  if (!r.assumed_loaded.empty() && r.unverified_references == 0) {
-    // Everything resolved, failed, or was left to the driver without it (C2b: no C++ name is the
-    // driver's).
-    const bool one = r.assumed_loaded.size() == 1;
-    const std::string left =
+  const std::vector<std::string>& driver = r.driver_libraries;
+  std::vector<std::string> other;
+  for (const std::string& a : r.assumed_loaded) {
+    if (std::find(driver.begin(), driver.end(), a) == driver.end()) other.push_back(a);
+  }
+  if (!driver.empty()) {
+    // C2b, said once: the driver's libraries are assumed present, as on the GPU machine.
+    const bool one = driver.size() == 1;
+    absl::StrAppendFormat(
+        out,
+        "  %s %s, the NVIDIA GPU driver's %s: not on this machine, assumed present as on a "
+        "machine with the driver (docs/loader-model.md C2b); %s\n",
+        st.Yellow("depends on"), absl::StrJoin(driver, ", "), one ? "library" : "libraries",
         r.driver_references == 0
-            ? absl::StrCat("no unresolved reference was left for ", one ? "it" : "them",
-                           " to define")
-            : absl::StrFormat(
-                  "%d C %s left to the GPU driver, which this machine does not have "
-                  "(docs/loader-model.md C2b)",
-                  r.driver_references,
-                  r.driver_references == 1 ? "reference was" : "references were");
+            ? "no unresolved reference was left to the driver"
+            : absl::StrFormat("%d C %s left to %s", r.driver_references,
+                              r.driver_references == 1 ? "reference is" : "references are",
+                              one ? "it" : "them"));
+  }
+  if (!other.empty() && r.unverified_references == 0) {
+    // Everything resolved or failed without them.
+    const bool one = other.size() == 1;
     absl::StrAppendFormat(out,
-                          "  %s %s: the given libraries load %s, but %s not among the files; %s\n",
-                          st.Yellow("depends on"), absl::StrJoin(r.assumed_loaded, ", "),
-                          one ? "it" : "them", one ? "it is" : "they are", left);
+                          "  %s %s: the given libraries load %s, but %s not among the files; no "
+                          "unresolved reference was left for %s to define\n",
+                          st.Yellow("depends on"), absl::StrJoin(other, ", "), one ? "it" : "them",
+                          one ? "it is" : "they are", one ? "it" : "them");
   }
   if (r.interpreter_symbols > 0) {
     absl::StrAppendFormat(

@@ -521,6 +521,52 @@ bool IsSystemProvidedLibrary(absl::string_view name) {
          std::find(std::begin(kPolicy), std::end(kPolicy), name) != std::end(kPolicy);
 }
 
+bool IsGpuDriverLibrary(absl::string_view soname) {
+  // The libraries libnvidia-container mounts into a container as the driver's (src/nvc_info.c:
+  // utility_libs, compute_libs, video_libs, graphics_libs, graphics_libs_glvnd, ngx_libs), by
+  // the name before ".so" (docs/loader-model.md C2b lists them).
+  static constexpr absl::string_view kDriver[] = {"libcuda",
+                                                  "libcudadebugger",
+                                                  "libnvidia-ml",
+                                                  "libnvidia-cfg",
+                                                  "libnvidia-nscq",
+                                                  "libnvidia-opencl",
+                                                  "libnvidia-gpucomp",
+                                                  "libnvidia-ptxjitcompiler",
+                                                  "libnvidia-fatbinaryloader",
+                                                  "libnvidia-allocator",
+                                                  "libnvidia-compiler",
+                                                  "libnvidia-pkcs11",
+                                                  "libnvidia-pkcs11-openssl3",
+                                                  "libnvidia-nvvm",
+                                                  "libnvidia-tileiras",
+                                                  "libvdpau_nvidia",
+                                                  "libnvidia-encode",
+                                                  "libnvidia-opticalflow",
+                                                  "libnvcuvid",
+                                                  "libnvidia-eglcore",
+                                                  "libnvidia-glcore",
+                                                  "libnvidia-tls",
+                                                  "libnvidia-glsi",
+                                                  "libnvidia-fbc",
+                                                  "libnvidia-ifr",
+                                                  "libnvidia-rtcore",
+                                                  "libnvoptix",
+                                                  "libGLX_nvidia",
+                                                  "libEGL_nvidia",
+                                                  "libGLESv2_nvidia",
+                                                  "libGLESv1_CM_nvidia",
+                                                  "libnvidia-glvkspirv",
+                                                  "libnvidia-cbl",
+                                                  "libnvidia-ngx"};
+  const size_t so = soname.find(".so");
+  if (so == absl::string_view::npos) return false;
+  absl::string_view version = soname.substr(so + 3);
+  if (!version.empty() && version.front() != '.') return false;
+  return std::find(std::begin(kDriver), std::end(kDriver), soname.substr(0, so)) !=
+         std::end(kDriver);
+}
+
 const Object* Loader::FirstNamed(absl::string_view name) const {
   // Every name an object answers to is a key of by_name_, except a path it was found at.
   const Object* first = nullptr;
@@ -755,6 +801,14 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
     if (found->not_the_installs.empty())
       NotTheInstalls(found, name, *requester, found_in, incomplete, missing_dir);
     return found;
+  }
+  if (IsGpuDriverLibrary(name) && !skipped.other_class && skipped.other_machine.empty()) {
+    // C2b: the GPU driver's library, on no path searched here: loaded on the machine that has the
+    // driver, whoever needs it (module, package library, torch's). No failure, no object.
+    if (!requester->preexisting &&
+        std::find(assumed_used_.begin(), assumed_used_.end(), name) == assumed_used_.end())
+      assumed_used_.emplace_back(name);
+    return nullptr;
   }
   if (options_.same_stem_stand_ins) {
     // Asked again for each object that needs the same missing library: the answer stands until

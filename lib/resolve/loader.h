@@ -371,6 +371,12 @@ bool InEveryProcess(absl::string_view name);
 // wheel pip installs puts one of them in front of the host's (docs/loader-model.md E12).
 bool IsSystemProvidedLibrary(absl::string_view name);
 
+// docs/loader-model.md C2b: a library the NVIDIA GPU driver installs (libcuda.so.1,
+// libnvidia-ml.so.1, libnvidia-ptxjitcompiler.so.1, libnvcuvid.so.1, …) — never a wheel's, absent
+// from every machine without the driver. Found on the host when there; else assumed loaded, as on
+// the GPU machine, defining C names only.
+bool IsGpuDriverLibrary(absl::string_view soname);
+
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
 std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol);
 

@@ -179,8 +179,9 @@ class Relocation {
 
   // Which library loaded with the providers but not among the files (C2a) a reference nothing
   // defines may be left to: the first such that is not the GPU driver, whose reference then
-  // makes the verdict unknown (C2c); else, for a C name, the driver's libcuda.so.1, which
-  // exports its C API alone (cu*, cudbg*) and so never a C++ name (C2b); nullptr when none may
+  // makes the verdict unknown (C2c); else, for a C name, a GPU driver's library (libcuda.so.1:
+  // cu*, cudbg*; libnvidia-ml.so.1: nvml*), which export C APIs alone and so never a C++ name
+  // (C2b); nullptr when none may
   // define it — the reference fails, as it will on the machine that has every library.
   const std::string* AssumedDefiner(absl::string_view name) const {
     const std::string* driver = nullptr;

@@ -45,8 +45,6 @@ bool IsTorchCxxName(absl::string_view name) {
   return false;
 }
 
-bool IsGpuDriverLibrary(absl::string_view soname) { return soname == "libcuda.so.1"; }
-
 namespace {
 
 std::string ElfClassName(bool is_64) { return is_64 ? "ELFCLASS64" : "ELFCLASS32"; }

@@ -110,10 +110,6 @@ absl::Status IndexedTablesStatus(const World& w, const Loader::Mark& since,
 
 // E8: a name of torch's stable C shim (aoti_torch_*, torch_*), or of its C++ API.
 bool IsTorchShimName(absl::string_view name);
-// docs/loader-model.md C2b, C2c: the NVIDIA driver's libcuda.so.1 — installed with the GPU
-// driver, never by pip, absent from every machine without a GPU — the one library that may stay
-// assumed loaded without making a verdict unknown.
-bool IsGpuDriverLibrary(absl::string_view soname);
 bool IsTorchCxxName(absl::string_view name);
 
 }  // namespace abicheck

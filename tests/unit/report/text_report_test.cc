@@ -49,21 +49,28 @@ TEST(TextReportTest, SeveralLibrariesTheGivenLibrariesLoadAreThem) {
 // unknown, and the report says how many were left to it.
 TEST(TextReportTest, ReferencesLeftToTheDriverAreSaid) {
   Report r = AssumedLoaded({"libcuda.so.1"}, 0);
+  r.driver_libraries = {"libcuda.so.1"};
   r.driver_references = 2;
   EXPECT_EQ(r.verdict(), Verdict::kLoads);
   const std::string text = RenderText(r, false);
   EXPECT_THAT(text, HasSubstr("loads: mod.so\n"));
-  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1: the given libraries load it, but it is not "
-                              "among the files; 2 C references were left to the GPU driver, which "
-                              "this machine does not have (docs/loader-model.md C2b)\n"));
+  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1, the NVIDIA GPU driver's library: not on "
+                              "this machine, assumed present as on a machine with the driver "
+                              "(docs/loader-model.md C2b); 2 C references are left to it\n"));
 }
 
 // sgl-kernel's flash_ops against torch 2.10 without a driver: its one miss is a C++ name, which
 // libcuda.so.1 does not define (C2b), so nothing is left unverified: not "0 unresolved references
 // may be defined there".
 TEST(TextReportTest, NothingLeftForTheAssumedLibraryIsSaidSo) {
-  const std::string text = RenderText(AssumedLoaded({"libcuda.so.1"}, 0), false);
-  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1: the given libraries load it, but it is not "
+  Report r = AssumedLoaded({"libcuda.so.1"}, 0);
+  r.driver_libraries = {"libcuda.so.1"};
+  std::string text = RenderText(r, false);
+  EXPECT_THAT(text, HasSubstr("(docs/loader-model.md C2b); no unresolved reference was left to the "
+                              "driver\n"));
+  EXPECT_THAT(text, Not(HasSubstr("0 unresolved")));
+  text = RenderText(AssumedLoaded({"libfoo.so.1"}, 0), false);
+  EXPECT_THAT(text, HasSubstr("depends on libfoo.so.1: the given libraries load it, but it is not "
                               "among the files; no unresolved reference was left for it to "
                               "define\n"));
   EXPECT_THAT(text, Not(HasSubstr("0 unresolved")));
