@@ -110,6 +110,9 @@ struct CheckOptions {
   // The Python the `pip:` wheels are for ("3.12"; an environment checked gives its own): "" for
   // the interpreter pip runs under.
   std::string pip_python_version;
+  // CheckEnvironment with `against`: check the installed torch too, as the first build (env
+  // --suggest: the recommendation weighs what loads now and prefers the installed build).
+  bool with_installed_build = false;
 };
 
 enum class ProblemKind {
@@ -418,6 +421,11 @@ struct Recommendation {
   // In an environment's recommendation: the packages whose failing modules all fail so.
   std::vector<std::string> fail_with_every_build;
   std::string summary;  // one line for a person
+  // In an environment: `build` is the installed torch (nothing to install), and otherwise the
+  // command that installs it there when it was resolved from an index ("ENV/bin/python -m pip
+  // install torch==2.10.0 --index-url URL"), else "".
+  bool installed = false;
+  std::string install_command;
 };
 struct Matrix {
   std::vector<std::string> modules;
@@ -495,11 +503,14 @@ ABICHECK_EXPORT absl::StatusOr<EnvironmentReport> CheckEnvironment(
 // given ("torch>=2.8,<2.13", or a bare specifier ">=2.8" for torch), else the releases every
 // installed package's own torch requirement allows (when they allow none together, those from
 // the oldest one of them allows to the newest), else those from two minor releases below the
-// installed torch on. `why` says which. kInvalidArgument for a REQ that is not a requirement.
+// installed torch on; with no torch installed, from two minor releases below the newest the
+// index lists (asked of pip with `options`' index options, for the environment's Python). `why`
+// says which. kInvalidArgument for a REQ that is not a requirement on torch.
 ABICHECK_EXPORT absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path,
                                                                const std::string& req,
                                                                std::string* why,
-                                                               const InputLimits& limits = {});
+                                                               const InputLimits& limits = {},
+                                                               const CheckOptions& options = {});
 
 // Exports removed, added and changed between two builds (or two libraries): what drifts between
 // releases. Libraries are paired by soname, or by stem when the soname's version moved

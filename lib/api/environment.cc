@@ -2,7 +2,9 @@
 // package's own loads would meet it (docs/loader-model.md E1-E7). Builds are placed at the
 // environment's site-packages/torch so that their RPATH reaches its nvidia-* libraries.
 #include <algorithm>
+#include <filesystem>
 #include <optional>
+#include <tuple>
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
@@ -25,6 +27,7 @@
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/python_env.h"
 #include "lib/inputs/requirements.h"
+#include "lib/io/byte_source.h"
 #include "lib/resolve/device_check.h"
 #include "lib/resolve/ld_cache.h"
 #include "lib/resolve/world.h"
@@ -43,6 +46,8 @@ struct TorchBuild {
   std::vector<InputFile> preload;    // libtorch_global_deps (E1)
   std::optional<InputFile> torch_c;  // torch/_C*.so, checked as `import torch` itself
   bool from_index = false;           // an index: exports only, no relocations to check
+  bool installed = false;            // the environment's own torch, as installed
+  bool published = false;            // read from a package index (a URL pip resolved)
   // A wheel installed over the environment with what it pins (E11): the site-packages as pip
   // would leave it; null for the installed build and builds given as directories.
   std::shared_ptr<const FileTree> overlay;
@@ -121,6 +126,7 @@ absl::StatusOr<TorchBuild> InstalledBuild(const PythonEnvironment& env, const In
   ABICHECK_RETURN_IF_ERROR(AssembleBuild(env, std::move(in.objects), init, version, &b));
   if (b.version.empty()) b.version = env.distributions[env.torch].metadata.version;
   b.name = absl::StrCat("torch ", b.version, " (installed)");
+  b.installed = true;
   return b;
 }
 
@@ -143,6 +149,7 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
                                       std::string* changes) {
   TorchBuild b;
   b.name = opened.name();
+  b.published = IsUrl(b.name);
   const std::string& arg = b.name;
   ExpandedInput in = opened.state().input;
   if (in.objects.empty()) {
@@ -160,11 +167,14 @@ absl::StatusOr<TorchBuild> OtherBuild(const PythonEnvironment& env, const Build&
     b.replaced = std::move(world->replaced);
     b.replaced_objects = std::move(world->replaced_objects);
     b.replaced_not_given = std::move(world->replaced_not_given);
-    *changes = absl::StrCat("replaces ", absl::StrJoin(world->replacements, ", "));
+    std::vector<std::string> parts;
+    if (!world->replacements.empty())
+      parts.push_back(absl::StrCat("replaces ", absl::StrJoin(world->replacements, ", ")));
     if (!world->additions.empty()) {
-      absl::StrAppend(changes, "; adds ", world->additions.size(), ": ",
-                      absl::StrJoin(world->additions, ", "));
+      parts.push_back(absl::StrCat("adds ", world->additions.size(), ": ",
+                                   absl::StrJoin(world->additions, ", ")));
     }
+    *changes = absl::StrJoin(parts, "; ");
     if (!world->not_given.empty()) {
       absl::StrAppend(changes, "; not given: ", absl::StrJoin(world->not_given, ", "),
                       " (give the wheels with --find-links DIR)");
@@ -238,34 +248,89 @@ std::string PinnedApartClause(const EnvironmentReport& env, size_t best,
                       ": pip will say so as it installs it");
 }
 
-// The build to recommend: the fewest packages failing; among equals, the fewest packages whose
-// own torch requirement leaves it out (vllm pins torch==2.14.0: 2.14.1, failing nothing more,
-// would have pip warn of one more package); then the newest.
+// What the choice among builds weighs besides the cells (docs/suggest.md).
+struct BuildFacts {
+  bool installed = false;  // the environment's own torch
+  bool published = false;  // resolved by pip from an index: installable with a pip command
+  size_t replaced = 0;     // installed distributions pip replaces to install it (E11)
+  std::string version;     // torch's own version, "" when unknown
+};
+
+bool NewerOrSame(const EnvironmentReport& env, const std::vector<BuildFacts>& facts, size_t b,
+                 size_t than) {
+  if (!facts[b].version.empty() && !facts[than].version.empty())
+    return CompareVersions(facts[b].version, facts[than].version) >= 0;
+  return BuildVersion(env.matrix.builds[b]) >= BuildVersion(env.matrix.builds[than]);
+}
+
+// The build to recommend (docs/suggest.md), in order: the fewest packages failing; failing only
+// packages that fail with the installed build now (never break what loads); the installed build;
+// the fewest packages whose own torch requirement leaves it out (vllm pins torch==2.14.0: pip
+// would warn of one more); the fewest installed packages replaced; the newest; the one given last.
 size_t ChooseBuild(const EnvironmentReport& env,
-                   const std::vector<std::vector<std::string>>& failing) {
+                   const std::vector<std::vector<std::string>>& failing,
+                   const std::vector<BuildFacts>& facts) {
   const size_t nb = env.matrix.builds.size();
-  std::vector<size_t> pinned_apart(nb, 0);
+  const std::vector<std::string>* now = nullptr;
   for (size_t b = 0; b < nb; ++b) {
-    for (const EnvironmentPackage& p : env.packages)
-      pinned_apart[b] += SpecifierLeavingOut(p, VersionOf(env, b)).empty() ? 0 : 1;
+    if (facts[b].installed) now = &failing[b];
   }
+  auto key = [&](size_t b) {
+    size_t pinned_apart = 0;
+    for (const EnvironmentPackage& p : env.packages)
+      pinned_apart += SpecifierLeavingOut(p, VersionOf(env, b)).empty() ? 0 : 1;
+    const bool breaks =
+        now != nullptr &&
+        std::any_of(failing[b].begin(), failing[b].end(), [&](const std::string& n) {
+          return std::find(now->begin(), now->end(), n) == now->end();
+        });
+    return std::make_tuple(failing[b].size(), breaks, !facts[b].installed, pinned_apart,
+                           facts[b].replaced);
+  };
   size_t best = 0;
+  auto best_key = key(0);
   for (size_t b = 1; b < nb; ++b) {
-    const size_t f = failing[b].size(), f_best = failing[best].size();
-    if (f != f_best) {
-      best = f < f_best ? b : best;
-    } else if (pinned_apart[b] != pinned_apart[best]) {
-      best = pinned_apart[b] < pinned_apart[best] ? b : best;
-    } else if (BuildVersion(env.matrix.builds[b]) >= BuildVersion(env.matrix.builds[best])) {
+    const auto k = key(b);
+    if (k < best_key || (k == best_key && NewerOrSame(env, facts, b, best))) {
       best = b;
+      best_key = k;
     }
   }
   return best;
 }
 
+// A word of a shell command, quoted when it needs to be.
+std::string ShellWord(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || absl::StrContains("_-./=:+@%,", c);
+  });
+  return plain ? w : absl::StrCat("'", absl::StrReplaceAll(w, {{"'", "'\\''"}}), "'");
+}
+
+// The command that installs requirement `req` in this environment (docs/suggest.md): its own
+// interpreter's pip (PREFIX/bin/python -m pip, for a virtualenv or a prefix), with the index
+// options the builds were resolved through; plain `pip` for a bare site-packages.
+std::string InstallCommand(const EnvironmentReport& env, const std::string& req,
+                           const CheckOptions& options) {
+  std::string command = "pip";
+  const std::string& site = env.site_packages;
+  const size_t lib = site.rfind("/lib");
+  if (lib != std::string::npos && absl::EndsWith(site, "/site-packages")) {
+    const std::string python = absl::StrCat(site.substr(0, lib), "/bin/python");
+    std::error_code ec;
+    if (std::filesystem::exists(python, ec)) command = absl::StrCat(ShellWord(python), " -m pip");
+  }
+  absl::StrAppend(&command, " install ", ShellWord(req));
+  for (const std::string& a : options.pip_index_args) absl::StrAppend(&command, " ", ShellWord(a));
+  for (const std::string& d : options.find_links)
+    absl::StrAppend(&command, " --find-links ", ShellWord(d));
+  return command;
+}
+
 // In an environment the answer is about packages: the build with the fewest packages that will
 // not load (every package, when import torch itself fails), as ChooseBuild weighs equals.
-void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusable) {
+void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusable,
+                        const std::vector<BuildFacts>& facts, const CheckOptions& options) {
   const size_t nb = env.matrix.builds.size();
   std::vector<std::vector<std::string>> failing(nb);
   for (size_t b = 0; b < nb; ++b) {
@@ -276,11 +341,14 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
       if (!ok) failing[b].push_back(p.name);
     }
   }
-  const size_t best = ChooseBuild(env, failing);
+  const size_t best = ChooseBuild(env, failing, facts);
   env.matrix.has_recommendation = true;
   Recommendation& r = env.matrix.recommendation;
   r.build = env.matrix.builds[best];
   NameRecommendation(env.matrix, best, &r);
+  r.installed = facts[best].installed;
+  if (!r.installed && facts[best].published && !r.requirement.empty())
+    r.install_command = InstallCommand(env, r.requirement, options);
   r.every_module_loads = failing[best].empty();
   r.still_failing.clear();
   r.failing_modules = 0;
@@ -307,7 +375,11 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
   }
   const size_t fails = failing[best].size() - unknown_packages.size();
   if (r.every_module_loads) {
-    r.summary = absl::StrCat("install ", Installable(r), ": every package loads with it");
+    r.summary = r.installed
+                    ? absl::StrCat("keep ", r.label,
+                                   ", the best of the builds checked: every package "
+                                   "loads with it; nothing to install")
+                    : absl::StrCat("install ", Installable(r), ": every package loads with it");
   } else if (fails == 0) {
     r.summary = absl::StrFormat(
         "no build is known to load every package: with %s none fails, but %d of %d cannot be "
@@ -334,6 +406,8 @@ void RecommendByPackage(EnvironmentReport& env, const std::vector<bool>& unusabl
     }
   }
   absl::StrAppend(&r.summary, PinnedApartClause(env, best, failing[best]));
+  if (r.installed && !r.every_module_loads)
+    absl::StrAppend(&r.summary, "; it is the installed build: nothing to install");
 }
 
 // The requirement build `b` replaces the distribution `name` (normalized) by, when no wheel of
@@ -354,7 +428,7 @@ class EnvironmentCheck {
     out_.site_packages = env_.site_packages;
     out_.python_version = env_.python_version;
     out_.interpreter = env_.interpreter;
-    out_.torch_version = env_.distributions[env_.torch].metadata.version;
+    if (env_.torch >= 0) out_.torch_version = env_.distributions[env_.torch].metadata.version;
     for (const std::string& n : env_.notes) out_.matrix.notes.push_back({path, n});
   }
 
@@ -410,7 +484,10 @@ class EnvironmentCheck {
     if (builds_.size() > 1) {
       std::vector<bool> unusable;  // an unknown import made its cells unknown instead
       for (const Report& r : out_.torch_imports) unusable.push_back(r.verdict() == Verdict::kFails);
-      RecommendByPackage(out_, unusable);
+      std::vector<BuildFacts> facts;
+      for (const TorchBuild& b : builds_)
+        facts.push_back({b.installed, b.published, b.replaced.size(), b.version});
+      RecommendByPackage(out_, unusable, facts, opts_);
     }
     return std::move(out_);
   }
@@ -423,7 +500,7 @@ class EnvironmentCheck {
     ABICHECK_ASSIGN_OR_RETURN(
         const std::vector<std::string> against,
         ExpandPipInputs(given, opts_, limits, env_.python_version, &out_.matrix.notes));
-    if (against.empty()) {
+    if ((against.empty() || opts_.with_installed_build) && env_.torch >= 0) {
       ABICHECK_ASSIGN_OR_RETURN(TorchBuild b, InstalledBuild(env_, limits));
       builds_.push_back(std::move(b));
       out_.build_changes.emplace_back();
@@ -503,8 +580,7 @@ class EnvironmentCheck {
   absl::Status ImportTorch(const TorchBuild& b) {
     out_.matrix.builds.push_back(b.name);
     // The installed build's name says it already ("torch 2.9.1 (installed)").
-    out_.matrix.build_versions.push_back(absl::EndsWith(b.name, " (installed)") ? std::string()
-                                                                                : b.version);
+    out_.matrix.build_versions.push_back(b.installed ? std::string() : b.version);
     if (!b.torch_c) {
       Report r;
       r.module = b.name;
@@ -947,28 +1023,73 @@ absl::StatusOr<EnvironmentReport> CheckEnvironment(const std::string& path,
                                                    const std::vector<std::string>& against,
                                                    const CheckOptions& options,
                                                    const InputLimits& limits) {
+  // Builds given besides it need no torch installed: "which torch should I install here?"
   ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env,
-                            ReadPythonEnvironment(path, ToReadLimits(limits)));
+                            ReadPythonEnvironment(path, ToReadLimits(limits),
+                                                  against.empty() ? InstalledTorch::kRequired
+                                                                  : InstalledTorch::kOptional));
   return EnvironmentCheck(path, std::move(env), options).Run(against, limits);
 }
 
-absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const std::string& req,
-                                               std::string* why, const InputLimits& limits) {
-  if (!req.empty()) {
-    // A bare specifier is torch's; anything else must be a requirement on its own.
-    const std::string text =
-        absl::ascii_isalpha(static_cast<unsigned char>(req[0])) ? req : absl::StrCat("torch", req);
-    absl::StatusOr<Requirement> r = ParseRequirement(text);
-    if (!r.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--suggest ", req, ": not a requirement (", r.status().message(),
-                       "); give one as 'torch>=2.8,<2.13', after the environment's PATH"));
-    }
-    *why = absl::StrCat("the releases of ", text, " (as given)");
-    return absl::StrCat("pip:", text);
+namespace {
+
+// --suggest REQ: a requirement on torch, or a bare specifier of torch's.
+absl::StatusOr<std::string> GivenTorchRequirement(const std::string& req, std::string* why) {
+  // A bare specifier is torch's; anything else must be a requirement on its own.
+  const std::string text =
+      absl::ascii_isalpha(static_cast<unsigned char>(req[0])) ? req : absl::StrCat("torch", req);
+  absl::StatusOr<Requirement> r = ParseRequirement(text);
+  if (!r.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--suggest ", req, ": not a requirement (", r.status().message(),
+                     "); give one as 'torch>=2.8,<2.13', after the environment's PATH"));
   }
-  ABICHECK_ASSIGN_OR_RETURN(PythonEnvironment env,
-                            ReadPythonEnvironment(path, ToReadLimits(limits)));
+  if (r->name != "torch") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--suggest ", req, ": a requirement on ", r->name,
+        ", not on torch: the builds suggested are torch's (give 'torch>=2.8,<2.13', or a bare "
+        "specifier '>=2.8')"));
+  }
+  *why = absl::StrCat("the releases of ", text, " (as given)");
+  return absl::StrCat("pip:", text);
+}
+
+// The version "two minor releases below" counts from: the installed torch's, else (none
+// installed) the newest final release pip lists for the environment's Python.
+absl::StatusOr<std::string> BaseTorchVersion(const std::string& path, const PythonEnvironment& env,
+                                             const InputLimits& limits,
+                                             const CheckOptions& options) {
+  std::string installed;
+  if (env.torch >= 0) {
+    installed = env.distributions[env.torch].metadata.version;
+  } else {
+    ABICHECK_ASSIGN_OR_RETURN(
+        const std::vector<std::string> releases,
+        ListReleases("torch", PipTargetOf(options, limits, env.python_version)));
+    for (const std::string& v : releases) {
+      const bool final_release =  // no a1, rc1, .dev0, +local
+          std::none_of(v.begin(), v.end(),
+                       [](char c) { return absl::ascii_isalpha(c) || c == '+'; });
+      if (final_release && (installed.empty() || CompareVersions(v, installed) > 0)) installed = v;
+    }
+    if (installed.empty())
+      return absl::NotFoundError(absl::StrCat(path,
+                                              ": no torch installed, and pip lists no torch "
+                                              "release for this environment's Python"));
+  }
+  return installed;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const std::string& req,
+                                               std::string* why, const InputLimits& limits,
+                                               const CheckOptions& options) {
+  if (!req.empty()) return GivenTorchRequirement(req, why);
+  // No torch installed yet: the packages' own requirements decide, else the newest releases.
+  ABICHECK_ASSIGN_OR_RETURN(
+      PythonEnvironment env,
+      ReadPythonEnvironment(path, ToReadLimits(limits), InstalledTorch::kOptional));
   std::vector<std::string> specs, by;
   for (const InstalledDistribution& d : env.distributions) {
     for (const std::string& t : d.metadata.torch_requirements) {
@@ -1004,7 +1125,8 @@ absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const st
                         absl::StrJoin(by, ", "));
     return absl::StrCat("pip:", text);
   }
-  const std::string installed = env.distributions[env.torch].metadata.version;
+  ABICHECK_ASSIGN_OR_RETURN(const std::string installed,
+                            BaseTorchVersion(path, env, limits, options));
   std::vector<absl::string_view> parts = absl::StrSplit(installed, absl::MaxSplits('.', 2));
   int major = 0, minor = 0;
   if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &major) ||
@@ -1016,7 +1138,8 @@ absl::StatusOr<std::string> SuggestTorchBuilds(const std::string& path, const st
   const std::string text = absl::StrCat("torch>=", major, ".", std::max(0, minor - 2));
   *why = absl::StrCat("the releases of ", text,
                       " (no installed package requires a torch "
-                      "version; from two minor releases below the installed ",
+                      "version; from two minor releases below the ",
+                      env.torch >= 0 ? "installed " : "newest published (none is installed) ",
                       installed, " on)");
   return absl::StrCat("pip:", text);
 }

@@ -2,8 +2,10 @@
 // torch (or with another build, --against), why, and which build to install instead.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -13,22 +15,25 @@
 #include "absl/strings/str_split.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/progress.h"
+#include "lib/inputs/pip.h"
 #include "lib/inputs/python_env.h"
+#include "lib/inputs/requirements.h"
 #include "lib/report/text_util.h"
 
 namespace abicheck::cli {
 namespace {
 
-// env --suggest: the exact command, with the index options the builds were resolved through —
-// for a build pip resolved (a URL), not one the user gave as a file with --against.
-void PrintInstallCommand(const Invocation& io, const Matrix& m, const CheckOptions& options) {
+// env --suggest: the build to install, and the exact command — its own interpreter's pip, with
+// the index options the builds were resolved through; none when it is the installed one.
+void PrintInstallCommand(const Invocation& io, const Matrix& m) {
   const Recommendation& r = m.recommendation;
-  const bool published = r.build.rfind("http://", 0) == 0 || r.build.rfind("https://", 0) == 0;
-  if (!m.has_recommendation || r.requirement.empty() || !published) return;
-  std::string command = "pip install " + r.requirement;
-  for (const std::string& a : options.pip_index_args) command += " " + a;
-  for (const std::string& d : options.find_links) command += " --find-links " + d;
-  std::fprintf(io.out, "to install it: %s\n", Printable(command).c_str());
+  if (!m.has_recommendation) return;
+  if (r.installed) {
+    std::fprintf(io.out, "already installed: %s is the best of the builds checked\n",
+                 Printable(r.label).c_str());
+  } else if (!r.install_command.empty()) {
+    std::fprintf(io.out, "to install it: %s\n", Printable(r.install_command).c_str());
+  }
 }
 
 // env --package / --ignore (issue 36): which packages' objects the exit code counts.
@@ -79,6 +84,23 @@ int GateExitCode(const Invocation& io, const EnvironmentReport& env, const GateS
                  env.packages.size() - left_out.size(), env.packages.size(),
                  Printable(absl::StrJoin(left_out, ", ")).c_str());
   return ExitCodeForVerdicts(fails, unknown);
+}
+
+// env --against pip:REQ: a build of torch, so a requirement on another package is a usage error
+// (its wheels would be taken for torch builds).
+bool EnvironmentBuildsAreTorch(const Invocation& io, const std::vector<std::string>& against) {
+  for (const std::string& a : against) {
+    if (!IsPipInput(a)) continue;
+    absl::StatusOr<Requirement> r = ParseRequirement(a.substr(4));
+    if (r.ok() && r->name != "torch") {
+      std::fprintf(io.err,
+                   "%s: env --against %s: a requirement on %s, not on torch: env checks the "
+                   "environment's packages against torch builds\n",
+                   io.prog.c_str(), Printable(a).c_str(), Printable(r->name).c_str());
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -150,6 +172,12 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
     inputs.push_back(path);
     if (OutputIsAnInput(io, out.output, inputs)) return kExitUsage;
   }
+  if (!EnvironmentBuildsAreTorch(io, against)) return kExitUsage;
+  if (suggest_opt->count() > 0 && path.empty() && !suggest.empty() &&
+      std::filesystem::is_directory(suggest)) {
+    // `env --suggest VENV`: --suggest's REQ is optional, and a directory is the environment.
+    path = std::exchange(suggest, std::string());
+  }
   if (path.empty()) {
     const char* venv = std::getenv("VIRTUAL_ENV");
     if (venv == nullptr || *venv == '\0') {
@@ -172,11 +200,14 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   read.Apply(&limits);
   if (suggest_opt->count() > 0) {
     std::string why;
-    absl::StatusOr<std::string> builds = SuggestTorchBuilds(path, suggest, &why, limits);
+    absl::StatusOr<std::string> builds = SuggestTorchBuilds(path, suggest, &why, limits, options);
     if (!builds.ok()) {
       bar.Finish();
-      return FailWith(io, builds.status(), out);
+      // REQ itself is wrong (not a requirement, not torch's): a usage error.
+      const int code = FailWith(io, builds.status(), out);
+      return absl::IsInvalidArgument(builds.status()) && !suggest.empty() ? kExitUsage : code;
     }
+    options.with_installed_build = true;  // what loads now is weighed, and kept on a tie
     if (!out.quiet) std::fprintf(io.err, "%s: --suggest: %s\n", io.prog.c_str(), why.c_str());
     against.push_back(*builds);
   }
@@ -187,7 +218,7 @@ int RunEnv(const Invocation& io, std::vector<std::string> args) {
   }
   if (!EmitResult(io, *env, out, all)) return kExitBadInput;
   if (suggest_opt->count() > 0 && !out.quiet && out.format == "text" && out.output.empty())
-    PrintInstallCommand(io, env->matrix, options);
+    PrintInstallCommand(io, env->matrix);
   return GateExitCode(io, *env, scope, !out.quiet && out.format == "text" && out.output.empty());
 }
 

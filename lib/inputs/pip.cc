@@ -619,4 +619,12 @@ absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
   return out;
 }
 
+absl::StatusOr<std::vector<std::string>> ListReleases(const std::string& name,
+                                                      const PipTarget& target) {
+  Scratch s;
+  if (s.dir.empty())
+    return absl::UnavailableError(absl::StrCat("pip:", name, ": no temporary directory"));
+  return Releases(name, name, target, s);
+}
+
 }  // namespace abicheck

@@ -42,6 +42,11 @@ absl::StatusOr<std::vector<PipWheel>> ResolvePipInput(absl::string_view input,
                                                       const PipTarget& target,
                                                       std::vector<std::string>* notes);
 
+// Every release of `name` the index lists for the target (`pip index versions`), as pip
+// prints them (newest first); cached as a range's releases are.
+absl::StatusOr<std::vector<std::string>> ListReleases(const std::string& name,
+                                                      const PipTarget& target);
+
 // For each requirement, the one wheel `pip install REQ` would take (no dependencies followed),
 // all asked of pip at once: the pinned dependencies of a remote torch wheel (docs/loader-model.md
 // E10), fetched the way the wheel was. Each fails as ResolvePipInput does.

@@ -605,7 +605,7 @@ InstalledDistribution ReadDistribution(const std::string& site, const std::strin
 }
 
 // Which distribution is torch: exactly one, with its files there.
-absl::Status FindTorch(const std::string& site, PythonEnvironment* envp) {
+absl::Status FindTorch(const std::string& site, InstalledTorch need, PythonEnvironment* envp) {
   PythonEnvironment& env = *envp;
   std::vector<std::string> torches;
   for (size_t i = 0; i < env.distributions.size(); ++i) {
@@ -613,6 +613,10 @@ absl::Status FindTorch(const std::string& site, PythonEnvironment* envp) {
       env.torch = static_cast<int>(i);
       torches.push_back(env.distributions[i].dist_info);
     }
+  }
+  if (torches.empty() && need == InstalledTorch::kOptional) {
+    env.torch_dir = site + "/torch";  // where a build is placed (E11)
+    return absl::OkStatus();
   }
   if (torches.empty()) {
     return absl::NotFoundError(
@@ -649,7 +653,8 @@ std::string EnvironmentPythonVersion(const std::string& path) {
 }
 
 absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
-                                                        const ReadLimits& limits) {
+                                                        const ReadLimits& limits,
+                                                        InstalledTorch torch) {
   absl::StatusOr<Layout> layout = FindLayout(path);
   if (!layout.ok()) return layout.status();
   PythonEnvironment env;
@@ -682,7 +687,7 @@ absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
   for (const std::string& f : all) {
     if (!owned.contains(f)) env.unowned.push_back(f);
   }
-  ABICHECK_RETURN_IF_ERROR(FindTorch(site, &env));
+  ABICHECK_RETURN_IF_ERROR(FindTorch(site, torch, &env));
   return env;
 }
 

@@ -51,12 +51,18 @@ struct PythonEnvironment {
   std::string torch_dir;             // site_packages/torch
 };
 
+// Whether an environment read must have torch installed: its own build is checked (env), or
+// only builds given besides it are (env --against, --suggest: "which torch should I install?").
+enum class InstalledTorch { kRequired, kOptional };
+
 // Reads the environment at `path`: a virtualenv (pyvenv.cfg), a prefix with
 // lib/pythonX.Y/site-packages, a site-packages directory, or a Python executable inside one of
-// those. kNotFound when it holds no site-packages or no torch; kFailedPrecondition for two torch
-// installs or several Python versions with nothing to choose between them.
-absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(const std::string& path,
-                                                        const ReadLimits& limits);
+// those. kNotFound when it holds no site-packages, or no torch where one is kRequired (else
+// `torch` is -1); kFailedPrecondition for two torch installs or several Python versions with
+// nothing to choose between them.
+absl::StatusOr<PythonEnvironment> ReadPythonEnvironment(
+    const std::string& path, const ReadLimits& limits,
+    InstalledTorch torch = InstalledTorch::kRequired);
 
 // When `path` is a directory that is a Python environment (a virtualenv, a prefix with
 // lib/pythonX.Y/site-packages, a site-packages directory) with torch installed: its

@@ -199,7 +199,9 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool
                   env.interpreter.empty()
                       ? "interpreter not found (Py* references are not checked)"
                       : absl::StrCat("interpreter ", Printable(env.interpreter)),
-                  "\n  torch ", Printable(env.torch_version), " installed\n");
+                  env.torch_version.empty()
+                      ? "\n  no torch installed\n"
+                      : absl::StrCat("\n  torch ", Printable(env.torch_version), " installed\n"));
   const std::vector<std::string> labels = BuildLabels(env.matrix);
   // What installing each build here would change (E11), once, above the table.
   for (size_t b = 0; b < env.build_changes.size() && b < labels.size(); ++b) {

@@ -385,7 +385,9 @@ nlohmann::ordered_json MatrixJson(const Matrix& m) {
                            {"unknown_modules", r.unknown_modules},
                            {"still_failing", r.still_failing},
                            {"fail_with_every_build", r.fail_with_every_build},
-                           {"summary", r.summary}};
+                           {"summary", r.summary},
+                           {"installed", r.installed},
+                           {"install_command", r.install_command}};
   }
   return j;
 }

@@ -534,14 +534,50 @@ def main():
         for w in (torch, d / modrt):
             install(w, site)
         pip_env = ["--no-index", "--find-links", f"{base}/ok/"]
+        # The command is the environment's own interpreter's pip (issue 55 item 3).
+        (d / "env" / "bin").mkdir(parents=True)
+        (d / "env" / "bin" / "python").symlink_to(sys.executable)
         r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", *pip_env],
                            capture_output=True, text=True, env=env, timeout=120)
         last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
         check(r.returncode == 1 and
               "recommendation: install torch==9.1.0 (torch 9.1.0): every package loads" in r.stdout
-              and last == f"to install it: pip install torch==9.1.0 --no-index --find-links "
-                          f"{base}/ok/" and "--suggest: the releases of torch>=9.0 " in r.stderr,
+              and last == f"to install it: {d}/env/bin/python -m pip install torch==9.1.0 "
+                          f"--no-index --find-links {base}/ok/" and
+              "--suggest: the releases of torch>=9.0 " in r.stderr and
+              "torch 9.0.0 (installed)" in r.stdout,
               f"env --suggest: {r.returncode} {last!r} {r.stderr.strip()}")
+        # `env --suggest ENV`: the directory is the environment, not the requirement (item 5).
+        swapped = subprocess.run([abicheck, "env", "--suggest", str(d / "env"), *pip_env],
+                                 capture_output=True, text=True, env=env, timeout=120)
+        check(swapped.returncode == 1 and swapped.stdout == r.stdout,
+              f"env --suggest ENV: {swapped.returncode} {swapped.stderr.strip()}")
+        # The installed build, as good as any published one, is kept: no command (item 3).
+        kept = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", "torch==9.0.0",
+                               *pip_env], capture_output=True, text=True, env=env, timeout=120)
+        check(kept.returncode == 1 and "already installed: torch 9.0.0 (installed) is the best "
+              "of the builds checked" in kept.stdout and "to install it" not in kept.stdout and
+              "it is the installed build: nothing to install" in kept.stdout,
+              f"env --suggest, the installed build best: {kept.returncode} "
+              f"{kept.stdout[-400:]} {kept.stderr.strip()}")
+        # A requirement on another package than torch is a usage error, naming it (item 4).
+        for args in (["--suggest", "markupsafe==3.0.3"], ["--against", "pip:torchvision>=0.28"]):
+            bad = subprocess.run([abicheck, "env", str(d / "env"), *args, *pip_env],
+                                 capture_output=True, text=True, env=env, timeout=120)
+            name = args[1].replace("pip:", "").split("=")[0].split(">")[0]
+            check(bad.returncode == 2 and f"a requirement on {name}, not on torch" in bad.stderr,
+                  f"env {' '.join(args)}: {bad.returncode} {bad.stderr.strip()}")
+        # No torch installed yet: the newest published release and two minors below (item 6).
+        bare = d / "bare" / "lib" / "python3.12" / "site-packages"
+        install(d / modrt, bare)
+        fresh_env = subprocess.run([abicheck, "env", str(d / "bare"), "--suggest", *pip_env],
+                                   capture_output=True, text=True, env=env, timeout=120)
+        check(fresh_env.returncode == 1 and "install torch==9.1.0" in fresh_env.stdout and
+              "(installed)" not in fresh_env.stdout and
+              "from two minor releases below the newest published (none is installed) 9.1.0" in
+              fresh_env.stderr,
+              f"env --suggest without torch: {fresh_env.returncode} {fresh_env.stdout[:900]} "
+              f"{fresh_env.stderr.strip()}")
         # From an empty cache: the wheels the builds' worlds are laid out with are read into it at
         # once first (PrefetchBuildWorlds), and each world finds them there: torch 9.1.0's pinned
         # wheel is opened twice (its METADATA, then its libraries), not again by its world. The
@@ -581,8 +617,8 @@ def main():
                             "json"], capture_output=True, text=True, env=env, timeout=120)
         doc = json.loads(r.stdout) if r.stdout else {}
         builds = doc.get("matrix", doc).get("builds", [])
-        check(r.returncode == 0 and len(builds) == 1 and "torch-9.1.0" in builds[0] and
-              "pinned 1.0 (torch==9.1.0)" in r.stderr,
+        check(r.returncode == 1 and len(builds) == 2 and builds[0] == "torch 9.0.0 (installed)"
+              and "torch-9.1.0" in builds[1] and "pinned 1.0 (torch==9.1.0)" in r.stderr,
               f"env --suggest, pinned: {r.returncode} {builds} {r.stderr.strip()}")
         # Packages that pin torch apart (pip installs them side by side, with a warning): no
         # release is every one's, so those from the oldest one allows to the newest are checked,
@@ -596,8 +632,8 @@ def main():
                             "json"], capture_output=True, text=True, env=env, timeout=120)
         doc = json.loads(r.stdout) if r.stdout else {}
         builds = doc.get("matrix", doc).get("builds", [])
-        check(r.returncode == 1 and len(builds) == 2 and "torch-9.1.0" in builds[0] and
-              "torch-9.0.0" in builds[1] and
+        check(r.returncode == 1 and len(builds) == 3 and builds[0] == "torch 9.0.0 (installed)"
+              and "torch-9.1.0" in builds[1] and "torch-9.0.0" in builds[2] and
               "--suggest: the releases of torch>=9.0.0,<=9.1.0: the installed packages' own torch "
               "requirements allow no release together" in r.stderr and
               "older 1.0 (torch==9.0.0), pinned 1.0 (torch==9.1.0)" in r.stderr,
@@ -605,7 +641,7 @@ def main():
         shutil.rmtree(older)
         r = subprocess.run([abicheck, "env", str(d / "env"), "--suggest", "torch<<9"],
                            capture_output=True, text=True, env=env, timeout=60)
-        check(r.returncode == 3 and "not a requirement" in r.stderr,
+        check(r.returncode == 2 and "not a requirement" in r.stderr,
               f"env --suggest, bad REQ: {r.returncode} {r.stderr.strip()}")
         # What was read of each wheel is kept by its sha256 (docs/cache.md): with the server gone
         # and pip failing, --offline gives the same verdicts from the cache, and says so.

@@ -355,6 +355,118 @@ TEST(EnvTest, AmongEqualsTheBuildThePinsAllowIsRecommended) {
       << again->matrix.recommendation.summary;
 }
 
+// The Venv with one more package, usex, which needs c10_x: the installed torch (c10_kept, c10_x)
+// loads good and usex, and fails bad (c10_gone).
+void AddUsex(Venv& v) {
+  v.AddTorch("2.9.1", {"c10_kept", "c10_x"});
+  v.Dist("usex", "1.0", "", {{"usex/_ext.so", Mod({"libc10.so"}, {"c10_x"})}});
+}
+
+// Issue 55 item 2 (docs/suggest.md): among builds that leave as many packages failing, one that
+// breaks a package that loads now is never chosen, and the installed build wins the tie — here
+// the newest (3.1.0: usex fails, bad loads) and 3.0.0 (as now: bad fails) each fail one.
+// Without the installed build to weigh, the newest wins.
+TEST(EnvTest, TiesKeepWhatLoadsNowThenTheInstalledBuild) {
+  Venv v;
+  AddUsex(v);
+  TempDir other;
+  const std::vector<std::string> builds = {
+      TorchDirectory(other, "3.0.0", {"c10_kept", "c10_x"}),
+      TorchDirectory(other, "3.1.0", {"c10_kept", "c10_gone"})};
+  CheckOptions o = NoHost();
+  o.with_installed_build = true;
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, builds, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->matrix.builds.size(), 3u);
+  EXPECT_EQ(r->matrix.builds[0], "torch 2.9.1+cpu (installed)");
+  const Recommendation& rec = r->matrix.recommendation;
+  EXPECT_TRUE(rec.installed) << rec.summary;
+  EXPECT_EQ(rec.build, "torch 2.9.1+cpu (installed)");
+  EXPECT_EQ(rec.install_command, "");
+  EXPECT_THAT(rec.summary, HasSubstr("it is the installed build: nothing to install"));
+  // Without it, nothing loads "now" to keep: the newest of the two wins the tie.
+  r = CheckEnvironment(v.root, builds, NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->matrix.builds.size(), 2u);
+  EXPECT_EQ(r->matrix.recommendation.label, "torch 3.1.0") << r->matrix.recommendation.summary;
+}
+
+// The tie-break matrix (docs/suggest.md): fewer failing beats everything; breaking what loads
+// now loses to failing only what fails now, even when newer; the installed build beats an equal
+// one; among equal builds not installed, the newest.
+TEST(EnvTest, TheChoiceRuleOnAMatrixOfTies) {
+  struct Case {
+    std::vector<std::pair<std::string, std::vector<std::string>>> builds;  // version, c10
+    std::string want;
+  };
+  const std::vector<std::string> now = {"c10_kept", "c10_x"}, breaks = {"c10_kept", "c10_gone"};
+  const std::vector<Case> cases = {
+      // 3.2.0 loads every package: fewer failing wins over the installed build.
+      {{{"3.2.0", {"c10_kept", "c10_gone", "c10_x"}}, {"3.0.0", now}}, "torch 3.2.0"},
+      // 3.1.0 breaks usex (newer), 3.0.0 fails bad as now: equal to the installed build, which
+      // wins.
+      {{{"3.1.0", breaks}, {"3.0.0", now}}, "torch 2.9.1+cpu (installed)"},
+      // Only builds that break usex: the installed build.
+      {{{"3.1.0", breaks}, {"3.3.0", breaks}}, "torch 2.9.1+cpu (installed)"},
+      // Two that load everything: the newest.
+      {{{"3.4.0", {"c10_kept", "c10_gone", "c10_x"}}, {"3.3.0", {"c10_kept", "c10_gone", "c10_x"}}},
+       "torch 3.4.0"},
+  };
+  for (const Case& c : cases) {
+    Venv v;
+    AddUsex(v);
+    TempDir other;
+    std::vector<std::string> builds;
+    for (const auto& [ver, syms] : c.builds) builds.push_back(TorchDirectory(other, ver, syms));
+    CheckOptions o = NoHost();
+    o.with_installed_build = true;
+    absl::StatusOr<EnvironmentReport> r = CheckEnvironment(v.root, builds, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->matrix.recommendation.label, c.want) << r->matrix.recommendation.summary;
+  }
+}
+
+// Issue 55 item 6: an environment with no torch installed yet is checked against builds given
+// (the first question of a new environment), and refused without any.
+TEST(EnvTest, AnEnvironmentWithoutTorchIsCheckedAgainstBuildsGiven) {
+  Venv v;
+  fs::remove_all(v.site + "/torch-2.9.1.dist-info");
+  fs::remove_all(v.site + "/torch");
+  TempDir other;
+  TwoTorchDirectories(other);
+  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(
+      v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
+      NoHost());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->torch_version, "");
+  // Every package's objects are checked (not taken for torch's, as with no torch directory).
+  const EnvironmentPackage* bad = Package(*r, "bad");
+  ASSERT_NE(bad, nullptr);
+  ASSERT_EQ(bad->modules.size(), 2u);
+  EXPECT_EQ(r->matrix.cells[bad->modules[0] * 2 + 1].report.verdict(), Verdict::kFails);
+  EXPECT_EQ(r->matrix.recommendation.label, "torch 2.10.0") << r->matrix.recommendation.summary;
+  EXPECT_TRUE(r->matrix.recommendation.every_module_loads);
+  EXPECT_THAT(RenderEnvironmentText(*r, false), HasSubstr("\n  no torch installed\n"));
+  EXPECT_THAT(CheckEnvironment(v.root, {}, NoHost()),
+              StatusIs(absl::StatusCode::kNotFound, "no torch installed here"));
+}
+
+// Issue 55 item 4: --suggest names torch builds; a requirement on another package is refused,
+// naming it.
+TEST(EnvTest, SuggestTakesOnlyTorchRequirements) {
+  Venv v;
+  std::string why;
+  for (const std::string req : {"torchvision>=0.28", "markupsafe==3.0.3"}) {
+    absl::StatusOr<std::string> s = SuggestTorchBuilds(v.root, req, &why);
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                            ", not on torch: the builds suggested are torch's"))
+        << req;
+  }
+  absl::StatusOr<std::string> s = SuggestTorchBuilds(v.root, ">=2.8", &why);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(*s, "pip:torch>=2.8");
+}
+
 // A build whose own libraries need what the environment does not have (a CUDA 12 torch in a
 // CUDA 13 environment: libcudart.so.12): whether import torch succeeds there cannot be told, nor
 // whether a module that loads through torch does — never "loads" (docs/loader-model.md C2c). A
@@ -857,12 +969,13 @@ TEST(EnvTest, ARowTheReplacementDoesNotInstallDecidesNothing) {
   EXPECT_FALSE(gone.loads);
   EXPECT_TRUE(gone.unknown_because.empty());
   // It decides nothing: helper loads with both builds, nothing is unknown (the exit code), and
-  // both builds leave only `bad` failing, so the newest is recommended (with the row unknown,
-  // 9.1.0 failed helper too, and 9.0.0 was recommended).
+  // both builds leave only `bad` failing (with the row unknown, 9.1.0 failed helper too). The
+  // tie goes to the build that replaces fewer installed packages (docs/suggest.md): 9.0.0 keeps
+  // helper 1.0, 9.1.0 replaces it.
   for (const MatrixCell& c : r->matrix.cells)
     EXPECT_NE(c.report.verdict(), Verdict::kUnknown) << RenderText(c.report, false);
   const Recommendation& rec = r->matrix.recommendation;
-  EXPECT_EQ(rec.label, "torch 9.1.0") << rec.summary;
+  EXPECT_EQ(rec.label, "torch 9.0.0") << rec.summary;
   EXPECT_EQ(rec.unknown_modules, 0) << rec.summary;
   EXPECT_THAT(rec.summary, HasSubstr("leaves the fewest failing, 1 of 3: bad;"));
   absl::StatusOr<std::string> json = Render(*r, {Format::kJson});
