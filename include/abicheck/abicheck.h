@@ -635,7 +635,7 @@ ABICHECK_EXPORT int ExitCodeForVerdicts(bool any_fails, bool any_unknown);
 // The exit code for a failed call: 3 for unreadable or invalid input, 2 otherwise.
 ABICHECK_EXPORT int ExitCodeForStatus(const absl::Status& status);
 
-// This release: "0.1.0" (the project's version).
+// This release's version, "MAJOR.MINOR.PATCH", as `abicheck --version` prints it.
 ABICHECK_EXPORT const char* Version();
 
 }  // namespace abicheck

@@ -129,6 +129,11 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 
 std::optional<int> Parse(const Invocation& io, CLI::App& app, std::vector<std::string> args) {
   std::reverse(args.begin(), args.end());  // CLI11 takes a vector's words from its back
+  // An option takes one value per occurrence (--against B --against C): `check --against .venv
+  // a.so b.so`, the pre-commit hook's form, took a.so and b.so as builds (issue 55 item 7).
+  for (CLI::Option* o : app.get_options()) {
+    if (!o->get_positional()) o->allow_extra_args(false);
+  }
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {

@@ -313,10 +313,9 @@ class Gatherer {
         return std::string();
       }
       if (limits_.offline) {
-        return absl::UnavailableError(
-            absl::StrCat(path,
-                         ": not in abicheck's cache, and --offline reads nothing from the "
-                         "network"));
+        return absl::UnavailableError(absl::StrCat(path, ": ", CacheMissReason(path, limits_),
+                                                   ", and --offline reads nothing from the "
+                                                   "network"));
       }
     }
     ABICHECK_ASSIGN_OR_RETURN(std::shared_ptr<ZipArchive> zip, ZipArchive::Open(path, limits_));
@@ -385,6 +384,11 @@ class Gatherer {
     if (it == catalog_.end() && pip_) {
       // A published build: the wheel pip would install for it, read where the index has it.
       const absl::StatusOr<PipWheel>& w = Located(req);
+      // --offline: a pinned wheel the cache does not hold stops the check, naming it (exit 3,
+      // docs/cache.md), rather than leaving the world without it (unknown, exit 4).
+      if (!w.ok() && pinned && pip_->offline && absl::IsUnavailable(w.status()))
+        return absl::UnavailableError(
+            absl::StrCat(req.Short(), " (required by ", by, "): ", w.status().message()));
       std::optional<WheelName> name =
           w.ok() ? ParseWheelName(Basename(UrlFileName(w->location))) : std::nullopt;
       if (name) {

@@ -527,9 +527,8 @@ absl::StatusOr<ExpandedInput> ExpandUrl(const std::string& path_arg, const ReadL
   // Read before (its sha256 known from the index): from abicheck's cache, as it was read.
   if (std::optional<ExpandedInput> cached = LoadCachedWheel(url, limits)) return *std::move(cached);
   if (limits.offline) {
-    return absl::UnavailableError(absl::StrCat(url, ": not in abicheck's cache (",
-                                               CacheRoot().empty() ? "none" : CacheRoot(),
-                                               "), and --offline reads nothing from the network"));
+    return absl::UnavailableError(absl::StrCat(url, ": ", CacheMissReason(url, limits),
+                                               ", and --offline reads nothing from the network"));
   }
   ABICHECK_RETURN_IF_ERROR(ExpandArchive(url, limits, &out));
   StoreCachedWheel(url, out, limits);

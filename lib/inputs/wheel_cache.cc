@@ -460,6 +460,16 @@ std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadL
   return Decode(mapped, url, limits);
 }
 
+std::string CacheMissReason(const std::string& url, const ReadLimits& limits) {
+  const std::string path = EntryPath(DigestOf(url), limits);
+  struct stat st;
+  if (!path.empty() && ::lstat(path.c_str(), &st) == 0) {
+    return absl::StrCat("abicheck's cache holds a damaged entry for it (", path,
+                        "): it is read again, and rewritten, without --offline");
+  }
+  return absl::StrCat("not in abicheck's cache (", CacheRoot().empty() ? "none" : CacheRoot(), ")");
+}
+
 namespace {
 
 // What CachedWheelTexts read of the entries present, by entry path: an entry is named by its

@@ -39,6 +39,9 @@ std::string DigestOf(const std::string& url);
 // there is no such entry (no digest known, none written, another read mode, limits it exceeds,
 // or damaged). `whole_members` expansions are never cached.
 std::optional<ExpandedInput> LoadCachedWheel(const std::string& url, const ReadLimits& limits);
+// Why LoadCachedWheel found nothing for `url`, for --offline's error: "not in abicheck's cache
+// (ROOT)", or, when an entry is there but unusable, that it is damaged (docs/cache.md).
+std::string CacheMissReason(const std::string& url, const ReadLimits& limits);
 // The text members of that entry only (METADATA, torch/version.py): a world's requirements.
 std::optional<std::vector<std::pair<std::string, std::string>>> CachedWheelTexts(
     const std::string& url, const ReadLimits& limits);

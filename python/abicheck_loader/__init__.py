@@ -4,14 +4,16 @@ A typed API over abicheck's stable C API (``libabicheck.so.1``, ``abicheck_c.h``
 ctypes, so one wheel serves every CPython >= 3.9. Nothing abicheck reads is loaded or run.
 
     import abicheck_loader as abicheck
-    report = abicheck.check("common_ops.abi3.so", against=["torch-2.10.0-....whl"])
+    report = abicheck.check("common_ops.abi3.so", against="torch-2.10.0-....whl")
     print(report.verdict, [p.demangled for p in report.problems])
 
 Results are the JSON documents of docs/json-schema.md, parsed into the dataclasses below (each
 keeps the whole document in ``.json``). Exit-code classes: a verdict (0 loads, 1 will not load,
 4 cannot tell) is a result; a usage error (2) or an unreadable input (3) raises AbicheckError.
 Options are the program's long options as keywords (``no_host=True`` is ``--no-host``, a list
-repeats the option): every option of ``abicheck COMMAND --help`` works here.
+repeats the option): every option of ``abicheck COMMAND --help`` works here. A path is a
+``str``, ``bytes`` (as the OS gives a name that is not UTF-8) or ``os.PathLike``; where several
+are taken, one path alone is one, never its characters.
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ __all__ = [
     "version", "library_path",
 ]
 
-StrPath = Union[str, "os.PathLike[str]"]
+StrPath = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+Paths = Union[StrPath, Sequence[StrPath]]
 
 # The exit-code classes (abicheck(1) EXIT STATUS; ABICHECK_* in abicheck_c.h).
 LOADS, WILL_NOT_LOAD, USAGE, BAD_INPUT, UNKNOWN = 0, 1, 2, 3, 4
@@ -171,29 +174,55 @@ def run(*args: StrPath) -> Result:
     return Result(rc, _take(lib, out), _take(lib, err))
 
 
-def _options(kwargs: Mapping[str, Any]) -> Dict[str, Any]:
-    opts: Dict[str, Any] = {}
-    for key, value in kwargs.items():
+def _paths(value: Paths) -> List[StrPath]:
+    """One path, or several: never a path's characters."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    return list(value)
+
+
+def _word(value: Any) -> bytes:
+    """A command-line word: a path as the OS names it (bytes kept), a number, a string."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsencode(value)
+    return str(value).encode()
+
+
+_FORMATTED = ("check", "env", "gpu", "diff", "symbols")
+
+
+def _words(command: str, args: Sequence[StrPath], options: Mapping[str, Any]) -> List[bytes]:
+    """The command line abicheck_run_json would make of the request (abicheck_c.h), as bytes: a
+    file name that is not UTF-8 passes as it is (JSON cannot carry it)."""
+    words = [command.encode()]
+    for key, value in options.items():
         if value is None or value is False:
             continue
-        if isinstance(value, (list, tuple)):
-            value = [os.fspath(v) if isinstance(v, os.PathLike) else v for v in value]
-        elif isinstance(value, os.PathLike):
-            value = os.fspath(value)
-        opts[key.replace("_", "-")] = value
-    return opts
+        flag = ("--" + key.replace("_", "-")).encode()
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                words += [flag, _word(v)]
+        else:
+            words += [flag, _word(value)]
+    if command in _FORMATTED and "format" not in options:
+        words += [b"--format", b"json"]
+    if command != "cache":
+        words.append(b"--")
+    return words + [_word(a) for a in args]
 
 
 def _request(command: str, args: Sequence[StrPath], options: Mapping[str, Any]) -> Dict[str, Any]:
     lib = _c()
-    request = {"command": command, "args": [os.fspath(a) for a in args],
-               "options": _options(options)}
+    words = _words(command, args, options)
+    argv = (ctypes.c_char_p * len(words))(*words)
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    rc = lib.abicheck_run_json(json.dumps(request).encode(), ctypes.byref(out), ctypes.byref(err))
+    rc = lib.abicheck_run(len(words), argv, ctypes.byref(out), ctypes.byref(err))
     stdout, stderr = _take(lib, out), _take(lib, err)
     if rc in (USAGE, BAD_INPUT):
         doc = _json_or_none(stdout)
-        message = stderr.strip() or (doc or {}).get("error", {}).get("message", "") or stdout
+        message = stderr.strip() or str((doc or {}).get("error", "")) or stdout
         raise AbicheckError(rc, message)
     doc = _json_or_none(stdout)
     if doc is None:
@@ -218,16 +247,16 @@ def _report(doc: Dict[str, Any], rc: int) -> Report:
                   bool(doc.get("loads")), problems, doc)
 
 
-def check(module: StrPath, against: Optional[StrPath] = None, *,
-          providers: Sequence[StrPath] = (), **options: Any) -> Report:
+def check(module: StrPath, against: Optional[Paths] = None, *,
+          providers: Paths = (), **options: Any) -> Report:
     """``abicheck check MODULE [PROVIDERS...] [--against BUILD]``: one module, one build (or the
     host's libraries alone). ``against`` is anything --against takes: a torch wheel, a torch/lib
     directory, an index, a virtualenv, ``pip:torch==2.10.0``. Several builds: matrix()."""
     args: List[StrPath] = [module]
     if against is not None:  # then every argument is a module: the providers go by --provider
-        options = {**options, "against": [against], "provider": list(providers)}
+        options = {**options, "against": _paths(against), "provider": _paths(providers)}
     else:
-        args += list(providers)
+        args += _paths(providers)
     doc = _request("check", args, options)
     rc = doc.pop("_exit_code")
     if "cells" in doc:  # with --against the document is a matrix, here of one cell
@@ -245,19 +274,19 @@ def _cell_report(cell: Dict[str, Any], rc: int) -> Report:
                   bool(cell.get("loads")), [], cell)
 
 
-def matrix(modules: Sequence[StrPath], against: Sequence[StrPath], **options: Any) -> Matrix:
+def matrix(modules: Paths, against: Paths, **options: Any) -> Matrix:
     """Every module against every build (``abicheck check M... --against B --against B2 ...``)."""
-    doc = _request("check", list(modules), {**options, "against": list(against)})
+    doc = _request("check", _paths(modules), {**options, "against": _paths(against)})
     rc = doc.pop("_exit_code")
     return Matrix(rc, doc.get("modules", []), doc.get("builds", []), doc.get("cells", []), doc)
 
 
-def env(path: Optional[StrPath] = None, against: Sequence[StrPath] = (),
+def env(path: Optional[StrPath] = None, against: Paths = (),
         **options: Any) -> Environment:
     """``abicheck env [VENV] [--against BUILD...]``: every compiled module of an installed
     environment (default: the active one) against its torch, or against other builds."""
     if against:
-        options = {**options, "against": list(against)}
+        options = {**options, "against": _paths(against)}
     doc = _request("env", [path] if path is not None else [], options)
     rc = doc.pop("_exit_code")
     return Environment(rc, str(doc.get("verdict", "")), bool(doc.get("loads")),
@@ -285,7 +314,7 @@ class Build:
         handle = lib.abicheck_build_open(os.fsencode(path), ctypes.byref(error))
         if not handle:
             raise _error(lib, error)
-        return cls(handle, os.fspath(path))
+        return cls(handle, os.fsdecode(path))
 
     def check(self, module: StrPath) -> Report:
         if self._handle is None:

@@ -575,6 +575,39 @@ TEST(CliTest, MatrixRowsAndColumnsAreDistinguishable) {
       << table;
 }
 
+// Issue 55 item 7: a build option takes one value per occurrence. The pre-commit hook runs
+// `check --against BUILD a.so b.so`: --against took both modules as builds (exit 1 or 2 though
+// both load). Two files, and an option after them.
+TEST(CliTest, AgainstTakesOneValueAsThePreCommitHookPassesIt) {
+  Scenario sc;
+  ASSERT_TRUE(
+      BuildScenario("headline_matching_build", std::string(ABICHECK_GOLDEN_OUT) + "/hook", &sc))
+      << sc.log;
+  const std::string a = sc.out + "_hook_a.so", b = sc.out + "_hook_b.so";
+  std::string out;
+  ASSERT_EQ(RunShell("cp " + ShellQuote(sc.module) + " " + ShellQuote(a) + " && cp " +
+                         ShellQuote(sc.module) + " " + ShellQuote(b),
+                     &out),
+            0);
+  const std::string build = fs::path(sc.providers[0]).parent_path().string();
+  EXPECT_EQ(RunShell(Tool() + " check --against " + ShellQuote(build) + " " + ShellQuote(a) + " " +
+                         ShellQuote(b),
+                     &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("_hook_a.so "), std::string::npos) << out;
+  EXPECT_NE(out.find("_hook_b.so "), std::string::npos) << out;
+  EXPECT_EQ(RunShell(Tool() + " check --against " + ShellQuote(build) + " " + ShellQuote(a) + " " +
+                         ShellQuote(b) + " --no-diagnose --format json",
+                     &out),
+            0)
+      << out;
+  const nlohmann::json doc = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << out;
+  EXPECT_EQ(doc["builds"].size(), 1u) << out;
+  EXPECT_EQ(doc["modules"].size(), 2u) << out;
+}
+
 // Issue 15: a read that takes more than a second reports progress also when stderr is not a
 // terminal (a CI log), as a line every few seconds; -q silences it. Without the delay: a line.
 TEST(CliTest, ProgressLinesInALog) {

@@ -23,4 +23,17 @@ if [ -f "$fx/common_ops.abi3.so" ]; then
     -o "$work/env2.json" || true
   args+=("environment:$work/env.json" "environment:$work/env2.json")
 fi
+# The document a command writes instead when it stops (exit 3: an input it cannot read; exit 2:
+# a usage error found after the options were read).
+set +e
+"$abicheck" check "$work/missing.so" --host-only --format json -o "$work/error3.json"
+rc3=$?
+"$abicheck" check "$work/missing.so" --host-only --format junit -o "$work/error3.xml"
+mkdir -p "$work/bare/lib/python3.12/site-packages"
+"$abicheck" env "$work/bare" --package nothing --against "$work/bare" --format json > "$work/error2.json"
+rc2=$?
+set -e
+[ "$rc3" = 3 ] || { echo "check missing.so exited $rc3, not 3"; exit 1; }
+[ "$rc2" = 2 ] || [ "$rc2" = 3 ] || { echo "env --package nothing exited $rc2"; exit 1; }
+args+=("error:$work/error3.json" "error:$work/error2.json")
 exec /usr/bin/python3 "$root/tests/cli/validate_json.py" "$root/docs/schema" "${args[@]}"

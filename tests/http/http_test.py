@@ -662,6 +662,26 @@ def main():
         check(codes == [1, 1] and len(raced) == 2 and all(n.endswith(".part") for n in raced) and
               r.returncode == 1 and verdicts(json.loads(r.stdout)) == want,
               f"cache, two writers: {codes} {said} {raced} {r.returncode} {r.stderr.strip()}")
+        # --offline with a build whose pinned wheel the cache does not hold: exit 3 naming it, not
+        # a world without it (unknown, exit 4; issue 55 item 13).
+        pin_cache = dict(env, XDG_CACHE_HOME=str(d / "pin-cache"))
+        pinned_run = [abicheck, "check", str(d / modrt), "--against", "pip:torch==9.1.0", *pip]
+        first = subprocess.run(pinned_run, capture_output=True, text=True, env=pin_cache,
+                               timeout=120)
+        rt_entry = d / "pin-cache" / "abicheck" / "wheels" / f"{sha256_of(d / rt)}.part"
+        had_entry = rt_entry.exists()
+        if had_entry:
+            rt_entry.unlink()
+        for kept in (d / "pin-cache" / "abicheck" / "pip").glob("*.json"):
+            if "nvidia-rt-cu99" in kept.read_text():  # what pip resolved the pin to
+                kept.unlink()
+        r = subprocess.run([*pinned_run, "--offline"], capture_output=True, text=True,
+                           env=pin_cache, timeout=60)
+        check(first.returncode == 0 and had_entry and r.returncode == 3 and
+              "nvidia-rt-cu99==1.2.3 (required by torch" in r.stderr and
+              "not in abicheck's cache" in r.stderr,
+              f"--offline, a pinned wheel not cached: {first.returncode} {had_entry} "
+              f"{r.returncode} {r.stderr.strip()}")
         server.shutdown()
         server.server_close()
         offline = ["pip:mod==1.0", "--against", "pip:torch==9.0.0", *pip, "--offline"]
@@ -690,7 +710,7 @@ def main():
         bad[-100] ^= 0x40
         torch_entry.write_bytes(bytes(bad))
         r = run(*offline)
-        check(r.returncode == 3 and "not in abicheck's cache" in r.stderr,
+        check(r.returncode == 3 and "abicheck's cache holds a damaged entry for it" in r.stderr,
               f"cache, damaged: exit {r.returncode} {r.stderr.strip()}")
         torch_entry.write_bytes(good)
         # cache list names the wheels; cache clear empties it.

@@ -181,7 +181,7 @@ def main():
             shutil.copy(mod_entry, torch_entry)
             r = run(f"{base}/ok/{mod.name}#sha256={sha[mod.name]}", "--against",
                     f"{base}/ok/{torch.name}{pinned}", "--offline")
-            check(r.returncode == 3 and "not in abicheck's cache" in r.stderr,
+            check(r.returncode == 3 and "abicheck's cache holds a damaged entry" in r.stderr,
                   f"a renamed entry is not an answer: exit {r.returncode} {r.stderr.strip()}")
             torch_entry.write_bytes(kept)
         # Private: 0700 directories, 0600 files.

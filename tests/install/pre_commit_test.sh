@@ -29,6 +29,7 @@ fx=$work/fixture
 repo=$work/project
 git_q init -q "$repo"
 cp "$fx/common_ops.abi3.so" "$repo/"
+cp "$fx/common_ops.abi3.so" "$repo/second_ops.abi3.so"  # two files: --against takes one value
 echo "# not a module" > "$repo/README.md"
 config() {  # the build to check against
   printf 'repos:\n  - repo: %s\n    rev: %s\n    hooks:\n      - id: abicheck\n        args: [--against, %s]\n' \
@@ -39,6 +40,7 @@ git_q add -A && git_q commit -qm project
 config "$fx/old"
 pre-commit run --all-files > "$work/good.txt" 2>&1 || { cat "$work/good.txt"; fail "the hook failed a module that loads"; }
 grep -q "Passed" "$work/good.txt" || { cat "$work/good.txt"; fail "the hook did not run"; }
+grep -q "second_ops" "$work/good.txt" && { cat "$work/good.txt"; fail "a module was taken as a build"; }
 config "$fx/new"
 set +e
 pre-commit run --all-files > "$work/bad.txt" 2>&1

@@ -43,6 +43,30 @@ expect("matrix", (m.exit_code, m.builds), (1, ["new", "old"]))
 expect("matrix cells", [m.report("common_ops.abi3.so", b).verdict for b in ("new", "old")],
        ["fails", "loads"])
 
+# Issue 55 items 10 and 12: help()'s example runs as written; one path where several are taken
+# is one (an absolute path split into characters made "/" the first module); a file name that
+# is not UTF-8 (bytes, as the OS gives it) is checked as the program checks it.
+example = next(line for line in abicheck.__doc__.splitlines() if "abicheck.check(" in line)
+scope = {"abicheck": abicheck}
+exec(example.strip().replace("torch-2.10.0-....whl", "old"), scope)
+expect("help()'s example", scope["report"].verdict, "loads")
+r = abicheck.check("common_ops.abi3.so", against=["old"])
+expect("check, against a list of one", r.verdict, "loads")
+m = abicheck.matrix(str(fx / "common_ops.abi3.so"), against=Path("old"))
+expect("matrix of one path each", (m.exit_code, len(m.modules), m.builds), (0, 1, ["old"]))
+odd = os.fsencode(str(fx)) + b"/caf\xe9_ops.abi3.so"
+with open(odd, "wb") as f:
+    f.write((fx / "common_ops.abi3.so").read_bytes())
+for what, call in (("check", lambda: abicheck.check(odd, against="new").verdict),
+                   ("matrix", lambda: (lambda m: m.report(m.modules[0], "new").verdict)(
+                       abicheck.matrix([odd], ["new", "old"]))),
+                   ("a str path", lambda: abicheck.check(os.fsdecode(odd), against="new").verdict)):
+    try:
+        expect(f"a file name that is not UTF-8, {what}", call(), "fails")
+    except abicheck.AbicheckError as e:
+        failures.append(f"a file name that is not UTF-8, {what}: {e}")
+os.unlink(odd)
+
 with abicheck.Build.open("new") as b:
     expect("Build.check", b.check("common_ops.abi3.so").problems[0].demangled, SIGNATURE)
 try:
