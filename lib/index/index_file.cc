@@ -31,7 +31,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/elf/elf_constants.h"
 #include "lib/elf/elf_file.h"
+#include "lib/elf/records.h"
 #include "lib/index/index_layout.h"
 #include "lib/index/name_blocks.h"
 #include "lib/io/byte_reader.h"
@@ -53,6 +55,56 @@ using index_layout::PutU64;
 void PutStr(std::string* s, const std::string& v) {
   PutU32(s, static_cast<uint32_t>(v.size()));
   s->append(v);
+}
+
+// The headers of the hash tables PT_DYNAMIC names (DT_GNU_HASH, DT_HASH) as (file offset, size):
+// stored for a library whose tables have no buckets (ld.so skips it), so that a reader can tell
+// it from a table of contents whose "no hash table" lies (docs/index-format.md).
+std::vector<std::pair<uint64_t, uint64_t>> HashHeaders(const ElfFile& elf) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [tag, size] : {std::pair{elf::DT_GNU_HASH, elf::kGnuHashHeaderSize},
+                                  std::pair{elf::DT_HASH, elf::kSysvHashHeaderSize}}) {
+    if (std::optional<uint64_t> at = elf.DynamicValue(tag)) {
+      if (std::optional<ByteReader> r = elf.VaddrSlice(*at, size))
+        out.emplace_back(elf.OffsetOf(*r), size);
+    }
+  }
+  return out;
+}
+
+// A stored library's table-of-contents flags against its stored dynamic section: "" when they
+// agree, else what differs. A hash table it says is absent must have no buckets, as stored.
+std::string FlagsDisagree(const ParsedElf& parsed, const SparseImage& image, bool has_hash_table,
+                          bool has_versym) {
+  const ElfFile& elf = *parsed.elf;
+  const bool hash_tag = elf.DynamicValue(elf::DT_GNU_HASH) || elf.DynamicValue(elf::DT_HASH);
+  if (has_hash_table && !hash_tag)
+    return "the table of contents says it has a hash table, its dynamic section names none";
+  if (!has_hash_table && hash_tag) {
+    const char* const says =
+        "the table of contents says it has no hash table, its dynamic section names one";
+    for (const int64_t tag : {elf::DT_GNU_HASH, elf::DT_HASH}) {
+      const std::optional<uint64_t> at = elf.DynamicValue(tag);
+      if (!at) continue;
+      const bool gnu = tag == elf::DT_GNU_HASH;
+      std::optional<ByteReader> r =
+          elf.VaddrSlice(*at, gnu ? elf::kGnuHashHeaderSize : elf::kSysvHashHeaderSize);
+      if (!r || !image.retained()->Covers(elf.OffsetOf(*r), elf.OffsetOf(*r) + r->size()))
+        return absl::StrCat(says, " not stored");
+      const std::optional<uint32_t> buckets =
+          gnu ? (elf::ReadGnuHashHeader(*r) ? std::optional(elf::ReadGnuHashHeader(*r)->nbuckets)
+                                            : std::nullopt)
+              : (elf::ReadSysvHashHeader(*r) ? std::optional(elf::ReadSysvHashHeader(*r)->nbucket)
+                                             : std::nullopt);
+      if (buckets.value_or(1) != 0) return absl::StrCat(says, " with buckets");
+    }
+  }
+  if (has_versym != elf.DynamicValue(elf::DT_VERSYM).has_value())
+    return has_versym ? "the table of contents says it has .gnu.version, its dynamic section "
+                        "names no DT_VERSYM"
+                      : "the table of contents says it has no .gnu.version, its dynamic section "
+                        "names DT_VERSYM";
+  return "";
 }
 
 }  // namespace
@@ -114,6 +166,9 @@ absl::StatusOr<IndexStats> WriteIndex(const std::vector<IndexedBuild>& builds,
       }
       RangeSet keep;
       for (const auto& [off, len] : t.HeaderFootprint()) keep.Add(off, off + len);
+      if (!t.has_hash_table()) {
+        for (const auto& [off, len] : HashHeaders(*parsed.elf)) keep.Add(off, off + len);
+      }
       for (const auto& [begin, end] : keep.ranges()) {
         if (end > f.blob->bytes().size())
           return absl::DataLossError(absl::StrCat(f.name, ": tables run past the end"));
@@ -364,6 +419,11 @@ absl::StatusOr<std::vector<IndexedBuild>> ReadIndex(const std::string& path) {
         return corrupt(
             absl::StrFormat("library %d (%s): its tables are not all stored", l, lib.name));
       }
+    }
+    if (const std::string why =
+            FlagsDisagree(*parsed, *lib.image, lib.ext.has_hash_table, lib.ext.has_versym);
+        !why.empty()) {
+      return corrupt(absl::StrFormat("library %d (%s): %s", l, lib.name, why));
     }
     inputs.push_back(std::move(f));
   }

@@ -382,5 +382,28 @@ TEST_F(IndexStructureTest, TheTableOfContentsIsHeldToItsCounts) {
                        "entries.abix: index table of contents: its libraries have"));
 }
 
+// Issue 55 item 14: the table of contents' flags are held to the stored dynamic section. Said to
+// have no hash table while its PT_DYNAMIC names DT_GNU_HASH (with buckets), a library was
+// accepted and every lookup in it missed: a module that loads against the directory "will not
+// load" against the index.
+TEST_F(IndexStructureTest, TheFlagsAreHeldToTheStoredDynamicSection) {
+  const uint64_t nids = toc_ + 4 + 4 + 3;
+  uint64_t at = nids + 4 + 2 * 4 + 4 + 4 + 4;  // the first library's name
+  at += 4 + U32(at);
+  at += 4 + U32(at);  // its path
+  const uint64_t flags = at + 8;
+  ASSERT_EQ(bytes_[flags] & 1, 1) << "the library has a hash table";
+  std::vector<uint8_t> b = bytes_;
+  b[flags] &= ~1;
+  EXPECT_THAT(CheckSealed(b, "nohash.abix"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       "the table of contents says it has no hash table, its dynamic section "
+                       "names one"));
+  b = bytes_;
+  b[flags] ^= 2;
+  EXPECT_THAT(CheckSealed(b, "versym.abix"),
+              StatusIs(absl::StatusCode::kDataLoss, "its dynamic section names"));
+}
+
 }  // namespace
 }  // namespace abicheck
