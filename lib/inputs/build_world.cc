@@ -327,6 +327,13 @@ class Gatherer {
     return std::string();
   }
 
+  // A pinned requirement no wheel given satisfies (E12), named once however many ask for it.
+  void NotGiven(const Requirement& req) {
+    const std::string s = req.Short();
+    if (std::find(world_.not_given.begin(), world_.not_given.end(), s) == world_.not_given.end())
+      world_.not_given.push_back(s);
+  }
+
   // Over an environment (E11): `name` is installed at `version` (the build's own, or a wheel
   // chosen for a requirement; "" when none was given): an installed copy of another version
   // is removed, and said so.
@@ -399,7 +406,7 @@ class Gatherer {
                                           w.ok() ? "pip names no wheel" : w.status().message()));
     }
     if (it == catalog_.end()) {
-      if (pinned) world_.not_given.push_back(req.Short());
+      if (pinned) NotGiven(req);
       return std::nullopt;
     }
     std::vector<const WheelFile*> fitting, satisfying;
@@ -422,7 +429,7 @@ class Gatherer {
                                           "): only wheels for another Python or platform are "
                                           "given: ",
                                           absl::StrJoin(other_platform, ", ")));
-      if (pinned) world_.not_given.push_back(req.Short());
+      if (pinned) NotGiven(req);
       return std::nullopt;
     }
     if (!satisfying.empty()) {

@@ -61,27 +61,26 @@ void AppendTorchImports(const EnvironmentReport& env, const std::vector<std::str
       line = UnknownVerdictText(r.unknown_because);
     } else if (!r.loads) {
       for (const Problem& p : r.problems) {
-        if (p.first) line = absl::StrCat("FAILS: ", Printable(p.message));
+        if (p.first) line = absl::StrCat("FAILS: ", Shown(p.message));
       }
     } else if (!r.ok()) {  // docs/gpu-model.md: torch's own kernels cannot run there
       const Problem& p = r.problems.front();
       const std::string what =
           p.kind == ProblemKind::kInsufficientDriver
-              ? absl::StrCat(Printable(p.library), " needs a CUDA ", p.version,
+              ? absl::StrCat(Shown(p.library), " needs a CUDA ", p.version,
                              " driver; this one supports CUDA ", r.device.driver_cuda)
           : p.kind == ProblemKind::kUnsupportedPtx
-              ? absl::StrCat(Printable(Basename(p.object)), " has for ", r.device.gpu,
+              ? absl::StrCat(Shown(Basename(p.object)), " has for ", r.device.gpu,
                              " only PTX newer than the CUDA ", r.device.driver_cuda,
-                             " driver: ", Printable(p.version))
+                             " driver: ", Shown(p.version))
               : absl::StrCat("its kernels will not run on ", r.device.gpu, ": ",
-                             Printable(Basename(p.object)), " carries ",
+                             Shown(Basename(p.object)), " carries ",
                              absl::StrJoin(r.device.images, ", "));
-      line = absl::StrCat("loads, but ", what, " (", Printable(p.message), ")");
+      line = absl::StrCat("loads, but ", what, " (", Shown(p.message), ")");
     }
     absl::StrAppend(out, "import torch with ", Printable(labels[b]), ": ",
                     Paint(color, r.verdict(), line), "\n");
-    for (const Warning& w : r.warnings)
-      absl::StrAppend(out, "  warning: ", Printable(w.message), "\n");
+    for (const Warning& w : r.warnings) absl::StrAppend(out, "  warning: ", Shown(w.message), "\n");
   }
 }
 
@@ -104,9 +103,9 @@ void AppendPackageTable(const EnvironmentReport& env, const std::vector<std::str
     absl::StrAppend(out, "  ", absl::StrFormat("%-*s", widths[b], Printable(labels[b])));
   out->push_back('\n');
   for (const EnvironmentPackage& p : env.packages) {
-    absl::StrAppend(out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, Printable(p.name), w_ver,
-                                         Printable(p.version), w_pin,
-                                         Printable(PinText(p.torch_requirements))));
+    absl::StrAppend(
+        out, absl::StrFormat("%-*s  %-*s  %-*s", w_name, Shown(p.name), w_ver, Shown(p.version),
+                             w_pin, Shown(PinText(p.torch_requirements))));
     for (size_t b = 0; b < nb; ++b) {
       Verdict verdict = Verdict::kLoads;
       const std::string v = PackageVerdict(env, p, b, &verdict);
@@ -114,7 +113,7 @@ void AppendPackageTable(const EnvironmentReport& env, const std::vector<std::str
     }
     out->push_back('\n');
     for (const std::string& problem : p.problems)
-      absl::StrAppend(out, "  warning: ", Printable(problem), "\n");
+      absl::StrAppend(out, "  warning: ", Shown(problem), "\n");
   }
 }
 
@@ -139,7 +138,7 @@ void AppendFailures(const EnvironmentReport& env, const std::vector<std::string>
       const MatrixCell& c = env.matrix.cells[i * nb + b];
       if (NothingInTheWay(c.report)) continue;
       absl::StrAppend(out, "\n== ", Printable(rows[i]), " (",
-                      Printable(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
+                      Shown(env.matrix.module_info[i].package), ") with ", Printable(labels[b]),
                       "\n", RenderText(c.report, color, all, said[b]));
     }
   }
@@ -180,11 +179,11 @@ std::string TorchIndependentLines(const EnvironmentReport& env) {
       if (!independent) break;
     }
     if (!independent || missing.empty()) continue;
-    absl::StrAppend(&out, "note: ", Printable(p.name),
+    absl::StrAppend(&out, "note: ", Shown(p.name),
                     " fails for a reason no torch build changes: it needs ",
-                    Printable(absl::StrJoin(missing, ", ")), ", which neither torch nor CUDA ships",
-                    " (install it, or leave ", Printable(p.name),
-                    " out of the exit code: --ignore ", Printable(p.name), ")\n");
+                    Shown(absl::StrJoin(missing, ", ")), ", which neither torch nor CUDA ships",
+                    " (install it, or leave ", Shown(p.name), " out of the exit code: --ignore ",
+                    Shown(p.name), ")\n");
   }
   return out;
 }
@@ -194,30 +193,29 @@ std::string TorchIndependentLines(const EnvironmentReport& env) {
 std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool all,
                                   bool summary) {
   std::string out;
-  absl::StrAppend(&out, "environment: ", Printable(env.site_packages), "\n");
+  absl::StrAppend(&out, "environment: ", Shown(env.site_packages), "\n");
   absl::StrAppend(&out, "  Python ", env.python_version.empty() ? "?" : env.python_version, ", ",
-                  env.interpreter.empty()
-                      ? "interpreter not found (Py* references are not checked)"
-                      : absl::StrCat("interpreter ", Printable(env.interpreter)),
+                  env.interpreter.empty() ? "interpreter not found (Py* references are not checked)"
+                                          : absl::StrCat("interpreter ", Shown(env.interpreter)),
                   env.torch_version.empty()
                       ? "\n  no torch installed\n"
-                      : absl::StrCat("\n  torch ", Printable(env.torch_version), " installed\n"));
+                      : absl::StrCat("\n  torch ", Shown(env.torch_version), " installed\n"));
   const std::vector<std::string> labels = BuildLabels(env.matrix);
   // What installing each build here would change (E11), once, above the table.
   for (size_t b = 0; b < env.build_changes.size() && b < labels.size(); ++b) {
     if (!env.build_changes[b].empty())
       absl::StrAppend(&out, "  installing ", Printable(labels[b]),
-                      " here: ", Printable(env.build_changes[b]), "\n");
+                      " here: ", Shown(env.build_changes[b]), "\n");
   }
   AppendTorchImports(env, labels, color, &out);
   out.push_back('\n');
   AppendPackageTable(env, labels, color, &out);
   if (env.matrix.has_recommendation)
-    absl::StrAppend(&out, "\nrecommendation: ", Printable(env.matrix.recommendation.summary), "\n");
+    absl::StrAppend(&out, "\nrecommendation: ", Shown(env.matrix.recommendation.summary), "\n");
   if (const std::string stable = StableAbiLines(env.matrix); !stable.empty())
     absl::StrAppend(&out, "\n", stable);
-  for (const Warning& n : env.matrix.notes)
-    absl::StrAppend(&out, "note: ", Printable(n.message), "\n");
+  std::vector<std::string> urls_said;
+  for (const Warning& n : env.matrix.notes) absl::StrAppend(&out, NoteLine(n, false, &urls_said));
   out += TorchIndependentLines(env);
   if (summary) {
     std::string failing;
@@ -226,8 +224,8 @@ std::string RenderEnvironmentText(const EnvironmentReport& env, bool color, bool
       if (r.ok()) continue;
       absl::StrAppend(&failing, "  import torch with ", Printable(labels[b]), ": ",
                       r.problems.empty() ? "CANNOT TELL" : "FAILS", ": ",
-                      Printable(r.problems.empty() ? "see the report without --summary"
-                                                   : r.problems.front().message),
+                      Shown(r.problems.empty() ? "see the report without --summary"
+                                               : r.problems.front().message),
                       "\n");
     }
     failing += FailingLines(env.matrix, labels);

@@ -5,6 +5,7 @@
 
 #include "abicheck/abicheck.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -60,10 +61,123 @@ std::string CellVerdict(const Report& r) {
 // Column labels: what tells the builds apart. Wheels by file name (without .whl); paths without
 // the leading and trailing components they all share ("sid/libtorch2.14" for
 // "sid/libtorch2.14/usr/lib/x86_64-linux-gnu" beside "trixie/libtorch2.6/usr/lib/...").
+namespace {
+
+// A URL as a report shows it: a wheel by its file name, with the member after it
+// ("x.whl!torch/lib/libc10.so"); another URL by its last component; "" when it has none.
+std::string UrlShown(absl::string_view url) {
+  if (const size_t whl = url.find(".whl"); whl != absl::string_view::npos) {
+    const size_t slash = url.rfind('/', whl);
+    std::string shown(url.substr(slash + 1, whl + 4 - slash - 1));
+    absl::string_view rest = url.substr(whl + 4);
+    if (!rest.empty() && (rest.front() == '#' || rest.front() == '?')) return shown;
+    if (absl::ConsumePrefix(&rest, "/")) absl::StrAppend(&shown, "!");
+    return absl::StrCat(shown, rest);
+  }
+  url = url.substr(0, std::min(url.find('#'), url.find('?')));
+  const size_t slash = url.rfind('/');
+  const size_t host = url.find(":/");
+  if (slash == absl::string_view::npos || host == absl::string_view::npos || slash <= host + 2 ||
+      slash + 1 == url.size())
+    return "";
+  return std::string(url.substr(slash + 1));
+}
+
+}  // namespace
+
+std::string ShortenUrls(absl::string_view text) {
+  if (!absl::StrContains(text, ":/")) return std::string(text);
+  std::string out;
+  size_t i = 0;
+  // "scheme://" — or "scheme:/", a URL a path normalization took a slash from.
+  for (size_t scheme = text.find(":/"); scheme != absl::string_view::npos;
+       scheme = text.find(":/", i)) {
+    size_t begin = scheme;  // back over the scheme's letters
+    while (begin > i && absl::ascii_isalpha(static_cast<unsigned char>(text[begin - 1]))) --begin;
+    const absl::string_view name = text.substr(begin, scheme - begin);
+    if (name != "http" && name != "https" && name != "file") {
+      absl::StrAppend(&out, text.substr(i, scheme + 2 - i));
+      i = scheme + 2;
+      continue;
+    }
+    size_t end = scheme + 2;
+    while (end < text.size() && !absl::StrContains(" \t\n\"'),", text[end]) &&
+           !(text[end] == ':' && end + 1 < text.size() && text[end + 1] == ' '))
+      ++end;
+    const std::string shown = begin < scheme ? UrlShown(text.substr(begin, end - begin)) : "";
+    if (shown.empty()) {
+      absl::StrAppend(&out, text.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    // "/cwd/https://…": a URL joined to a directory as if it were a path is the URL.
+    size_t from = begin;
+    const size_t word = text.find_last_of(" \t\n(", begin);
+    const size_t start = word == absl::string_view::npos ? 0 : word + 1;
+    if (start >= i && start < begin && text[start] == '/') from = start;
+    absl::StrAppend(&out, text.substr(i, from - i), shown);
+    i = end;
+  }
+  absl::StrAppend(&out, text.substr(i));
+  return out;
+}
+
+std::string AsInstalled(absl::string_view text) {
+  std::string out;
+  size_t i = 0;
+  for (size_t bang = text.find(".whl!"); bang != absl::string_view::npos;
+       bang = text.find(".whl!", i)) {
+    // Back to the start of the wheel's path: a space, a quote or the text's start.
+    size_t start = bang;
+    while (start > i && !absl::StrContains(" \t\n\"'(", text[start - 1])) --start;
+    absl::StrAppend(&out, text.substr(i, start - i), "site-packages/");
+    i = bang + 5;
+  }
+  absl::StrAppend(&out, text.substr(i));
+  return out;
+}
+
+namespace {
+
+// `line` broken at spaces into lines of at most 120 columns, the later ones indented: a note of a
+// build's 27 pinned wheels reads on a terminal. A word longer than that (a URL) stays whole.
+std::string Wrapped(const std::string& line) {
+  constexpr size_t kColumns = 120;
+  std::string out;
+  size_t column = 0;
+  for (absl::string_view word : absl::StrSplit(line, ' ')) {
+    if (column > 0 && column + 1 + word.size() > kColumns) {
+      absl::StrAppend(&out, "\n     ");
+      column = 5;
+    } else if (column > 0) {
+      out.push_back(' ');
+      ++column;
+    }
+    absl::StrAppend(&out, word);
+    column += word.size();
+  }
+  return absl::StrCat(out, "\n");
+}
+
+}  // namespace
+
+std::string NoteLine(const Warning& note, bool with_object, std::vector<std::string>* urls_said) {
+  const bool url = absl::StrContains(note.object, "://");
+  if (url && std::find(urls_said->begin(), urls_said->end(), note.object) == urls_said->end()) {
+    urls_said->push_back(note.object);  // the URL in full, once, on a line of its own
+    return absl::StrCat(
+        Wrapped(absl::StrCat("note: ", Shown(note.object), ": ", Shown(note.message))), "     ",
+        Printable(note.object), "\n");
+  }
+  if (!with_object) return Wrapped(absl::StrCat("note: ", Shown(note.message)));
+  return Wrapped(absl::StrCat("note: ", Shown(note.object), ": ", Shown(note.message)));
+}
+
 std::vector<std::string> BuildLabels(const std::vector<std::string>& builds) {
   std::vector<std::vector<std::string>> parts;
   for (const std::string& b : builds) {
-    std::string p = b;
+    // A URL by its file name: split at '/', "https://host" read "https:/host" (issue 55 item 8).
+    std::string p = ShortenUrls(b);
     if (absl::EndsWith(p, ".whl")) p = p.substr(0, p.size() - 4);
     parts.push_back(absl::StrSplit(p, '/', absl::SkipEmpty()));
   }
@@ -174,9 +288,9 @@ std::string StableAbiLines(const Matrix& m) {
       }
     } else {
       std::vector<std::string> examples;
-      for (size_t k = 0; k < 3; ++k) examples.push_back(Printable(Short(group[k])));
-      absl::StrAppend(&out, "stable ABI: ", group.size(), " modules of ", Printable(info.package),
-                      " (", absl::StrJoin(examples, ", "), group.size() > 3 ? ", ..." : "",
+      for (size_t k = 0; k < 3; ++k) examples.push_back(Shown(Short(group[k])));
+      absl::StrAppend(&out, "stable ABI: ", group.size(), " modules of ", Shown(info.package), " (",
+                      absl::StrJoin(examples, ", "), group.size() > 3 ? ", ..." : "",
                       ") use torch only through its stable C shim", since, "\n");
     }
     i = j;
@@ -196,7 +310,7 @@ std::string Paint(bool color, Verdict verdict, const std::string& s) {
 std::string UnknownVerdictText(const std::vector<std::string>& not_given) {
   if (not_given.empty()) return "CANNOT TELL";
   return absl::StrCat(
-      "CANNOT TELL (", Printable(not_given.front()),
+      "CANNOT TELL (", Shown(not_given.front()),
       not_given.size() > 1 ? absl::StrCat(" and ", not_given.size() - 1, " more") : "",
       " not given)");
 }
@@ -241,7 +355,7 @@ std::string FailingLines(const Matrix& m, const std::vector<std::string>& labels
       why = absl::StrCat("cannot tell: ", absl::StrJoin(r.unknown_because, ", "), " not given");
     const size_t row = i / nb;
     absl::StrAppend(&out, "  ", Printable(row < rows.size() ? rows[row] : m.cells[i].module),
-                    " with ", Printable(labels[i % nb]), ": ", CellVerdict(r), ": ", Printable(why),
+                    " with ", Printable(labels[i % nb]), ": ", CellVerdict(r), ": ", Shown(why),
                     "\n");
   }
   return out;
@@ -294,8 +408,8 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
   if (m.has_recommendation)
     absl::StrAppend(&out, "recommendation: ", m.recommendation.summary, "\n");
   // What the inputs held that was skipped or changed (a duplicate input, unverified CRCs, ...).
-  for (const Warning& n : m.notes)
-    absl::StrAppend(&out, "note: ", Printable(n.object), ": ", Printable(n.message), "\n");
+  std::vector<std::string> urls_said;
+  for (const Warning& n : m.notes) absl::StrAppend(&out, NoteLine(n, true, &urls_said));
   absl::StrAppend(&out, StableAbiLines(m));
   // What each package says it was built for, once per package.
   std::vector<std::string> seen;
@@ -304,8 +418,8 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
     const std::string key = absl::StrCat(info.package, " ", info.version);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
-    absl::StrAppend(&out, "package ", Printable(key), ": ",
-                    Printable(PinText(info.torch_requirements)), "\n");
+    absl::StrAppend(&out, "package ", Shown(key), ": ", Shown(PinText(info.torch_requirements)),
+                    "\n");
   }
   if (summary) {
     const std::string failing = FailingLines(m, labels);
@@ -325,7 +439,7 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
     said[b] = SharedWarnings(failing);
     for (const std::string& w : said[b]) {
       absl::StrAppend(&out, "warning, for every failing module against ", Printable(labels[b]),
-                      ": ", Printable(w), "\n");
+                      ": ", Shown(w), "\n");
     }
   }
   static const std::vector<std::string> kNone;
@@ -336,8 +450,8 @@ std::string RenderMatrixText(const Matrix& m, bool color, bool all, bool summary
     const std::vector<std::string>& shown = nb == 0 ? kNone : said[i % nb];
     // Named as the table names its row and column (a URL build as "torch 2.10.0+cu128").
     const bool in_table = nb > 0 && i / nb < rows.size() && rows.size() == m.modules.size();
-    absl::StrAppend(&out, "\n== ", Printable(in_table ? rows[i / nb] : Short(c.module)),
-                    " against ", Printable(in_table ? labels[i % nb] : c.build), "\n",
+    absl::StrAppend(&out, "\n== ", Shown(in_table ? rows[i / nb] : Short(c.module)), " against ",
+                    Shown(in_table ? labels[i % nb] : c.build), "\n",
                     RenderText(c.report, color, all, shown));
   }
   return out;

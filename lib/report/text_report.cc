@@ -105,13 +105,13 @@ std::string Plural(absl::string_view label) {
 // The verdict line and ld.so's message.
 void AppendHeadline(const Report& r, const Style& st, std::string* out) {
   if (r.verdict() == Verdict::kNotInstalled) {  // E11: the build installs no file at this path
-    absl::StrAppend(out, "not installed: ", Printable(r.module), "\n");
+    absl::StrAppend(out, "not installed: ", Shown(r.module), "\n");
     return;
   }
   if (r.verdict() == Verdict::kUnknown) {
     // C2c: what only an absent library could define was not read.
     const bool one_ref = r.unverified_references == 1;
-    absl::StrAppend(out, st.Yellow("CANNOT TELL"), ": ", Printable(r.module), " (",
+    absl::StrAppend(out, st.Yellow("CANNOT TELL"), ": ", Shown(r.module), " (",
                     absl::StrJoin(r.unknown_because, ", "), " not given)\n");
     if (r.unverified_references == 0) return;  // it needs an object whose verdict is unknown
     absl::StrAppendFormat(
@@ -126,13 +126,13 @@ void AppendHeadline(const Report& r, const Style& st, std::string* out) {
   if (r.loads) {
     const bool runs = r.problems.empty();
     absl::StrAppend(out, runs ? st.Green("loads") : st.Red("loads, but will not run"), ": ",
-                    Printable(r.module), "\n");
+                    Shown(r.module), "\n");
     const size_t libs = r.libraries.empty() ? 0 : r.libraries.size() - 1;
     absl::StrAppendFormat(out, "  %d references resolved in a scope of %d %s\n",
                           r.references_checked, libs, libs == 1 ? "library" : "libraries");
     if (!runs) {
       absl::StrAppend(out, "  its first CUDA call fails with: ",
-                      st.Bold(Printable(r.problems.front().message)), "\n");
+                      st.Bold(Shown(r.problems.front().message)), "\n");
     }
   } else {
     std::map<std::string, int> by_kind;
@@ -141,11 +141,12 @@ void AppendHeadline(const Report& r, const Style& st, std::string* out) {
     counts.reserve(by_kind.size());
     for (const auto& [k, n] : by_kind)
       counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
-    absl::StrAppend(out, st.Red("will not load"), ": ", Printable(r.module), " (",
+    absl::StrAppend(out, st.Red("will not load"), ": ", Printable(AsInstalled(r.module)), " (",
                     absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
       if (p.first)
-        absl::StrAppend(out, "  import fails with: ", st.Bold(Printable(p.message)), "\n");
+        absl::StrAppend(out, "  import fails with: ", st.Bold(Printable(AsInstalled(p.message))),
+                        "\n");
     }
   }
 }
@@ -155,7 +156,7 @@ void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
   for (const Warning& w : r.warnings) {
     // Hazards of a load that succeeds are said up front, not only among the notes at the end.
     if (w.kind == WarningKind::kSecondCopy)
-      absl::StrAppend(out, "  ", st.Yellow("hazard"), ": ", Printable(w.message), "\n");
+      absl::StrAppend(out, "  ", st.Yellow("hazard"), ": ", Shown(w.message), "\n");
   }
   for (const Cause& c : r.causes) {
     absl::StrAppendFormat(out, "  %s %d of the problems: %s\n", st.Yellow("cause of"), c.problems,
@@ -170,12 +171,10 @@ void AppendLoadNotes(const Report& r, const Style& st, std::string* out) {
     // C2b, said once: the driver's libraries are assumed present, as on the GPU machine.
     const bool one = driver.size() == 1;
     absl::StrAppendFormat(
-        out,
-        "  %s %s, the NVIDIA GPU driver's %s: not on this machine, assumed present as on a "
-        "machine with the driver (docs/loader-model.md C2b); %s\n",
-        st.Yellow("depends on"), absl::StrJoin(driver, ", "), one ? "library" : "libraries",
+        out, "  %s %s: the GPU driver's, assumed present (docs/loader-model.md C2b); %s\n",
+        st.Yellow("depends on"), absl::StrJoin(driver, ", "),
         r.driver_references == 0
-            ? "no unresolved reference was left to the driver"
+            ? (one ? "nothing left to it" : "nothing left to them")
             : absl::StrFormat("%d C %s left to %s", r.driver_references,
                               r.driver_references == 1 ? "reference is" : "references are",
                               one ? "it" : "them"));
@@ -202,36 +201,35 @@ void AppendProblem(const Report& r, const Problem& p, const Style& st, std::stri
   const std::string mark = p.first ? st.Red("  <- ld.so reports this one") : "";
   switch (p.kind) {
     case ProblemKind::kUndefinedSymbol:
-      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.demangled),
-                      p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)), mark,
-                      "\n");
-      if (Printable(p.demangled) != p.symbol)
-        absl::StrAppend(out, "      ", st.Dim(Printable(p.symbol)), "\n");
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Shown(p.demangled),
+                      p.version.empty() ? "" : absl::StrCat(" @ ", Shown(p.version)), mark, "\n");
+      if (Shown(p.demangled) != p.symbol)
+        absl::StrAppend(out, "      ", st.Dim(Shown(p.symbol)), "\n");
       break;
     case ProblemKind::kVersionNotFound:
-      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.version), " in ",
-                      Printable(p.library), mark, "\n");
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Shown(p.version), " in ",
+                      Shown(p.library), mark, "\n");
       break;
     case ProblemKind::kMissingLibrary:
     case ProblemKind::kWrongElfClass:
     case ProblemKind::kWrongMachine:
-      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library), mark, "\n");
-      absl::StrAppend(out, "      ", st.Dim(Printable(p.message)), "\n");
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Shown(p.library), mark, "\n");
+      absl::StrAppend(out, "      ", st.Dim(Shown(p.message)), "\n");
       break;
     case ProblemKind::kNotLoadable:
-      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.message), mark, "\n");
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Shown(p.message), mark, "\n");
       break;
     case ProblemKind::kLoaderAssertion:
       absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)),
                       " (the process dies; import "
                       "cannot even raise)",
-                      mark, "\n      ", Printable(p.message), "\n");
+                      mark, "\n      ", Shown(p.message), "\n");
       if (!p.symbol.empty()) {
-        absl::StrAppend(out, "      on ", Printable(p.demangled),
-                        p.version.empty() ? "" : absl::StrCat(" @ ", Printable(p.version)),
+        absl::StrAppend(out, "      on ", Shown(p.demangled),
+                        p.version.empty() ? "" : absl::StrCat(" @ ", Shown(p.version)),
                         ": its version names a file that has no version table\n");
       } else {
-        absl::StrAppend(out, "      its version requirements name ", Printable(p.library),
+        absl::StrAppend(out, "      its version requirements name ", Shown(p.library),
                         ", which nothing loads (a DT_NEEDED entry removed, e.g. by patchelf "
                         "--remove-needed)\n");
       }
@@ -243,24 +241,24 @@ void AppendProblem(const Report& r, const Problem& p, const Style& st, std::stri
       break;
     case ProblemKind::kUnsupportedPtx:
       absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", r.device.gpu,
-                      " would JIT-compile ", Printable(p.version), "; the driver supports CUDA ",
+                      " would JIT-compile ", Shown(p.version), "; the driver supports CUDA ",
                       r.device.driver_cuda, "\n");
       break;
     case ProblemKind::kInsufficientDriver:
-      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Printable(p.library),
-                      " needs a CUDA ", Printable(p.version), " driver; it supports CUDA ",
+      absl::StrAppend(out, "  ", st.Red(KindLabel(p.kind)), ": ", Shown(p.library),
+                      " needs a CUDA ", Shown(p.version), " driver; it supports CUDA ",
                       r.device.driver_cuda, "\n");
       break;
   }
   for (const Candidate& c : p.candidates) {
     if (c.relation == Relation::kNotInScope) continue;  // the hint says it
-    absl::StrAppend(out, "      nearest: ", Printable(c.demangled),
-                    c.version.empty() ? "" : absl::StrCat(" @ ", Printable(c.version)), "  in ",
-                    Printable(c.library), "\n");
+    absl::StrAppend(out, "      nearest: ", Shown(c.demangled),
+                    c.version.empty() ? "" : absl::StrCat(" @ ", Shown(c.version)), "  in ",
+                    Shown(c.library), "\n");
     for (const Difference& d : c.differences)
-      absl::StrAppend(out, "               ", st.Yellow(Printable(DifferenceText(d))), "\n");
+      absl::StrAppend(out, "               ", st.Yellow(Shown(DifferenceText(d))), "\n");
   }
-  if (!p.hint.empty()) absl::StrAppend(out, "      ", Printable(p.hint), "\n");
+  if (!p.hint.empty()) absl::StrAppend(out, "      ", Shown(p.hint), "\n");
 }
 
 // Problems grouped by the object that has them, in the order found; a cause that explains more
@@ -273,7 +271,7 @@ void AppendProblemsByObject(const Report& r, const Style& st, bool all, std::str
       objects.push_back(p.object);
   }
   for (const std::string& obj : objects) {
-    absl::StrAppend(out, "\n", st.Bold(Printable(obj)), "\n");
+    absl::StrAppend(out, "\n", st.Bold(Shown(obj)), "\n");
     std::map<std::string, int> of_cause, shown;
     for (const Problem& p : r.problems) {
       if (p.object == obj && !p.cause.empty()) ++of_cause[p.cause];
@@ -296,7 +294,7 @@ void AppendProblemsByObject(const Report& r, const Style& st, bool all, std::str
 void AppendDeviceCode(const Report& r, std::string* out) {
   if (r.device.checked && r.problems.empty()) {
     if (!r.device.readable) {
-      absl::StrAppend(out, "  device code: unknown (", Printable(r.module),
+      absl::StrAppend(out, "  device code: unknown (", Shown(r.module),
                       " has no section headers)\n");
     } else if (r.device.images.empty()) {
       absl::StrAppend(out, "  device code: none (nothing for a GPU to run)\n");
@@ -332,7 +330,7 @@ std::string RenderText(const Report& r, bool color, bool all,
       absl::StrAppend(&out, "\n", st.Yellow("warnings"), " (the load does not fail on these)\n");
       headed = true;
     }
-    absl::StrAppend(&out, "  ", Printable(w.message), "\n");
+    absl::StrAppend(&out, "  ", Shown(w.message), "\n");
   }
   return out;
 }

@@ -67,6 +67,21 @@ inline std::string Printable(absl::string_view s) {
   return out;
 }
 
+// A URL in a report's text by its file name (issue 55 item 8): "https://host/p/x.whl!m.so: ..."
+// reads "x.whl!m.so: ...". A URL ends at '!', whitespace, a quote, ')' or ','; one whose path
+// has no file name stays whole. The URL itself is said once, in the notes and in JSON.
+std::string ShortenUrls(absl::string_view text);
+// Printable(ShortenUrls(s)): how the text reports show paths and messages.
+inline std::string Shown(absl::string_view s) { return Printable(ShortenUrls(s)); }
+
+// A path or ld.so message as the import shows it once the wheel is installed (issue 55 item 9):
+// each wheel member "…/x.whl!pkg/m.so" reads "site-packages/pkg/m.so" (a URL's too).
+std::string AsInstalled(absl::string_view text);
+
+// "note: OBJECT: MESSAGE" (or the message alone, !with_object), OBJECT a URL's file name —
+// except the first note naming that URL, which names it in full.
+std::string NoteLine(const Warning& note, bool with_object, std::vector<std::string>* urls_said);
+
 // Column labels for builds: what tells them apart (wheels without .whl, paths without the
 // components they all share).
 std::vector<std::string> BuildLabels(const std::vector<std::string>& builds);

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/report/render.h"
+#include "lib/report/text_util.h"
 
 namespace abicheck {
 namespace {
@@ -54,8 +55,7 @@ TEST(TextReportTest, ReferencesLeftToTheDriverAreSaid) {
   EXPECT_EQ(r.verdict(), Verdict::kLoads);
   const std::string text = RenderText(r, false);
   EXPECT_THAT(text, HasSubstr("loads: mod.so\n"));
-  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1, the NVIDIA GPU driver's library: not on "
-                              "this machine, assumed present as on a machine with the driver "
+  EXPECT_THAT(text, HasSubstr("depends on libcuda.so.1: the GPU driver's, assumed present "
                               "(docs/loader-model.md C2b); 2 C references are left to it\n"));
 }
 
@@ -66,8 +66,7 @@ TEST(TextReportTest, NothingLeftForTheAssumedLibraryIsSaidSo) {
   Report r = AssumedLoaded({"libcuda.so.1"}, 0);
   r.driver_libraries = {"libcuda.so.1"};
   std::string text = RenderText(r, false);
-  EXPECT_THAT(text, HasSubstr("(docs/loader-model.md C2b); no unresolved reference was left to the "
-                              "driver\n"));
+  EXPECT_THAT(text, HasSubstr("(docs/loader-model.md C2b); nothing left to it\n"));
   EXPECT_THAT(text, Not(HasSubstr("0 unresolved")));
   text = RenderText(AssumedLoaded({"libfoo.so.1"}, 0), false);
   EXPECT_THAT(text, HasSubstr("depends on libfoo.so.1: the given libraries load it, but it is not "
@@ -215,5 +214,43 @@ TEST(JunitTest, NamesThatAreNotUtf8AreWrittenAsEscapes) {
   EXPECT_THAT(xml, HasSubstr("bad\\xed\\xa0\\x80/mod.so")) << "a surrogate is not UTF-8";
   EXPECT_EQ(xml.find('\xff'), std::string::npos);
 }
+
+namespace {
+
+// Issue 55 item 8: a remote wheel is named by its file name in what a person reads, the URL once
+// in the notes; a URL a path normalization took a slash from, or joined to a directory, too.
+TEST(TextReportTest, UrlsReadAsTheirFileNames) {
+  const std::string url =
+      "https://files.example/packages/36/9f/f8/sgl_kernel-0.3.21-cp310-abi3-"
+      "manylinux2014_x86_64.whl";
+  const std::string wheel = "sgl_kernel-0.3.21-cp310-abi3-manylinux2014_x86_64.whl";
+  EXPECT_EQ(ShortenUrls(url + "!sgl_kernel/flash_ops.abi3.so: undefined symbol: x"),
+            wheel + "!sgl_kernel/flash_ops.abi3.so: undefined symbol: x");
+  EXPECT_EQ(ShortenUrls("/cwd/" + url + "/torch/lib/../../nvidia/cudnn/lib is searched"),
+            wheel + "!torch/lib/../../nvidia/cudnn/lib is searched");
+  EXPECT_EQ(ShortenUrls("in https:/files.example/p/torch-2.10.0-cp312-cp312-linux_x86_64.whl!a.so"),
+            "in torch-2.10.0-cp312-cp312-linux_x86_64.whl!a.so");
+  EXPECT_EQ(ShortenUrls(url + "#sha256=abc, and more"), wheel + ", and more");
+  EXPECT_EQ(ShortenUrls("see https://example.org/ or a:/b"), "see https://example.org/ or a:/b");
+  EXPECT_EQ(ShortenUrls("no url here"), "no url here");
+  // The import's message names the installed file (item 9).
+  EXPECT_EQ(AsInstalled(url + "!sgl_kernel/flash_ops.abi3.so: undefined symbol: x"),
+            "site-packages/sgl_kernel/flash_ops.abi3.so: undefined symbol: x");
+  EXPECT_EQ(AsInstalled("/w/torch-2.10.0.whl!torch/lib/libc10.so: cannot open"),
+            "site-packages/torch/lib/libc10.so: cannot open");
+  // The notes: the URL in full once, on a line of its own, then its file name.
+  std::vector<std::string> said;
+  const std::string first =
+      NoteLine({url, "pip resolves sgl-kernel==0.3.21 to this wheel"}, true, &said);
+  EXPECT_THAT(first, HasSubstr("note: " + wheel + ": pip resolves"));
+  EXPECT_THAT(first, HasSubstr("\n     " + url + "\n"));
+  EXPECT_EQ(NoteLine({url, "read in part"}, true, &said), "note: " + wheel + ": read in part\n");
+  // A build without a version of its own is labelled by its file name, not "https:/files…".
+  EXPECT_THAT(
+      BuildLabels(std::vector<std::string>{url, "/b/torch"}),
+      ::testing::ElementsAre("sgl_kernel-0.3.21-cp310-abi3-manylinux2014_x86_64", "/b/torch"));
+}
+
+}  // namespace
 
 }  // namespace abicheck
