@@ -122,7 +122,17 @@ std::string ShortenUrls(absl::string_view text) {
   return out;
 }
 
-std::string AsInstalled(absl::string_view text) {
+std::string SitePackagesOf(const Report& r) {
+  for (const LoadedLibrary& l : r.libraries) {
+    if (absl::StrContains(l.path, ".whl!"))
+      continue;  // a wheel's: where it is installed is not known
+    if (const size_t at = l.path.find("/site-packages/"); at != std::string::npos)
+      return l.path.substr(0, at + 14);
+  }
+  return "site-packages";
+}
+
+std::string AsInstalled(absl::string_view text, absl::string_view site) {
   std::string out;
   size_t i = 0;
   for (size_t bang = text.find(".whl!"); bang != absl::string_view::npos;
@@ -130,7 +140,7 @@ std::string AsInstalled(absl::string_view text) {
     // Back to the start of the wheel's path: a space, a quote or the text's start.
     size_t start = bang;
     while (start > i && !absl::StrContains(" \t\n\"'(", text[start - 1])) --start;
-    absl::StrAppend(&out, text.substr(i, start - i), "site-packages/");
+    absl::StrAppend(&out, text.substr(i, start - i), site, "/");
     i = bang + 5;
   }
   absl::StrAppend(&out, text.substr(i));

@@ -141,12 +141,13 @@ void AppendHeadline(const Report& r, const Style& st, std::string* out) {
     counts.reserve(by_kind.size());
     for (const auto& [k, n] : by_kind)
       counts.push_back(absl::StrCat(n, " ", n == 1 ? k : Plural(k)));
-    absl::StrAppend(out, st.Red("will not load"), ": ", Printable(AsInstalled(r.module)), " (",
+    absl::StrAppend(out, st.Red("will not load"), ": ",
+                    Printable(AsInstalled(r.module, SitePackagesOf(r))), " (",
                     absl::StrJoin(counts, ", "), ")\n");
     for (const Problem& p : r.problems) {
       if (p.first)
-        absl::StrAppend(out, "  import fails with: ", st.Bold(Printable(AsInstalled(p.message))),
-                        "\n");
+        absl::StrAppend(out, "  import fails with: ",
+                        st.Bold(Printable(AsInstalled(p.message, SitePackagesOf(r)))), "\n");
     }
   }
 }

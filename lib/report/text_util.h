@@ -75,8 +75,12 @@ std::string ShortenUrls(absl::string_view text);
 inline std::string Shown(absl::string_view s) { return Printable(ShortenUrls(s)); }
 
 // A path or ld.so message as the import shows it once the wheel is installed (issue 55 item 9):
-// each wheel member "…/x.whl!pkg/m.so" reads "site-packages/pkg/m.so" (a URL's too).
-std::string AsInstalled(absl::string_view text);
+// each wheel member "…/x.whl!pkg/m.so" reads "SITE/pkg/m.so" (a URL's too), SITE the
+// site-packages of the environment checked against, else "site-packages".
+std::string AsInstalled(absl::string_view text, absl::string_view site = "site-packages");
+// The site-packages directory a report's load reached torch in (an environment checked against:
+// ".venv/lib/python3.12/site-packages"), else "site-packages".
+std::string SitePackagesOf(const Report& r);
 
 // "note: OBJECT: MESSAGE" (or the message alone, !with_object), OBJECT a URL's file name —
 // except the first note naming that URL, which names it in full.

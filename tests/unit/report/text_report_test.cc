@@ -238,6 +238,14 @@ TEST(TextReportTest, UrlsReadAsTheirFileNames) {
             "site-packages/sgl_kernel/flash_ops.abi3.so: undefined symbol: x");
   EXPECT_EQ(AsInstalled("/w/torch-2.10.0.whl!torch/lib/libc10.so: cannot open"),
             "site-packages/torch/lib/libc10.so: cannot open");
+  // Against an environment: where that environment's import finds it.
+  Report r;
+  r.libraries = {{"m.so", url + "!sgl_kernel/m.so"},
+                 {"libc10.so", "/v/lib/python3.12/site-packages/torch/lib/libc10.so"}};
+  EXPECT_EQ(SitePackagesOf(r), "/v/lib/python3.12/site-packages");
+  EXPECT_EQ(AsInstalled(url + "!sgl_kernel/m.so: undefined symbol: x", SitePackagesOf(r)),
+            "/v/lib/python3.12/site-packages/sgl_kernel/m.so: undefined symbol: x");
+  EXPECT_EQ(SitePackagesOf(Report()), "site-packages");
   // The notes: the URL in full once, on a line of its own, then its file name.
   std::vector<std::string> said;
   const std::string first =
