@@ -473,7 +473,8 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
   if (builds.empty()) {
     columns.providers.push_back(common.providers);
     columns.preload.push_back(common.preload);
-    m.builds.push_back("(given libraries)");
+    m.builds.push_back(common.providers.empty() && common.preload.empty() ? "(the host's libraries)"
+                                                                          : "(given libraries)");
     m.build_versions.push_back("");
   }
   for (const ModuleEntry& e : modules) {

@@ -1,5 +1,8 @@
 // `abicheck [check] MODULE PROVIDER...`: the headline command.
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +12,8 @@
 #include "absl/strings/str_split.h"
 #include "lib/cli/commands.h"
 #include "lib/cli/progress.h"
+#include "lib/inputs/pip.h"
+#include "lib/io/byte_source.h"
 #include "lib/report/text_util.h"
 
 namespace abicheck::cli {
@@ -32,6 +37,16 @@ int RunMatrix(const Invocation& io, const std::vector<std::string>& modules,
     any_unknown = any_unknown || c.report.verdict() == Verdict::kUnknown;
   }
   return ExitCodeForVerdicts(any_fails, any_unknown);
+}
+
+// A module input that holds several modules: a wheel (a file or a URL), a directory, pip:REQ.
+bool HoldsSeveralModules(const std::string& input) {
+  if (IsPipInput(input) || IsUrl(input)) return true;
+  std::error_code ec;
+  if (std::filesystem::is_directory(input, ec)) return true;
+  std::ifstream f(input, std::ios::binary);
+  char magic[4] = {};
+  return f.read(magic, sizeof(magic)) && std::memcmp(magic, "PK\x03\x04", 4) == 0;
 }
 
 }  // namespace
@@ -121,6 +136,7 @@ int RunCheck(const Invocation& io, std::vector<std::string> args) {
   const std::string module = positional.front();
   options.providers.assign(positional.begin() + 1, positional.end());
   options.providers.insert(options.providers.end(), extra_providers.begin(), extra_providers.end());
+  const bool several = HoldsSeveralModules(module);
   if (options.providers.empty() && !host_only && options.preload.empty()) {
     std::fprintf(io.err,
                  "%s: no PROVIDER libraries given for %s: name the libraries it is loaded against "
@@ -128,6 +144,9 @@ int RunCheck(const Invocation& io, std::vector<std::string> args) {
                  io.prog.c_str(), Printable(module).c_str());
     return kExitUsage;
   }
+  // Every module of a wheel, a directory or pip:REQ against the host alone or the providers named
+  // after it: a matrix of one column (issue 54 item 16: pip: was read as a file's path).
+  if (several) return RunMatrix(io, {module}, {}, options, limits, read, out, all);
   read.Apply(&limits);
   options.release_at_exit = io.process_exits;
   absl::StatusOr<Report> report = Check(module, options, limits);  // --max-*, --fast: providers too

@@ -505,6 +505,14 @@ def main():
         err = r.stderr.strip().splitlines()
         check(r.returncode == 3 and len(err) == 1 and "pip could not be run" in err[0],
               f"pip missing: {r.returncode} {err}")
+        # Every mode that takes a module takes a pip: module, and a wheel: against the host's
+        # libraries alone, a matrix of one column (issue 54 item 16; pip: was a file's path).
+        for module in ("pip:mod==1.0", str(mod)):
+            r = subprocess.run([abicheck, "check", module, "--host-only", *pip], capture_output=True,
+                               text=True, env=env, timeout=120)
+            check(r.returncode == 1 and "(the host's libraries)" in r.stdout and
+                  "libfoo.so: cannot open shared object file" in r.stdout,
+                  f"check {module} --host-only: {r.returncode} {r.stdout[-300:]} {r.stderr.strip()}")
         # The reverse: which release of a module loads against a build — a range of mod, each
         # release a row, the newest that loads said first.
         r = run("pip:mod>=0.9", "--against", "pip:torch==9.0.0", *pip)
