@@ -46,12 +46,18 @@ absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
 // elf_machine_rela's RESOLVE_MAP does (docs/loader-model.md §A, B7).
 class Relocation {
  public:
-  Relocation(const Loader& loader, const std::vector<const Object*>& scope, const Object* module,
-             const LoadOptions& options, LoadFindings* report)
-      : loader_(loader), scope_(scope), module_(module), options_(options), report_(*report) {}
+  Relocation(const Loader& loader, const std::vector<const Object*>& scope,
+             const std::vector<const Object*>& searchlist, const LoadOptions& options,
+             LoadFindings* report)
+      : loader_(loader),
+        scope_(scope),
+        searchlist_(searchlist),
+        module_(searchlist.front()),
+        options_(options),
+        report_(*report) {}
 
   absl::StatusOr<std::vector<LoadFailure>> Run() {
-    for (const Object* o : RelocationOrder(module_)) {
+    for (const Object* o : RelocationOrder(searchlist_)) {
       if (o->preexisting) continue;
       const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
       if (!refs->status.ok()) return refs->status;
@@ -229,6 +235,7 @@ class Relocation {
 
   const Loader& loader_;
   const std::vector<const Object*>& scope_;
+  const std::vector<const Object*>& searchlist_;
   const Object* module_;
   const LoadOptions& options_;
   LoadFindings& report_;
@@ -239,9 +246,10 @@ class Relocation {
 
 absl::StatusOr<std::vector<LoadFailure>> Relocate(const Loader& loader,
                                                   const std::vector<const Object*>& scope,
-                                                  const Object* module, const LoadOptions& options,
+                                                  const std::vector<const Object*>& searchlist,
+                                                  const LoadOptions& options,
                                                   LoadFindings* report) {
-  return Relocation(loader, scope, module, options, report).Run();
+  return Relocation(loader, scope, searchlist, options, report).Run();
 }
 
 }  // namespace abicheck

@@ -79,18 +79,29 @@ LoadFindings ModuleRefused(LoadFindings report, std::string message, std::string
 
 }  // namespace
 
-// The order in which dl_open_worker relocates new objects: dependencies before dependents
-// (the reverse of l_initfini, a depth-first post-order from the module).
-std::vector<const Object*> RelocationOrder(const Object* module) {
-  std::vector<const Object*> order;
-  absl::flat_hash_set<const Object*> seen;
-  std::function<void(const Object*)> visit = [&](const Object* o) {
-    if (o == nullptr || !seen.insert(o).second) return;
-    for (const Object* d : o->deps) visit(d);
-    order.push_back(o);
+// docs/loader-model.md C1: the order in which dl_open_worker relocates the new objects (glibc
+// 2.36, elf/dl-open.c: from the last entry of l_initfini to the first). _dl_map_object_deps
+// (elf/dl-deps.c) makes l_initfini of the module's search list, breadth first, and sorts it with
+// _dl_sort_maps (elf/dl-sort-maps.c; _dl_sort_maps_dfs, the default since 2.35): a depth-first
+// traversal from each entry, the last first, each object's DT_NEEDED in order, prepending each
+// object when its traversal ends (a reverse post-order), the module forced back to the front.
+std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& searchlist) {
+  std::vector<const Object*> post;  // the traversal's post-order: l_initfini reversed
+  absl::flat_hash_set<const Object*> visited;
+  std::function<void(const Object*)> dfs_traversal = [&](const Object* map) {
+    if (map == nullptr || !visited.insert(map).second) return;
+    for (const Object* dep : map->deps) {
+      if (dep != nullptr && !visited.contains(dep)) dfs_traversal(dep);
+    }
+    post.push_back(map);
   };
-  visit(module);
-  return order;
+  for (size_t i = searchlist.size(); i-- > 0;) dfs_traversal(searchlist[i]);
+  // force_first: the module is l_initfini[0], so relocated last.
+  if (!searchlist.empty()) {
+    auto at = std::find(post.begin(), post.end(), searchlist.front());
+    if (at != post.end()) std::rotate(at, at + 1, post.end());
+  }
+  return post;
 }
 
 absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, LoadFindings* refused) {
@@ -403,9 +414,10 @@ std::vector<LoadFailure> VersionProblems(Loader& loader,
 // A13: _dl_open_check's x86 ISA level check of the new objects, dependencies first, before any
 // relocation: an object marked as needing a level this CPU lacks.
 std::vector<LoadFailure> IsaProblems(const Loader& loader, const Object* module,
+                                     const std::vector<const Object*>& searchlist,
                                      const std::string& module_path) {
   std::vector<LoadFailure> problems;
-  for (const Object* o : RelocationOrder(module)) {
+  for (const Object* o : RelocationOrder(searchlist)) {
     if (o->preexisting || o->elf->machine() != elf::EM_X86_64) continue;
     const uint32_t need = o->elf->x86_isa_needed(), have = loader.cpu().x86_isa_supported;
     if (need == 0 || have == 0 || (need & ~have) == 0) continue;
@@ -514,10 +526,10 @@ absl::StatusOr<ModuleLoad> LoadModule(World& w, const InputFile& module_input,
   std::vector<LoadFailure> map_problems = MapProblems(w, failures, module_path, set_aside, &report);
   std::vector<LoadFailure> version_problems =
       VersionProblems(loader, searchlist, failures, &report);
-  std::vector<LoadFailure> isa_problems = IsaProblems(loader, module, module_path);
+  std::vector<LoadFailure> isa_problems = IsaProblems(loader, module, searchlist, module_path);
   load.scope = RelocationScope(w, searchlist, module, options);
   ABICHECK_ASSIGN_OR_RETURN(std::vector<LoadFailure> symbol_problems,
-                            Relocate(loader, load.scope, module, options, &report));
+                            Relocate(loader, load.scope, searchlist, options, &report));
   for (auto* group : {&map_problems, &version_problems, &isa_problems, &symbol_problems}) {
     for (LoadFailure& p : *group) report.problems.push_back(std::move(p));
   }

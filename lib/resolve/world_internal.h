@@ -18,16 +18,17 @@ void AddRefusal(std::vector<LoadFailure>* group, FailureKind kind, const std::st
                 std::string message);
 
 // The order in which dl_open_worker relocates new objects: dependencies before dependents
-// (the reverse of l_initfini, a depth-first post-order from the module).
-std::vector<const Object*> RelocationOrder(const Object* module);
+// (docs/loader-model.md C1: l_initfini of the search list, `searchlist` from MapDeps with the
+// module first, sorted as _dl_sort_maps_dfs sorts it, last entry first).
+std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& searchlist);
 
-// Relocation: every reference of every new object, dependencies first, looked up in `scope` as
-// elf_machine_rela's RESOLVE_MAP does (docs/loader-model.md §A, B7); the problems, in ld.so's
-// order, and the counters in `report`.
+// Relocation: every reference of every new object of `searchlist` (the module first), in
+// RelocationOrder, looked up in `scope` as elf_machine_rela's RESOLVE_MAP does
+// (docs/loader-model.md §A, B7, C1); the problems, in ld.so's order, and the counters in `report`.
 absl::StatusOr<std::vector<LoadFailure>> Relocate(const Loader& loader,
                                                   const std::vector<const Object*>& scope,
-                                                  const Object* module, const LoadOptions& options,
-                                                  LoadFindings* report);
+                                                  const std::vector<const Object*>& searchlist,
+                                                  const LoadOptions& options, LoadFindings* report);
 
 }  // namespace abicheck
 
