@@ -160,7 +160,7 @@ def _take(lib: ctypes.CDLL, p: ctypes.c_void_p) -> str:
 
 
 def version() -> str:
-    """The library's version ("0.4.0")."""
+    """The library's version ("0.5.0")."""
     return _c().abicheck_version().decode()
 
 

@@ -172,7 +172,7 @@ TEST(CliTest, HelpAndVersion) {
   EXPECT_EQ(RunShell(Tool() + " diff --help", &out), 0);
   EXPECT_NE(out.find("breaking"), std::string::npos);
   EXPECT_EQ(RunShell(Tool() + " --version", &out), 0);
-  EXPECT_EQ(out, "abicheck 0.4.0\n");
+  EXPECT_EQ(out, "abicheck 0.5.0\n");
 }
 
 TEST(CliTest, UnknownOptionIsAUsageError) {
@@ -238,7 +238,7 @@ TEST(CliTest, OptionTypoSuggestsAndSubcommandVersion) {
   EXPECT_EQ(out.find("did you mean"), std::string::npos) << out;
   for (const char* c : {"check", "env", "gpu", "diff", "symbols", "index", "cache"}) {
     EXPECT_EQ(RunShell(Tool() + " " + c + " --version", &out), 0) << c;
-    EXPECT_EQ(out, "abicheck 0.4.0\n") << c;
+    EXPECT_EQ(out, "abicheck 0.5.0\n") << c;
   }
   EXPECT_EQ(RunShell(Tool() + " check --help", &out), 0);
   EXPECT_NE(out.find("Usage: abicheck check [OPTIONS] MODULE PROVIDER...\n"), std::string::npos)

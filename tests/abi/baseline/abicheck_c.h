@@ -49,7 +49,7 @@ typedef struct abicheck_build abicheck_build;
 typedef struct abicheck_error abicheck_error;
 
 ABICHECK_C_EXPORT int abicheck_c_api_version(void);
-ABICHECK_C_EXPORT const char* abicheck_version(void); /* "0.1.0" */
+ABICHECK_C_EXPORT const char* abicheck_version(void); /* "MAJOR.MINOR.PATCH", as --version */
 
 /* Opens a build (a directory, wheel, shared object, or an index; "INDEX#NAME" for one build of
  * an index of several) once, for any number of checks from any thread. NULL on error, with
