@@ -41,7 +41,9 @@ int RunMatrix(const Invocation& io, const std::vector<std::string>& modules,
 
 // A module input that holds several modules: a wheel (a file or a URL), a directory, pip:REQ.
 bool HoldsSeveralModules(const std::string& input) {
-  if (IsPipInput(input) || IsUrl(input)) return true;
+  if (IsPipInput(input)) return true;
+  // "URL!member" (or "x.whl!member") names one module of the archive.
+  if (IsUrl(input)) return input.find('!') == std::string::npos;
   std::error_code ec;
   if (std::filesystem::is_directory(input, ec)) return true;
   std::ifstream f(input, std::ios::binary);
