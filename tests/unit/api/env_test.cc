@@ -290,13 +290,18 @@ TEST(EnvTest, ADiffOfTwoEnvironmentsIsADiffOfTheirTorch) {
   EXPECT_EQ(diff->libraries[0].added[0].symbol, "c10_new");
 }
 
+// `v` checked against TwoTorchDirectories, made in `other`: 2.10.0, then 2.9.0.
+absl::StatusOr<EnvironmentReport> AgainstTwoTorchDirectories(const Venv& v, const TempDir& other) {
+  TwoTorchDirectories(other);
+  return CheckEnvironment(
+      v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
+      NoHost());
+}
+
 TEST(EnvTest, AgainstOtherBuildsRecommendsTheNewestThatWorks) {
   Venv v;
   TempDir other;
-  TwoTorchDirectories(other);
-  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(
-      v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
-      NoHost());
+  absl::StatusOr<EnvironmentReport> r = AgainstTwoTorchDirectories(v, other);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->matrix.builds.size(), 2u);
   ASSERT_TRUE(r->matrix.has_recommendation);
@@ -433,10 +438,7 @@ TEST(EnvTest, AnEnvironmentWithoutTorchIsCheckedAgainstBuildsGiven) {
   fs::remove_all(v.site + "/torch-2.9.1.dist-info");
   fs::remove_all(v.site + "/torch");
   TempDir other;
-  TwoTorchDirectories(other);
-  absl::StatusOr<EnvironmentReport> r = CheckEnvironment(
-      v.root, {other.path() + "/torch-2.10.0/torch", other.path() + "/torch-2.9.0/torch"},
-      NoHost());
+  absl::StatusOr<EnvironmentReport> r = AgainstTwoTorchDirectories(v, other);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->torch_version, "");
   // Every package's objects are checked (not taken for torch's, as with no torch directory).
