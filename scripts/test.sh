@@ -45,14 +45,14 @@ build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABICHECK_WERROR=ON
 echo "== clang-tidy (.clang-tidy: bugprone, performance, identifier naming) over lib/ and tools/"
 scripts/tidy.sh build
 echo "== tests, optimized build"
-(cd build && ctest --output-on-failure -j "$jobs")
+(cd build && ctest --output-on-failure -j "$jobs" -LE '^long$')
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DABICHECK_SANITIZE=ON -DABICHECK_WERROR=ON
 # The Debian corpus and the PyPI suites run once, in the optimized build: under the sanitizers
 # the same code meets corrupt input in the mutation campaign, the faults and the fuzzers.
-echo "== tests, sanitized build (all but the corpus label)"
+echo "== tests, sanitized build (all but the corpus and long labels)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" -LE '^corpus$')
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs" -LE '^(corpus|long)$')
 echo "== fuzzers (clang, libFuzzer + ASan/UBSan), ${ABICHECK_FUZZ_SECONDS:=60} s each from the committed corpus"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABICHECK_SANITIZE=ON \
   -DABICHECK_FUZZ=ON -DABICHECK_WERROR=ON >/dev/null
