@@ -14,6 +14,7 @@
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
 #include "lib/api/findings.h"
+#include "lib/api/given_loads.h"
 #include "lib/api/limits.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/inputs/inputs.h"
@@ -217,6 +218,13 @@ absl::StatusOr<Report> Check(const std::string& module, const CheckOptions& opti
   absl::StatusOr<Report> r =
       held->world.Check(held->mod, held->c.providers, held->c.preload, held->c.python_file(),
                         options, ModuleAlreadyLoaded::kIsAnError, nullptr);
+  if (r.ok()) {
+    GivenLoads given({&held->c.providers, &held->c.preload, held->c.python_file()}, options,
+                     nullptr);
+    absl::StatusOr<std::optional<Warning>> note = given.Apply(&*r);
+    if (!note.ok()) r = note.status();
+    if (note.ok() && *note) notes.push_back(**note);
+  }
   if (options.release_at_exit) KeepUntilExit(std::move(held));
   if (r.ok()) r->warnings.insert(r->warnings.begin(), notes.begin(), notes.end());
   return r;
@@ -238,6 +246,9 @@ absl::StatusOr<Report> Check(const std::string& module, const Build& build,
   ABICHECK_ASSIGN_OR_RETURN(Report r,
                             CheckObjects(mod, providers, preload, c.python_file(), options,
                                          ModuleAlreadyLoaded::kIsAnError, &parses));
+  GivenLoads given({&providers, &preload, c.python_file()}, options, &parses);
+  ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> note, given.Apply(&r));
+  if (note) notes.push_back(*std::move(note));
   r.warnings.insert(r.warnings.begin(), notes.begin(), notes.end());
   return r;
 }

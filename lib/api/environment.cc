@@ -20,6 +20,7 @@
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
 #include "lib/api/findings.h"
+#include "lib/api/given_loads.h"
 #include "lib/api/limits.h"
 #include "lib/diagnose/diagnose.h"
 #include "lib/elf/elf_file.h"
@@ -612,6 +613,10 @@ class EnvironmentCheck {
     }
     ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(*b.torch_c, rest, b.preload, python(), opts_,
                                                      ModuleAlreadyLoaded::kIsAnError, &parses_));
+    // E2a: torch's own libraries that torch/_C's load relies on must load themselves.
+    GivenLoads given({&rest, &b.preload, python()}, opts_, &parses_);
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> cannot, given.Apply(&r));
+    if (cannot) r.warnings.push_back(*std::move(cannot));
     const std::string tag =
         absl::StrCat("cpython-", absl::StrReplaceAll(env_.python_version, {{".", ""}}), "-");
     if (!env_.python_version.empty() && absl::StrContains(Basename(b.torch_c->name), "cpython-") &&
@@ -903,6 +908,17 @@ class EnvironmentCheck {
                                            ModuleAlreadyLoaded::kLoads, &parses_));
       NameOwnLibraries(objects, loaded, &(*reports)[i][b]);
     }
+    // E2a: torch's libraries an object relied on must load themselves (import torch, where the
+    // build has torch/_C, meets it first and says so).
+    while (given_.size() <= b) given_.emplace_back();
+    if (!given_[b]) {
+      given_[b] = std::make_unique<GivenLoads>(
+          GivenLoads::Inputs{&build.providers, &build.preload, python()}, opts_, &parses_);
+    }
+    for (size_t i = 0; i < objects.size(); ++i) {
+      ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> cannot, given_[b]->Apply(&(*reports)[i][b]));
+      if (cannot) (*reports)[i][b].warnings.push_back(*std::move(cannot));
+    }
     return absl::OkStatus();
   }
 
@@ -1015,6 +1031,7 @@ class EnvironmentCheck {
   // Per build, the world made of its own providers, which every package's checks start from
   // (CheckPackage); destroyed before the parses it holds.
   std::vector<ReusedWorld> build_worlds_;
+  std::vector<std::unique_ptr<GivenLoads>> given_;  // per build, made on its first package
 };
 
 }  // namespace

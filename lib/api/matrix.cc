@@ -18,6 +18,7 @@
 #include "lib/api/build.h"
 #include "lib/api/check_internal.h"
 #include "lib/api/findings.h"
+#include "lib/api/given_loads.h"
 #include "lib/api/limits.h"
 #include "lib/inputs/inputs.h"
 #include "lib/inputs/pip.h"
@@ -227,6 +228,11 @@ class PackageChecks {
       } else {
         ABICHECK_ASSIGN_OR_RETURN(r, CheckOne(e, *probe, own, b, pw));
       }
+      if (probe) {
+        ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> note, GivenOf(b).Apply(&r));
+        if (note && said_.insert(absl::StrCat(b, "\n", note->object)).second)
+          notes_.push_back(*std::move(note));
+      }
       if (!r.loads) MarkOrderDependent(*e.group, e.package(), &r);
       reports.push_back(std::move(r));
     }
@@ -354,10 +360,28 @@ class PackageChecks {
     return out;
   }
 
+  // The build's own libraries, each one's load checked once (E2a).
+  GivenLoads& GivenOf(size_t b) {
+    while (given_.size() <= b) {
+      const size_t c = given_.size();
+      given_.push_back(std::make_unique<GivenLoads>(
+          GivenLoads::Inputs{&columns_.providers[c], &columns_.preload[c], common_.python_file()},
+          options_, &parses_));
+    }
+    return *given_[b];
+  }
+
   const Columns& columns_;
   const CommonInputs& common_;
   const CheckOptions& options_;
   ParseCache parses_;  // each build's libraries are parsed once for all the modules
+  std::vector<std::unique_ptr<GivenLoads>> given_;
+  absl::flat_hash_set<std::string> said_;  // build and library of each note made
+  std::vector<Warning> notes_;
+
+ public:
+  // What the checks found to say once, above the table: a build's library that cannot load.
+  const std::vector<Warning>& notes() const { return notes_; }
   absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>, PackageWorlds> worlds_;
 };
 
@@ -487,6 +511,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     for (size_t b = 0; b < reports.size(); ++b)
       m.cells.push_back({e.module().name, m.builds[b], std::move(reports[b])});
   }
+  m.notes.insert(m.notes.end(), checks.notes().begin(), checks.notes().end());
   MarkTorchAbi(&m);
   if (columns.providers.size() > 1) {
     MarkExportingBuilds(columns.providers, &m);

@@ -46,19 +46,22 @@ absl::Status CheckDefinitionAddress(const ElfFile& elf, const Symbol& def) {
 // elf_machine_rela's RESOLVE_MAP does (docs/loader-model.md §A, B7).
 class Relocation {
  public:
+  // `only`: the objects to relocate, in order, loaded before or not (E2a); nullptr: the new
+  // objects of `searchlist`, in RelocationOrder.
   Relocation(const Loader& loader, const std::vector<const Object*>& scope,
              const std::vector<const Object*>& searchlist, const LoadOptions& options,
-             LoadFindings* report)
+             LoadFindings* report, const std::vector<const Object*>* only = nullptr)
       : loader_(loader),
         scope_(scope),
         searchlist_(searchlist),
         module_(searchlist.front()),
         options_(options),
-        report_(*report) {}
+        report_(*report),
+        only_(only) {}
 
   absl::StatusOr<std::vector<LoadFailure>> Run() {
-    for (const Object* o : RelocationOrder(searchlist_)) {
-      if (o->preexisting) continue;
+    for (const Object* o : only_ != nullptr ? *only_ : RelocationOrder(searchlist_)) {
+      if (only_ == nullptr && o->preexisting) continue;
       const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
       if (!refs->status.ok()) return refs->status;
       for (size_t k = 0; k < refs->refs.size(); ++k) {
@@ -239,6 +242,7 @@ class Relocation {
   const Object* module_;
   const LoadOptions& options_;
   LoadFindings& report_;
+  const std::vector<const Object*>* only_;
   std::vector<LoadFailure> problems_;
 };
 
@@ -250,6 +254,13 @@ absl::StatusOr<std::vector<LoadFailure>> Relocate(const Loader& loader,
                                                   const LoadOptions& options,
                                                   LoadFindings* report) {
   return Relocation(loader, scope, searchlist, options, report).Run();
+}
+
+absl::StatusOr<std::vector<LoadFailure>> RelocateObjects(
+    const Loader& loader, const std::vector<const Object*>& scope,
+    const std::vector<const Object*>& searchlist, const std::vector<const Object*>& objects,
+    const LoadOptions& options, LoadFindings* report) {
+  return Relocation(loader, scope, searchlist, options, report, &objects).Run();
 }
 
 }  // namespace abicheck

@@ -362,13 +362,16 @@ void MatchVersions(const Object* o, const Object* provider, const VersionNeed& n
 
 // B4-B6: the verneed check of every newly loaded object, in search-list order
 // (_dl_check_map_versions).
+// `only`: the objects to check, loaded before or not (a given library's own load, E2a); nullptr:
+// the new objects of `searchlist`.
 std::vector<LoadFailure> VersionProblems(Loader& loader,
                                          const std::vector<const Object*>& searchlist,
                                          const std::vector<MapFailure>& failures,
-                                         LoadFindings* report) {
+                                         LoadFindings* report,
+                                         const std::vector<const Object*>* only = nullptr) {
   std::vector<LoadFailure> problems;
-  for (const Object* o : searchlist) {
-    if (o->preexisting) continue;
+  for (const Object* o : only != nullptr ? *only : searchlist) {
+    if (only == nullptr && o->preexisting) continue;
     for (const VersionNeed& need : o->syms->version_needs()) {
       // Only the first record's vn_version is looked at (B6).
       if (&need == &o->syms->version_needs().front() && need.version != 1) {
@@ -567,6 +570,66 @@ absl::Status IndexedTablesStatus(const World& w, const Loader::Mark& since,
   }
   for (const Object* o : w.loader->loaded_since(since)) ABICHECK_RETURN_IF_ERROR(o->syms->status());
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<LoadFindings>> GivenOwnLoads(World& w) {
+  Loader& loader = *w.loader;
+  const LoadOptions& options = loader.options();
+  std::vector<Object*> roots;
+  for (const Object* o : w.global) {
+    if (o->found_by == HowFound::kPreload) roots.push_back(const_cast<Object*>(o));
+  }
+  for (Object* o : w.given) {
+    if (o != nullptr) roots.push_back(o);
+  }
+  const absl::flat_hash_set<const Object*> given(roots.begin(), roots.end());
+  // Each load as the first to bring the world's objects: they are new to it, so what they need
+  // and is not among the files (C2a) is what this load depends on (Loader::MapObject).
+  struct Fresh {
+    std::vector<Object*> made_new;
+    ~Fresh() {
+      for (Object* o : made_new) o->preexisting = true;
+    }
+  } fresh;
+  for (const Object* o : loader.loaded()) {
+    if (!o->preexisting) continue;
+    fresh.made_new.push_back(const_cast<Object*>(o));
+    fresh.made_new.back()->preexisting = false;
+  }
+  absl::flat_hash_set<const Object*> relocated;
+  std::vector<LoadFindings> out;
+  for (Object* root : roots) {
+    if (relocated.contains(root)) continue;  // dlopen of a loaded object returns it
+    // What the load names or assumes is undone after it (it maps nothing new).
+    struct Undo {
+      Loader& loader;
+      Loader::Mark mark;
+      ~Undo() { loader.Rollback(mark); }
+    } undo{loader, loader.Checkpoint()};
+    std::vector<MapFailure> failures;
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<const Object*> searchlist,
+                              loader.MapDeps(root, false, &failures));
+    // What this dlopen loads of the given objects, each relocated once (C1's order); the host's
+    // libraries they need are taken to load.
+    std::vector<const Object*> objects;
+    // An index keeps what a library exports, not its relocations: its own load is not read.
+    for (const Object* o : RelocationOrder(searchlist)) {
+      if (given.contains(o) && relocated.insert(o).second && !o->syms->external())
+        objects.push_back(o);
+    }
+    LoadFindings f;
+    f.module = root->path;
+    std::vector<LoadFailure> problems = VersionProblems(loader, searchlist, failures, &f, &objects);
+    const std::vector<const Object*> scope = RelocationScope(w, searchlist, root, options);
+    ABICHECK_ASSIGN_OR_RETURN(std::vector<LoadFailure> symbols,
+                              RelocateObjects(loader, scope, searchlist, objects, options, &f));
+    for (LoadFailure& p : symbols) problems.push_back(std::move(p));
+    if (problems.empty()) continue;
+    f.problems = std::move(problems);
+    f.problems.front().first = true;
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace abicheck

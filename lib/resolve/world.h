@@ -108,6 +108,14 @@ absl::Status JudgeModule(const World& w, const InputFile& module, ModuleLoad* lo
 absl::Status IndexedTablesStatus(const World& w, const Loader::Mark& since,
                                  const Object* set_aside);
 
+// E2a: what dlopen of each given library, in the order given (the global scope's first), would
+// meet, as the process that loaded them before the module did: each given object relocated once,
+// by the first of those loads that brings it, in that load's scope; the host's libraries they
+// need are taken to load. One LoadFindings per load that fails (`module`: the library opened),
+// its problems in ld.so's order. What rests on a library that is not among the files (C2a) fails
+// nothing. Between checks only; the world is as it was after.
+absl::StatusOr<std::vector<LoadFindings>> GivenOwnLoads(World& w);
+
 // E8: a name of torch's stable C shim (aoti_torch_*, torch_*), or of its C++ API.
 bool IsTorchShimName(absl::string_view name);
 bool IsTorchCxxName(absl::string_view name);

@@ -30,6 +30,13 @@ absl::StatusOr<std::vector<LoadFailure>> Relocate(const Loader& loader,
                                                   const std::vector<const Object*>& searchlist,
                                                   const LoadOptions& options, LoadFindings* report);
 
+// Relocate for `objects` of `searchlist` alone, in that order, whether loaded before or not: a
+// given library's own load (docs/loader-model.md E2a).
+absl::StatusOr<std::vector<LoadFailure>> RelocateObjects(
+    const Loader& loader, const std::vector<const Object*>& scope,
+    const std::vector<const Object*>& searchlist, const std::vector<const Object*>& objects,
+    const LoadOptions& options, LoadFindings* report);
+
 }  // namespace abicheck
 
 #endif  // ABICHECK_LIB_RESOLVE_WORLD_INTERNAL_H_

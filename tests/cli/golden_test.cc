@@ -447,6 +447,60 @@ TEST(CliTest, EnvSaysAFailureNoTorchBuildChanges) {
   EXPECT_EQ(out.find("note: xf fails"), std::string::npos) << out;
 }
 
+// Issue 56: a build whose own library cannot load (libc10 references a function defined
+// nowhere) gives no module a `loads`, in any mode: check with the libraries, check --against the
+// directory (the matrix says it once), and env, where import torch fails first.
+TEST(CliTest, ABuildThatCannotLoadItselfLoadsNothing) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/broken_build", &sc))
+      << sc.log;
+  const fs::path dir(sc.out);
+  std::string out;
+  ASSERT_EQ(RunShell("cd " + ShellQuote(sc.out) + " && mkdir -p b" +
+                         " && echo 'extern int nowhere(void); int c10_f(void){return nowhere();}'"
+                         " > c10.c && cc -shared -fPIC -o b/libc10.so -Wl,-soname,libc10.so c10.c"
+                         " && echo 'extern int c10_f(void); int PyInit_m(void){return c10_f();}'"
+                         " > m.c && cc -shared -fPIC -o m.so m.c -Wl,--no-as-needed b/libc10.so"
+                         " && cc -shared -fPIC -o C.so m.c -Wl,--no-as-needed b/libc10.so",
+                     &out),
+            0)
+      << out;
+  const std::string lib = (dir / "b/libc10.so").string(), mod = (dir / "m.so").string();
+  const std::string said = "cannot load itself (" + lib + ": undefined symbol: nowhere)";
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(mod) + " " + ShellQuote(lib), &out), 1) << out;
+  EXPECT_NE(out.find("import fails with: " + lib + ": undefined symbol: nowhere"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(mod) + " --against " +
+                         ShellQuote((dir / "b").string()) + " --format json",
+                     &out),
+            1)
+      << out;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  EXPECT_EQ(j["cells"][0]["verdict"], "fails") << out;
+  int notes = 0;
+  for (const auto& n : j["notes"])
+    notes += n["message"].get<std::string>().find(said) != std::string::npos;
+  EXPECT_EQ(notes, 1) << out;
+
+  const fs::path venv = dir / "venv";
+  WriteVenv(venv, {{"torch",
+                    "2.10.0",
+                    {{lib, "torch/lib/libc10.so"},
+                     {(dir / "C.so").string(), "torch/_C.cpython-312-x86_64-linux-gnu.so"}}},
+                   {"pkg", "1.0", {{mod, "pkg/_m.so"}}}});
+  EXPECT_EQ(RunShell(Tool() + " env " + ShellQuote(venv.string()), &out), 1) << out;
+  EXPECT_NE(Unwrapped(out).find("cannot load itself"), std::string::npos) << out;
+  EXPECT_NE(
+      out.find("import torch with torch 2.10.0 (installed): FAILS: " + std::string(venv) +
+               "/lib/python3.12/site-packages/torch/lib/libc10.so: undefined symbol: nowhere"),
+      std::string::npos)
+      << out;
+  EXPECT_NE(out.find("FAILS (1 of 1)"), std::string::npos) << out;
+}
+
 // Issue 36 item 14: --summary is the table, the recommendation and one line per failing object
 // (its first error, demangled), not every failing object's report.
 TEST(CliTest, SummaryIsTheTableAndOneLinePerFailure) {

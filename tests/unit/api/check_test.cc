@@ -20,6 +20,7 @@ using ::abicheck::testing::SmallLibrary;
 using ::abicheck::testing::StatusIs;
 using ::abicheck::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 CheckOptions NoHost(std::vector<std::string> providers) {
   CheckOptions o;
@@ -149,6 +150,52 @@ TEST(CheckSearchTest, TheModuleInsideTheProviderDirectory) {
 
   EXPECT_THAT(Check(mod, NoHost({mod, d.path() + "/lib/libp.so"})),
               StatusIs(absl::StatusCode::kInvalidArgument, "is also given as a provider"));
+}
+
+// Issue 56: a module against given libraries that cannot load themselves never loads — libc10
+// with a reference defined nowhere makes `import torch` fail before any module. In every mode:
+// Check with providers, Check against an opened build (the C API's), and the matrix, which says
+// it once. A given library that misses a library not given is assumed loaded (C2a), and one the
+// module's load does not rely on decides nothing.
+TEST(GivenLoadsTest, ALibraryGivenThatCannotLoadFailsTheModule) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() + "/build");
+  const std::string mod =
+      d.Write("mod.so", SmallLibrary("mod.so", {"libc10.so"}, {"m"}, {"c10_f"}));
+  d.Write("build/libc10.so", SmallLibrary("libc10.so", {}, {"c10_f"}, {"nowhere"}));
+  d.Write("build/libother.so", SmallLibrary("libother.so", {}, {"o"}, {"elsewhere"}));
+  const std::string build = d.path() + "/build";
+
+  absl::StatusOr<Report> r = Check(mod, NoHost({build}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kFails) << RenderText(*r, false);
+  ASSERT_FALSE(r->problems.empty());
+  EXPECT_TRUE(r->problems[0].first);
+  EXPECT_EQ(r->problems[0].message, build + "/libc10.so: undefined symbol: nowhere");
+  EXPECT_THAT(RenderText(*r, false), HasSubstr("cannot load itself"));
+  EXPECT_THAT(RenderText(*r, false), Not(HasSubstr("elsewhere")));
+
+  absl::StatusOr<Build> opened = OpenBuild(build);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  CheckOptions o = NoHost({});
+  r = Check(mod, *opened, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kFails) << RenderText(*r, false);
+
+  absl::StatusOr<Matrix> m = CheckMatrix({mod, mod}, {build}, o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->cells.size(), 1u);
+  EXPECT_EQ(m->cells[0].report.verdict(), Verdict::kFails);
+  int said = 0;
+  for (const Warning& w : m->notes)
+    said += w.message.find("cannot load itself") != std::string::npos;
+  EXPECT_EQ(said, 1);
+
+  // What libc10 misses may be in a library it needs that is not given (C2a): the module loads.
+  d.Write("build/libc10.so", SmallLibrary("libc10.so", {"libnotgiven.so"}, {"c10_f"}, {"nowhere"}));
+  r = Check(mod, NoHost({build}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kLoads) << RenderText(*r, false);
 }
 
 // A search that found nothing is remembered with the directories it tried (a build's libraries

@@ -42,6 +42,16 @@ TEST(ProviderChainTest, AChainOfProvidersIsWalkedAboutOnce) {
   // Each of the 400 providers walked its closure below it: ~80,000 visits. Once, and once more to
   // see that nothing changes: ~800 (and the module's own walk).
   EXPECT_LT(visits, 4u * kDepth) << visits << " dependency visits for a chain of " << kDepth;
+
+  // A module that loads asks for the given libraries' own loads (E2a): dlopen of lib0 loads the
+  // whole chain, and each later one is loaded already — one more walk, not one per provider.
+  const std::string loading = d.Write("m2.so", Elf("", {"lib0.so"}, {}, {"f0"}));
+  const uint64_t again = GlobalReadTrace().dependency_visits.load();
+  r = Check(loading, options);
+  const uint64_t own = GlobalReadTrace().dependency_visits.load() - again;
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kLoads) << RenderText(*r, false);
+  EXPECT_LT(own, 6u * kDepth) << own << " dependency visits for a chain of " << kDepth;
 }
 
 }  // namespace
