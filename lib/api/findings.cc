@@ -137,9 +137,18 @@ Report ToReport(LoadFindings findings) {
   r.weak_unresolved = findings.weak_unresolved;
   r.unverified_references = findings.unverified_references;
   r.driver_references = findings.driver_references;
-  r.assumed_loaded = std::move(findings.assumed_loaded);
-  for (const std::string& a : r.assumed_loaded) {
+  for (std::string& a : findings.assumed_loaded) {
+    if (IsInterpreterLibrary(a)) {
+      // E5a, said once: the interpreter's library is no library the given ones load.
+      r.warnings.push_back(
+          {r.module, absl::StrCat("needs ", a,
+                                  ", the Python interpreter's library: loaded with the "
+                                  "interpreter where Python is built shared, absent where it is "
+                                  "not (--python FILE checks which)")});
+      continue;
+    }
     if (IsGpuDriverLibrary(a)) r.driver_libraries.push_back(a);
+    r.assumed_loaded.push_back(std::move(a));
   }
   r.unknown_because = std::move(findings.unknown_because);
   r.providers_missing = std::move(findings.providers_missing);

@@ -62,9 +62,9 @@ absl::StatusOr<std::optional<Warning>> GivenLoads::Apply(Report* r) {
     for (Problem& p : r->problems) p.first = false;
     r->problems.insert(r->problems.begin(), failures.begin(), failures.end());
     r->loads = false;
-    return Warning{path, absl::StrCat("a library given as loaded cannot load itself (",
-                                      failures.front().message,
-                                      "): nothing that needs it loads against it")};
+    return Warning{
+        path, absl::StrCat("a library given as loaded cannot load itself (",
+                           failures.front().message, "): nothing that needs it loads against it")};
   }
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -521,6 +522,12 @@ bool IsSystemProvidedLibrary(absl::string_view name) {
          std::find(std::begin(kPolicy), std::end(kPolicy), name) != std::end(kPolicy);
 }
 
+bool IsInterpreterLibrary(absl::string_view soname) {
+  return absl::StartsWith(soname, "libpython") && soname.size() > 9 &&
+         absl::ascii_isdigit(static_cast<unsigned char>(soname[9])) &&
+         absl::StrContains(soname, ".so");
+}
+
 bool IsGpuDriverLibrary(absl::string_view soname) {
   // The libraries libnvidia-container mounts into a container as the driver's (src/nvc_info.c:
   // utility_libs, compute_libs, video_libs, graphics_libs, graphics_libs_glvnd, ngx_libs), by
@@ -711,6 +718,14 @@ absl::StatusOr<Object*> Loader::MapObject(absl::string_view name, Object* reques
       if (mark_) added_names_.push_back({m, false});
     }
     return m;
+  }
+  if (options_.python.empty() && IsInterpreterLibrary(name)) {
+    // E5a: the interpreter's, with no interpreter given: loaded with it where Python is built
+    // shared. Not searched for (the host's libpython is not the interpreter's); no failure.
+    if (!requester->preexisting &&
+        std::find(assumed_used_.begin(), assumed_used_.end(), name) == assumed_used_.end())
+      assumed_used_.emplace_back(name);
+    return nullptr;
   }
   if (assumed_.contains(name)) {
     // Loaded with the providers, unreadable here (C2a): no failure, no object to search. Only a

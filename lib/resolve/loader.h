@@ -377,6 +377,13 @@ bool IsSystemProvidedLibrary(absl::string_view name);
 // the GPU machine, defining C names only.
 bool IsGpuDriverLibrary(absl::string_view soname);
 
+// docs/loader-model.md E5a: the Python interpreter's own library (libpython3.12.so.1.0,
+// libpython3.8m.so.1.0, libpython3.so), named in DT_NEEDED by modules linked against it. In
+// every process that imports them it is loaded with the interpreter where Python is built shared,
+// and absent where it is not: without --python it is the interpreter's, assumed loaded, as its
+// Py* references are (E5).
+bool IsInterpreterLibrary(absl::string_view soname);
+
 // The version wanted by reference `symbol` of `referrer` (nullptr when unversioned).
 std::optional<WantedVersion> WantedVersionOf(const SymbolTable& referrer, uint32_t symbol);
 

@@ -195,6 +195,7 @@ class Relocation {
   const std::string* AssumedDefiner(absl::string_view name) const {
     const std::string* driver = nullptr;
     for (const std::string& a : loader_.assumed_used()) {
+      if (IsInterpreterLibrary(a)) continue;  // its Py* names were left to it before (E5a)
       if (!IsGpuDriverLibrary(a)) return &a;
       if (!absl::StartsWith(name, "_Z")) driver = &a;
     }
@@ -218,7 +219,7 @@ class Relocation {
       }
       ++report_.unverified_references;  // (C2a, C2c): any of them may define it
       for (const std::string& a : loader_.assumed_used()) {
-        if (!IsGpuDriverLibrary(a) &&
+        if (!IsGpuDriverLibrary(a) && !IsInterpreterLibrary(a) &&
             std::find(report_.unknown_because.begin(), report_.unknown_because.end(), a) ==
                 report_.unknown_because.end())
           report_.unknown_because.push_back(a);

@@ -198,6 +198,38 @@ TEST(GivenLoadsTest, ALibraryGivenThatCannotLoadFailsTheModule) {
   EXPECT_EQ(r->verdict(), Verdict::kLoads) << RenderText(*r, false);
 }
 
+// Issue 56 (torchcodec): libpython3.X.so.1.0 in DT_NEEDED is the interpreter's (E5a). Without an
+// interpreter it is assumed loaded, said once, and leaves nothing unknown; with one that is not
+// built shared (its Py* functions in the executable), the search decides, as in that process.
+TEST(InterpreterLibraryTest, LibpythonIsTheInterpretersWithoutPython) {
+  TempDir d;
+  const std::string mod = d.Write(
+      "mod.so", SmallLibrary("mod.so", {"libpython3.12.so.1.0"}, {"PyInit_mod"}, {"PyList_New"}));
+  absl::StatusOr<Report> r = Check(mod, NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kLoads) << RenderText(*r, false);
+  EXPECT_THAT(RenderText(*r, false), HasSubstr("needs libpython3.12.so.1.0, the Python "
+                                               "interpreter's library"));
+  EXPECT_TRUE(r->assumed_loaded.empty());
+
+  // A module that also misses a C++ name: it fails; libpython is not where that name may be.
+  const std::string misses =
+      d.Write("misses.so", SmallLibrary("misses.so", {"libpython3.12.so.1.0"}, {"PyInit_misses"},
+                                        {"PyList_New", "_ZN3c104gone"}));
+  r = Check(misses, NoHost({}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kFails) << RenderText(*r, false);
+
+  CheckOptions o = NoHost({});
+  o.python = d.Write("python3.12", SmallLibrary("", {}, {"PyList_New"}, {}));
+  r = Check(mod, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->verdict(), Verdict::kFails) << RenderText(*r, false);
+  ASSERT_FALSE(r->problems.empty());
+  EXPECT_THAT(r->problems[0].message,
+              ::testing::StartsWith("libpython3.12.so.1.0: cannot open shared object file"));
+}
+
 // A search that found nothing is remembered with the directories it tried (a build's libraries
 // ask for the same missing soname many times), never as the answer for another object's search
 // path: libb finds libx in its RUNPATH after liba did not find it in its own, and libc_again,
