@@ -240,6 +240,37 @@ class PackageChecks {
     return reports;
   }
 
+  // E7: `e` against build `b` again, without the objects of its package in `not_loaded` (their
+  // own rows fail: they are not loaded, and its own search decides, as in the process) nor those
+  // that need it; the build's libraries and its package's other objects stay loaded.
+  absl::StatusOr<Report> CheckWithout(const ModuleEntry& e, size_t b,
+                                      const absl::flat_hash_set<std::string>& not_loaded) {
+    const std::vector<InputFile>& all = e.group->objects;
+    std::vector<size_t> own;  // the package's objects that may have loaded before it
+    for (size_t j = 0; j < all.size(); ++j) {
+      if (j != e.self && e.group->package[j] == e.package() && !IsVendoredLibrary(all[j].name) &&
+          !not_loaded.contains(all[j].path))
+        own.push_back(j);
+    }
+    const absl::flat_hash_set<size_t> needing = NeedingIt(*e.group, e.self, own);
+    std::vector<InputFile> providers;
+    for (size_t j : own) {
+      if (!needing.contains(j)) providers.push_back(all[j]);
+    }
+    const size_t own_package = providers.size();
+    providers.insert(providers.end(), columns_.providers[b].begin(), columns_.providers[b].end());
+    ABICHECK_ASSIGN_OR_RETURN(
+        Report r, CheckObjects(e.module(), providers, columns_.preload[b], common_.python_file(),
+                               options_, ModuleAlreadyLoaded::kIsAnError, &parses_, own_package));
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> note, GivenOf(b).Apply(&r));
+    (void)note;  // said when the row was first checked
+    if (!r.loads) MarkOrderDependent(*e.group, e.package(), &r);
+    return r;
+  }
+
+  // What the checks found to say once, above the table: a build's library that cannot load.
+  const std::vector<Warning>& notes() const { return notes_; }
+
  private:
   static constexpr size_t kNotGiven = ~size_t{0};
   struct PackageWorlds {
@@ -360,6 +391,33 @@ class PackageChecks {
     return out;
   }
 
+  // Of `among` (objects of `g`), those that name `self` in DT_NEEDED (by soname or file name),
+  // directly or through others of `among`.
+  absl::flat_hash_set<size_t> NeedingIt(const ModuleGroup& g, size_t self,
+                                        const std::vector<size_t>& among) {
+    absl::flat_hash_set<size_t> needing;
+    std::vector<size_t> wanted = {self};
+    while (!wanted.empty()) {
+      const size_t w = wanted.back();
+      wanted.pop_back();
+      const ParsedObject& target = parses_.Given(g.objects[w]);
+      const std::string file = Basename(g.objects[w].name);
+      for (size_t j : among) {
+        if (needing.contains(j)) continue;
+        const ParsedObject& o = parses_.Given(g.objects[j]);
+        if (!o.elf) continue;
+        for (absl::string_view n : o.elf->needed()) {
+          if (n == file || (target.elf && n == target.elf->soname())) {
+            needing.insert(j);
+            wanted.push_back(j);
+            break;
+          }
+        }
+      }
+    }
+    return needing;
+  }
+
   // The build's own libraries, each one's load checked once (E2a).
   GivenLoads& GivenOf(size_t b) {
     while (given_.size() <= b) {
@@ -378,16 +436,46 @@ class PackageChecks {
   std::vector<std::unique_ptr<GivenLoads>> given_;
   absl::flat_hash_set<std::string> said_;  // build and library of each note made
   std::vector<Warning> notes_;
-
- public:
-  // What the checks found to say once, above the table: a build's library that cannot load.
-  const std::vector<Warning>& notes() const { return notes_; }
   absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>, PackageWorlds> worlds_;
 };
 
 }  // namespace
 
 namespace {
+
+// E7: a package's own object whose row fails did not load, so it is no provider for the others:
+// each row that relied on one (found it as a provider) is checked again without those, until no
+// row changes (each pass only adds failing objects).
+absl::Status WithoutWhatDoesNotLoad(const std::vector<ModuleEntry>& modules, PackageChecks& checks,
+                                    Matrix* m) {
+  const size_t nb = m->builds.size();
+  for (size_t b = 0; b < nb; ++b) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>,
+                          absl::flat_hash_set<std::string>>
+          failing;  // per package, the paths of its objects whose rows fail
+      for (size_t i = 0; i < modules.size(); ++i) {
+        if (m->cells[i * nb + b].report.verdict() == Verdict::kFails)
+          failing[{modules[i].group.get(), modules[i].package()}].insert(modules[i].module().path);
+      }
+      for (size_t i = 0; i < modules.size(); ++i) {
+        auto it = failing.find({modules[i].group.get(), modules[i].package()});
+        if (it == failing.end()) continue;
+        const Report& r = m->cells[i * nb + b].report;
+        const bool relied =
+            std::any_of(r.libraries.begin(), r.libraries.end(), [&](const LoadedLibrary& l) {
+              return l.found_by == FoundBy::kProvider && it->second.contains(l.path);
+            });
+        if (!relied) continue;
+        ABICHECK_ASSIGN_OR_RETURN(m->cells[i * nb + b].report,
+                                  checks.CheckWithout(modules[i], b, it->second));
+        changed = true;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 // Several releases of one package among the modules (`check 'pip:sgl-kernel>=0.3' --against
 // VENV`, or wheels of several versions): the newest whose every object loads against every build
@@ -511,6 +599,7 @@ absl::StatusOr<Matrix> CheckMatrix(const std::vector<std::string>& module_inputs
     for (size_t b = 0; b < reports.size(); ++b)
       m.cells.push_back({e.module().name, m.builds[b], std::move(reports[b])});
   }
+  ABICHECK_RETURN_IF_ERROR(WithoutWhatDoesNotLoad(modules, checks, &m));
   m.notes.insert(m.notes.end(), checks.notes().begin(), checks.notes().end());
   MarkTorchAbi(&m);
   if (columns.providers.size() > 1) {

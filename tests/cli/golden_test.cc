@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -499,6 +500,49 @@ TEST(CliTest, ABuildThatCannotLoadItselfLoadsNothing) {
       std::string::npos)
       << out;
   EXPECT_NE(out.find("FAILS (1 of 1)"), std::string::npos) << out;
+}
+
+// Issue 56 (torchcodec): a package's own library that cannot load (its FFmpeg is missing) is not
+// loaded before the package's modules (E7): a module naming it meets the module's own search —
+// `libcore.so: cannot open shared object file` — as the real import did, not what a loaded
+// core would have brought. Its libpython3.12.so.1.0 is the interpreter's (E5a).
+TEST(CliTest, APackageLibraryThatCannotLoadIsNotLoadedFirst) {
+  Scenario sc;
+  ASSERT_TRUE(BuildScenario("headline_signature_change",
+                            std::string(ABICHECK_GOLDEN_OUT) + "/core_fails", &sc))
+      << sc.log;
+  std::string out;
+  ASSERT_EQ(
+      RunShell("cd " + ShellQuote(sc.out) + " && rm -rf pkg stub && mkdir -p pkg stub" +
+                   " && echo 'int x(void){return 0;}' > s.c"
+                   " && cc -shared -fPIC -o stub/libavutil.so.57 -Wl,-soname,libavutil.so.57"
+                   " s.c && cc -shared -fPIC -o stub/libpython3.12.so.1.0"
+                   " -Wl,-soname,libpython3.12.so.1.0 s.c"
+                   " && echo 'extern int x(void); int core_f(void){return x();}' > core.c"
+                   " && cc -shared -fPIC -o pkg/libcore.so -Wl,-soname,libcore.so core.c"
+                   " -Wl,--no-as-needed stub/libavutil.so.57"
+                   " && echo 'extern int core_f(void); int PyInit_ops(void){return core_f();}'"
+                   " > ops.c && cc -shared -fPIC -o pkg/ops.so ops.c -Wl,--no-as-needed"
+                   " stub/libpython3.12.so.1.0 pkg/libcore.so && rm -rf stub",
+               &out),
+      0)
+      << out;
+  const std::string pkg = sc.out + "/pkg";
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(pkg) + " --host-only --format json", &out), 1)
+      << out;
+  const nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  std::map<std::string, std::string> first;
+  for (const auto& c : j["cells"]) {
+    first[fs::path(c["module"].get<std::string>()).filename().string()] =
+        c["report"]["first_error"].is_string() ? c["report"]["first_error"].get<std::string>() : "";
+  }
+  EXPECT_EQ(first["libcore.so"],
+            "libavutil.so.57: cannot open shared object file: No such file or directory")
+      << out;
+  EXPECT_EQ(first["ops.so"],
+            "libcore.so: cannot open shared object file: No such file or directory")
+      << out;
 }
 
 // Issue 36 item 14: --summary is the table, the recommendation and one line per failing object
