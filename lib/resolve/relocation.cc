@@ -60,7 +60,7 @@ class Relocation {
         only_(only) {}
 
   absl::StatusOr<std::vector<LoadFailure>> Run() {
-    for (const Object* o : only_ != nullptr ? *only_ : RelocationOrder(searchlist_)) {
+    for (const Object* o : only_ != nullptr ? *only_ : RelocationOrder(searchlist_, options_)) {
       if (only_ == nullptr && o->preexisting) continue;
       const std::shared_ptr<const References> refs = ReferencesOf(*o->syms);
       if (!refs->status.ok()) return refs->status;

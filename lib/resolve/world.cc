@@ -4,6 +4,7 @@
 #include "lib/resolve/world.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "lib/demangle/demangle.h"
 #include "lib/elf/elf_constants.h"
@@ -82,10 +84,18 @@ LoadFindings ModuleRefused(LoadFindings report, std::string message, std::string
 // docs/loader-model.md C1: the order in which dl_open_worker relocates the new objects (glibc
 // 2.36, elf/dl-open.c: from the last entry of l_initfini to the first). _dl_map_object_deps
 // (elf/dl-deps.c) makes l_initfini of the module's search list, breadth first, and sorts it with
-// _dl_sort_maps (elf/dl-sort-maps.c; _dl_sort_maps_dfs, the default since 2.35): a depth-first
-// traversal from each entry, the last first, each object's DT_NEEDED in order, prepending each
-// object when its traversal ends (a reverse post-order), the module forced back to the front.
-std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& searchlist) {
+// _dl_sort_maps (elf/dl-sort-maps.c, force_first): _dl_sort_maps_dfs, the default since 2.35 —
+// a depth-first traversal from each entry, the last first, each object's DT_NEEDED in order,
+// prepending each object when its traversal ends (a reverse post-order), the module forced back
+// to the front — or, before 2.35 and where GLIBC_TUNABLES says glibc.rtld.dynamic_sort=1,
+// _dl_sort_maps_original (LegacyInitFini).
+std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& searchlist,
+                                           const LoadOptions& options) {
+  if (LegacySort(options)) {
+    std::vector<const Object*> order = LegacyInitFini(searchlist);
+    std::reverse(order.begin(), order.end());
+    return order;
+  }
   std::vector<const Object*> post;  // the traversal's post-order: l_initfini reversed
   absl::flat_hash_set<const Object*> visited;
   std::function<void(const Object*)> dfs_traversal = [&](const Object* map) {
@@ -102,6 +112,61 @@ std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& sea
     if (at != post.end()) std::rotate(at, at + 1, post.end());
   }
   return post;
+}
+
+bool LegacySort(const LoadOptions& options) {
+  if (GlibcRelease(options) < std::pair<int, int>{2, 35}) return true;  // the only sort then
+  // _dl_sort_maps_init: the tunable of the process abicheck runs in, as the hwcaps one (C8).
+  static const bool tunable = [] {
+    const char* t = std::getenv("GLIBC_TUNABLES");
+    if (t == nullptr) return false;
+    bool legacy = false;
+    for (absl::string_view kv : absl::StrSplit(t, ':')) {
+      if (absl::ConsumePrefix(&kv, "glibc.rtld.dynamic_sort=")) legacy = kv == "1";
+    }
+    return legacy;
+  }();
+  return tunable;
+}
+
+// _dl_sort_maps_original (elf/dl-sort-maps.c) with force_first: the module stays first; each
+// later entry, in turn, is moved behind the last entry whose l_initfini (itself, then its
+// DT_NEEDED objects) holds it, `seen` ending a cycle's rotation. Returns l_initfini.
+std::vector<const Object*> LegacyInitFini(const std::vector<const Object*>& searchlist) {
+  std::vector<const Object*> maps = searchlist;
+  if (maps.size() <= 2) return maps;
+  const size_t first = 1, n = maps.size() - first;
+  auto needs = [](const Object* o, const Object* dep) {
+    return std::find(o->deps.begin(), o->deps.end(), dep) != o->deps.end();
+  };
+  std::vector<uint32_t> seen(n, 0);
+  size_t i = 0;
+  while (true) {
+    ++seen[i];
+    const Object* thisp = maps[first + i];
+    bool moved = false;
+    for (size_t k = n - 1; k > i; --k) {
+      if (!needs(maps[first + k], thisp)) continue;
+      // Move thisp behind maps[k], the last object that needs it.
+      std::rotate(maps.begin() + static_cast<std::ptrdiff_t>(first + i),
+                  maps.begin() + static_cast<std::ptrdiff_t>(first + i + 1),
+                  maps.begin() + static_cast<std::ptrdiff_t>(first + k + 1));
+      if (seen[i + 1] > n - i) {  // a cycle went round: leave it
+        ++i;
+        std::fill(seen.begin() + static_cast<std::ptrdiff_t>(i), seen.end(), 0);
+      } else {
+        std::rotate(seen.begin() + static_cast<std::ptrdiff_t>(i),
+                    seen.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                    seen.begin() + static_cast<std::ptrdiff_t>(k + 1));
+      }
+      moved = true;
+      break;
+    }
+    if (moved) continue;
+    if (++i == n) break;
+    std::fill(seen.begin() + static_cast<std::ptrdiff_t>(i), seen.end(), 0);
+  }
+  return maps;
 }
 
 absl::StatusOr<std::optional<ElfFile>> ProbeModule(const InputFile& module, LoadFindings* refused) {
@@ -420,7 +485,7 @@ std::vector<LoadFailure> IsaProblems(const Loader& loader, const Object* module,
                                      const std::vector<const Object*>& searchlist,
                                      const std::string& module_path) {
   std::vector<LoadFailure> problems;
-  for (const Object* o : RelocationOrder(searchlist)) {
+  for (const Object* o : RelocationOrder(searchlist, loader.options())) {
     if (o->preexisting || o->elf->machine() != elf::EM_X86_64) continue;
     const uint32_t need = o->elf->x86_isa_needed(), have = loader.cpu().x86_isa_supported;
     if (need == 0 || have == 0 || (need & ~have) == 0) continue;
@@ -613,7 +678,7 @@ absl::StatusOr<std::vector<LoadFindings>> GivenOwnLoads(World& w) {
     // libraries they need are taken to load.
     std::vector<const Object*> objects;
     // An index keeps what a library exports, not its relocations: its own load is not read.
-    for (const Object* o : RelocationOrder(searchlist)) {
+    for (const Object* o : RelocationOrder(searchlist, options)) {
       if (given.contains(o) && relocated.insert(o).second && !o->syms->external())
         objects.push_back(o);
     }

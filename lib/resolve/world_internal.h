@@ -20,7 +20,13 @@ void AddRefusal(std::vector<LoadFailure>* group, FailureKind kind, const std::st
 // The order in which dl_open_worker relocates new objects: dependencies before dependents
 // (docs/loader-model.md C1: l_initfini of the search list, `searchlist` from MapDeps with the
 // module first, sorted as _dl_sort_maps_dfs sorts it, last entry first).
-std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& searchlist);
+std::vector<const Object*> RelocationOrder(const std::vector<const Object*>& searchlist,
+                                           const LoadOptions& options);
+// Whether the legacy sort orders l_initfini (_dl_sort_maps_original): glibc before 2.35, or
+// GLIBC_TUNABLES=glibc.rtld.dynamic_sort=1 in abicheck's environment (docs/loader-model.md C1).
+bool LegacySort(const LoadOptions& options);
+// _dl_sort_maps_original's l_initfini of `searchlist` (the module first, kept first).
+std::vector<const Object*> LegacyInitFini(const std::vector<const Object*>& searchlist);
 
 // Relocation: every reference of every new object of `searchlist` (the module first), in
 // RelocationOrder, looked up in `scope` as elf_machine_rela's RESOLVE_MAP does
