@@ -614,8 +614,8 @@ class EnvironmentCheck {
     ABICHECK_ASSIGN_OR_RETURN(Report r, CheckObjects(*b.torch_c, rest, b.preload, python(), opts_,
                                                      ModuleAlreadyLoaded::kIsAnError, &parses_));
     // E2a: torch's own libraries that torch/_C's load relies on must load themselves.
-    GivenLoads given({&rest, &b.preload, python()}, opts_, &parses_);
-    ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> cannot, given.Apply(&r));
+    ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> cannot,
+                              GivenOf(static_cast<size_t>(&b - builds_.data())).Apply(&r));
     if (cannot) r.warnings.push_back(*std::move(cannot));
     const std::string tag =
         absl::StrCat("cpython-", absl::StrReplaceAll(env_.python_version, {{".", ""}}), "-");
@@ -910,13 +910,8 @@ class EnvironmentCheck {
     }
     // E2a: torch's libraries an object relied on must load themselves (import torch, where the
     // build has torch/_C, meets it first and says so).
-    while (given_.size() <= b) given_.emplace_back();
-    if (!given_[b]) {
-      given_[b] = std::make_unique<GivenLoads>(
-          GivenLoads::Inputs{&build.providers, &build.preload, python()}, opts_, &parses_);
-    }
     for (size_t i = 0; i < objects.size(); ++i) {
-      ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> cannot, given_[b]->Apply(&(*reports)[i][b]));
+      ABICHECK_ASSIGN_OR_RETURN(std::optional<Warning> cannot, GivenOf(b).Apply(&(*reports)[i][b]));
       if (cannot) (*reports)[i][b].warnings.push_back(*std::move(cannot));
     }
     return absl::OkStatus();
@@ -1031,7 +1026,19 @@ class EnvironmentCheck {
   // Per build, the world made of its own providers, which every package's checks start from
   // (CheckPackage); destroyed before the parses it holds.
   std::vector<ReusedWorld> build_worlds_;
-  std::vector<std::unique_ptr<GivenLoads>> given_;  // per build, made on its first package
+  std::vector<std::unique_ptr<GivenLoads>> given_;  // per build, made when first asked
+
+  // E2a: build `b`'s own libraries, each one's load made once, for import torch and every
+  // package (builds_ does not change once the checks begin).
+  GivenLoads& GivenOf(size_t b) {
+    while (given_.size() <= b) given_.emplace_back();
+    if (!given_[b]) {
+      const TorchBuild& build = builds_[b];
+      given_[b] = std::make_unique<GivenLoads>(
+          GivenLoads::Inputs{&build.providers, &build.preload, python()}, opts_, &parses_);
+    }
+    return *given_[b];
+  }
 };
 
 }  // namespace
