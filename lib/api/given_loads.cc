@@ -21,10 +21,10 @@ absl::Status GivenLoads::LoadTheGivenLibraries() {
   // The loader is the first given library's that it would run (another machine's are not loaded).
   std::optional<ElfFile> probe;
   for (const std::vector<InputFile>* list : {in_.preload, in_.providers}) {
-    for (const InputFile& f : *list) {
+    for (auto f = list->begin(); f != list->end() && !probe; ++f) {
       LoadFindings refused;
-      absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(f, &refused);
-      if (!probe && p.ok() && *p) probe = std::move(**p);
+      absl::StatusOr<std::optional<ElfFile>> p = ProbeModule(*f, &refused);
+      if (p.ok() && *p) probe = std::move(**p);
     }
   }
   if (!probe) return absl::OkStatus();

@@ -450,7 +450,9 @@ absl::Status WithoutWhatDoesNotLoad(const std::vector<ModuleEntry>& modules, Pac
                                     Matrix* m) {
   const size_t nb = m->builds.size();
   for (size_t b = 0; b < nb; ++b) {
-    for (bool changed = true; changed;) {
+    // Each pass fails more objects, never fewer; the bound only guards that.
+    bool changed = true;
+    for (size_t pass = 0; changed && pass <= modules.size(); ++pass) {
       changed = false;
       absl::flat_hash_map<std::pair<const ModuleGroup*, std::string>,
                           absl::flat_hash_set<std::string>>
