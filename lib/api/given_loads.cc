@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "lib/api/findings.h"
 #include "lib/resolve/world.h"
 #include "lib/util/status_macros.h"
@@ -46,19 +48,15 @@ absl::Status GivenLoads::LoadTheGivenLibraries() {
 
 absl::StatusOr<std::optional<Warning>> GivenLoads::Apply(Report* r) {
   if (r->verdict() == Verdict::kFails) return std::nullopt;
-  auto relied_on = [&](const std::string& path) {
-    return std::any_of(r->libraries.begin(), r->libraries.end(), [&](const LoadedLibrary& l) {
-      return (l.found_by == FoundBy::kProvider || l.found_by == FoundBy::kPreload) &&
-             l.path == path;
-    });
-  };
-  if (!std::any_of(r->libraries.begin(), r->libraries.end(), [&](const LoadedLibrary& l) {
-        return l.found_by == FoundBy::kProvider || l.found_by == FoundBy::kPreload;
-      }))
-    return std::nullopt;
+  absl::flat_hash_set<absl::string_view> relied_on;  // the given libraries the load found
+  for (const LoadedLibrary& l : r->libraries) {
+    if (l.found_by == FoundBy::kProvider || l.found_by == FoundBy::kPreload)
+      relied_on.insert(l.path);
+  }
+  if (relied_on.empty()) return std::nullopt;
   if (!loaded_) ABICHECK_RETURN_IF_ERROR(LoadTheGivenLibraries());
   for (const auto& [path, failures] : failing_) {
-    if (!relied_on(path)) continue;
+    if (!relied_on.contains(path)) continue;
     for (Problem& p : r->problems) p.first = false;
     r->problems.insert(r->problems.begin(), failures.begin(), failures.end());
     r->loads = false;
