@@ -458,8 +458,12 @@ absl::Status WithoutWhatDoesNotLoad(const std::vector<ModuleEntry>& modules, Pac
                           absl::flat_hash_set<std::string>>
           failing;  // per package, the paths of its objects whose rows fail
       for (size_t i = 0; i < modules.size(); ++i) {
-        if (m->cells[i * nb + b].report.verdict() == Verdict::kFails)
-          failing[{modules[i].group.get(), modules[i].package()}].insert(modules[i].module().path);
+        if (m->cells[i * nb + b].report.verdict() != Verdict::kFails) continue;
+        // A load names a given object as it was given (`x.whl!pkg/lib.so`); its path is where the
+        // tree places it (`x.whl/pkg/lib.so`): either may be met.
+        auto& f = failing[{modules[i].group.get(), modules[i].package()}];
+        f.insert(modules[i].module().path);
+        f.insert(modules[i].module().name);
       }
       for (size_t i = 0; i < modules.size(); ++i) {
         auto it = failing.find({modules[i].group.get(), modules[i].package()});

@@ -543,6 +543,26 @@ TEST(CliTest, APackageLibraryThatCannotLoadIsNotLoadedFirst) {
   EXPECT_EQ(first["ops.so"],
             "libcore.so: cannot open shared object file: No such file or directory")
       << out;
+  // The same objects as a wheel: a load names its members `x.whl!pkg/libcore.so`.
+  const std::string whl = sc.out + "/pkg-1.0-py3-none-any.whl";
+  ASSERT_EQ(RunShell("cd " + ShellQuote(sc.out) + " && rm -f " + ShellQuote(whl) +
+                         " && python3 -m zipfile -c " + ShellQuote(whl) + " pkg",
+                     &out),
+            0)
+      << out;
+  EXPECT_EQ(RunShell(Tool() + " check " + ShellQuote(whl) + " --host-only --format json", &out), 1)
+      << out;
+  const nlohmann::json w = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(w.is_discarded()) << out;
+  int ops = 0;
+  for (const auto& c : w["cells"]) {
+    if (!c["module"].get<std::string>().ends_with("ops.so")) continue;
+    ++ops;
+    EXPECT_EQ(c["report"]["first_error"],
+              "libcore.so: cannot open shared object file: No such file or directory")
+        << out;
+  }
+  EXPECT_EQ(ops, 1) << out;
 }
 
 // Issue 36 item 14: --summary is the table, the recommendation and one line per failing object
